@@ -1,0 +1,169 @@
+// Program helpers, the linearizer and the verifier.
+#include "core/program.h"
+
+#include <algorithm>
+
+namespace uf {
+
+const UOp* Program::buffer(int64_t slot) const {
+  for (const UOp* b : buffers)
+    if (b->slot == slot) return b;
+  return nullptr;
+}
+
+Values Program::initial(const UOp* b) const {
+  if (auto it = data.find(b->slot); it != data.end()) return it->second;
+  return Values(static_cast<size_t>(b->len), Scalar::zero());
+}
+
+const std::string* Program::meta_value(const std::string& key) const {
+  for (const auto& [k, v] : meta)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+void Program::set_meta(const std::string& key, const std::string& value) {
+  for (auto& [k, v] : meta)
+    if (k == key) { v = value; return; }
+  meta.emplace_back(key, value);
+}
+
+std::string Program::node_name(const UOp* u, const std::vector<const UOp*>* order) const {
+  if (auto it = origin.find(u); it != origin.end()) return "%" + std::to_string(it->second.id);
+  if (order)
+    for (size_t i = 0; i < order->size(); ++i)
+      if ((*order)[i] == u) return "%" + std::to_string(i);
+  return std::string("<") + name(u->op) + ">";
+}
+
+std::vector<const UOp*> linearize(const Program& p) {
+  std::vector<const UOp*> order;
+  std::vector<uint8_t> seen(p.graph->size(), 0);
+  for (const UOp* b : p.buffers) {
+    if (!seen[b->id]) { seen[b->id] = 1; order.push_back(b); }
+  }
+  if (!p.sink) return order;
+  // Explicit stack of (node, next source to visit): no recursion, so a 200,000-node chain is fine.
+  std::vector<std::pair<const UOp*, size_t>> stack{{p.sink, 0}};
+  seen[p.sink->id] = 1;
+  while (!stack.empty()) {
+    auto& [u, next] = stack.back();
+    if (next < u->src.size()) {
+      const UOp* s = u->src[next++];
+      if (!seen[s->id]) { seen[s->id] = 1; stack.emplace_back(s, 0); }
+    } else {
+      order.push_back(u);
+      stack.pop_back();
+    }
+  }
+  return order;
+}
+
+void Program::collect_buffers() {
+  std::vector<const UOp*> all = buffers;
+  if (sink) {
+    Program tmp;
+    tmp.graph = graph;
+    tmp.sink = sink;
+    for (const UOp* u : linearize(tmp))
+      if (u->op == Op::BUFFER) all.push_back(u);
+  }
+  std::sort(all.begin(), all.end(), [](const UOp* a, const UOp* b) { return a->slot != b->slot ? a->slot < b->slot : a->id < b->id; });
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  for (size_t i = 1; i < all.size(); ++i)
+    if (all[i]->slot == all[i - 1]->slot)
+      throw UserError("two different BUFFERs use slot " + std::to_string(all[i]->slot) + " (" +
+                      node_name(all[i - 1]) + ", " + node_name(all[i]) + ")", origin.count(all[i]) ? origin.at(all[i]).line : 0);
+  buffers = std::move(all);
+}
+
+namespace {
+
+struct Access {
+  const UOp* node;  // the LOAD or STORE
+  const UOp* index; // the INDEX it goes through
+  size_t pos;       // position in the linear order
+  bool is_store;
+};
+
+// Two accesses may touch the same element unless their indices are two different constants.
+bool may_alias(const Access& a, const Access& b) {
+  const UOp* ia = a.index->src[1];
+  const UOp* ib = b.index->src[1];
+  return !(ia->op == Op::CONST && ib->op == Op::CONST && ia->value.i != ib->value.i);
+}
+
+}  // namespace
+
+void verify(const Program& p, const std::vector<const UOp*>& order) {
+  auto where = [&](const UOp* u) { auto it = p.origin.find(u); return it == p.origin.end() ? 0 : it->second.line; };
+  auto nm = [&](const UOp* u) { return p.node_name(u, &order); };
+  if (!p.sink || order.empty() || order.back() != p.sink) throw UserError("a program needs one SINK, last");
+
+  std::vector<int64_t> pos(p.graph->size(), -1);
+  for (size_t i = 0; i < order.size(); ++i) pos[order[i]->id] = static_cast<int64_t>(i);
+
+  std::unordered_map<const UOp*, std::vector<Access>> by_memory;  // keyed by BUFFER/ALLOC
+  std::vector<const UOp*> memories;  // first-seen order, so the first error reported is deterministic
+  for (size_t i = 0; i < order.size(); ++i) {
+    const UOp* u = order[i];
+    if (u->op == Op::SINK && u != p.sink) throw UserError("SINK " + nm(u) + " is not the program's root", where(u));
+    if (u->op == Op::INDEX) {
+      const UOp* idx = u->src[1];
+      const int64_t len = u->src[0]->len;
+      if (idx->op == Op::CONST && (idx->value.i < 0 || idx->value.i >= len))
+        throw UserError("INDEX " + nm(u) + ": constant index " + std::to_string(idx->value.i) +
+                        " out of bounds for " + name(u->base()->op) + " " + name(u->dtype) + "[" +
+                        std::to_string(u->base()->len) + "]", where(u));
+    }
+    if (u->op == Op::LOAD || u->op == Op::STORE) {
+      const UOp* mem = u->src[0]->base();
+      auto& list = by_memory[mem];
+      if (list.empty()) memories.push_back(mem);
+      list.push_back({u, u->src[0]->index_node(), i, u->op == Op::STORE});
+    }
+  }
+  for (const auto& [slot, vals] : p.data) {
+    const UOp* b = p.buffer(slot);
+    if (!b) throw UserError("data " + std::to_string(slot) + ": no BUFFER with that slot");
+    if (static_cast<int64_t>(vals.size()) != b->len)
+      throw UserError("data " + std::to_string(slot) + ": " + std::to_string(vals.size()) + " values for " +
+                      name(b->dtype) + "[" + std::to_string(b->len) + "]");
+  }
+
+  // Ordering rule. Reachability between accesses of one memory is computed 64 accesses at a time: one
+  // pass over the linear order with a 64-bit ancestor mask per node, so memory stays O(nodes).
+  std::vector<uint64_t> mask(order.size());
+  for (const UOp* mem : memories) {
+    const auto& acc = by_memory[mem];
+    if (std::none_of(acc.begin(), acc.end(), [](const Access& a) { return a.is_store; })) continue;
+    for (size_t chunk = 0; chunk < acc.size(); chunk += 64) {
+      const size_t end = std::min(acc.size(), chunk + 64);
+      const size_t first = acc[chunk].pos;
+      std::fill(mask.begin() + first, mask.end(), 0);
+      std::vector<int> bit_of(order.size() - first, -1);
+      for (size_t k = chunk; k < end; ++k) bit_of[acc[k].pos - first] = static_cast<int>(k - chunk);
+      for (size_t i = first; i < order.size(); ++i) {
+        uint64_t m = 0;
+        for (const UOp* s : order[i]->src)
+          if (pos[s->id] >= static_cast<int64_t>(first)) m |= mask[pos[s->id]];
+        if (bit_of[i - first] >= 0) m |= uint64_t{1} << bit_of[i - first];
+        mask[i] = m;
+      }
+      for (size_t k = chunk; k < end; ++k) {
+        for (size_t j = k + 1; j < acc.size(); ++j) {
+          const Access& a = acc[k];
+          const Access& b = acc[j];
+          if (!(a.is_store || b.is_store) || !may_alias(a, b)) continue;
+          if (mask[b.pos] >> (k - chunk) & 1) continue;
+          throw UserError(std::string(name(a.node->op)) + " " + nm(a.node) + " and " + name(b.node->op) + " " +
+                              nm(b.node) + " may touch the same element of " + name(mem->op) + " slot " +
+                              std::to_string(mem->slot) + " with no path between them (order them with AFTER)",
+                          where(b.node));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace uf

@@ -1,0 +1,237 @@
+// The .uop reader. One pass over the lines; data/expect/got lines are resolved once the buffers are known.
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/text.h"
+
+namespace uf {
+
+namespace {
+
+inline constexpr int64_t kMaxTotalElements = int64_t{1} << 25;  // all BUFFERs and ALLOCs together
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+void split(std::string_view s, std::vector<std::string_view>& out) {
+  out.clear();
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+    size_t j = i;
+    while (j < s.size() && s[j] != ' ' && s[j] != '\t') ++j;
+    if (j > i) out.push_back(s.substr(i, j - i));
+    i = j;
+  }
+}
+
+template <class T>
+bool to_int(std::string_view s, T& v) {
+  auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+  return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
+
+std::string quote(std::string_view s) {
+  std::string q = "'";
+  for (char c : s.substr(0, 40)) q += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
+  if (s.size() > 40) q += "...";
+  return q + "'";
+}
+
+struct ValuesLine {
+  int line;
+  std::string key;
+  int64_t slot;
+  std::vector<std::string_view> values;
+};
+
+class Reader {
+ public:
+  Reader(std::string_view text, const std::string& filename) : text_(text) { p_.filename = filename; }
+
+  Program run() {
+    size_t start = 0;
+    while (start <= text_.size()) {
+      size_t end = text_.find('\n', start);
+      if (end == std::string_view::npos) end = text_.size();
+      ++line_;
+      line(text_.substr(start, end - start));
+      start = end + 1;
+    }
+    if (!header_) throw UserError("empty file: expected 'uops 1'", 1);
+    if (!p_.sink) throw UserError("no SINK: the last node must be the SINK", line_);
+    p_.collect_buffers();
+    for (const ValuesLine& v : pending_) values(v);
+    return std::move(p_);
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& msg) { throw UserError(msg, line_); }
+
+  void line(std::string_view raw) {
+    if (raw.find('\0') != std::string_view::npos) fail("NUL byte in text");
+    std::string_view s = trim(raw);
+    if (s.substr(0, 5) == "meta " || s.substr(0, 5) == "meta\t") { meta(trim(s.substr(5))); return; }
+    if (size_t hash = s.find('#'); hash != std::string_view::npos) s = trim(s.substr(0, hash));
+    if (s.empty()) return;
+    split(s, tok_);
+    if (!header_) {
+      if (tok_[0] != "uops") fail("expected 'uops 1' as the first line, got " + quote(s));
+      if (tok_.size() != 2 || tok_[1] != "1") fail("unsupported format version (this reader knows 'uops 1')");
+      header_ = true;
+      return;
+    }
+    if (tok_[0][0] == '%') node();
+    else if (tok_[0] == "data" || tok_[0] == "expect" || tok_[0] == "got") values_line();
+    else if (tok_[0] == "uops") fail("second 'uops' header");
+    else fail("unknown line " + quote(s));
+  }
+
+  void meta(std::string_view rest) {
+    const size_t eq = rest.find('=');
+    if (eq == std::string_view::npos) fail("meta needs 'KEY = VALUE'");
+    std::string_view key = trim(rest.substr(0, eq));
+    if (key.empty() || key.find_first_of(" \t") != std::string_view::npos) fail("meta key must be one word");
+    p_.meta.emplace_back(std::string(key), std::string(trim(rest.substr(eq + 1))));
+  }
+
+  const UOp* source(std::string_view t) {
+    int64_t id;
+    if (t.size() < 2 || t[0] != '%' || !to_int(t.substr(1), id)) fail("expected a source like %3, got " + quote(t));
+    if (id < 0 || id >= static_cast<int64_t>(ids_.size())) fail("unknown node " + std::string(t) + " (sources must be earlier nodes)");
+    return ids_[id];
+  }
+
+  void node() {
+    int64_t id;
+    if (!to_int(tok_[0].substr(1), id)) fail("bad node id " + quote(tok_[0]));
+    if (id != static_cast<int64_t>(ids_.size())) fail("node ids must be 0, 1, 2, ... in order: expected %" + std::to_string(ids_.size()) + ", got " + std::string(tok_[0]));
+    if (p_.sink) fail("node after the SINK: the SINK must be the last node");
+    if (tok_.size() < 4 || tok_[1] != "=") fail("expected '%ID = OP DTYPE ...'");
+    const auto op = parse_op(tok_[2]);
+    if (!op) fail("unknown op " + quote(tok_[2]));
+    const UOp* u = nullptr;
+    try {
+      if (*op == Op::BUFFER || *op == Op::ALLOC) u = memory(*op);
+      else if (*op == Op::CONST) u = constant();
+      else u = generic(*op);
+    } catch (const TypeError& e) {
+      fail(e.what());
+    }
+    ids_.push_back(u);
+    p_.origin.try_emplace(u, Origin{static_cast<int>(id), line_});
+    if (u->op == Op::BUFFER) p_.buffers.push_back(u);
+    if (u->op == Op::SINK) p_.sink = u;
+  }
+
+  DType dtype(std::string_view t) {
+    auto d = parse_dtype(t);
+    if (!d) fail("unknown dtype " + quote(t));
+    return *d;
+  }
+
+  const UOp* memory(Op op) {
+    std::string_view t = tok_[3];
+    const size_t lb = t.find('[');
+    if (lb == std::string_view::npos || t.back() != ']') fail(std::string(name(op)) + " needs DTYPE[LEN], got " + quote(t));
+    const DType d = dtype(t.substr(0, lb));
+    std::vector<int64_t> shape;
+    std::string_view dims = t.substr(lb + 1, t.size() - lb - 2);
+    while (true) {
+      const size_t comma = dims.find(',');
+      int64_t n;
+      if (!to_int(dims.substr(0, comma), n)) fail("bad length in " + quote(t));
+      shape.push_back(n);
+      if (comma == std::string_view::npos) break;
+      dims = dims.substr(comma + 1);
+    }
+    if (tok_.size() != 5 || tok_[4].substr(0, 5) != "slot=") fail(std::string(name(op)) + " needs 'slot=K' after its shape");
+    int64_t slot;
+    if (!to_int(tok_[4].substr(5), slot)) fail("bad slot " + quote(tok_[4]));
+    const UOp* u = p_.graph->memory(op, d, shape, slot);
+    if (seen_memory_.insert(u).second && (total_elements_ += u->len) > kMaxTotalElements)
+      fail("buffers too large in total (more than " + std::to_string(kMaxTotalElements) + " elements)");
+    return u;
+  }
+
+  const UOp* constant() {
+    const DType d = dtype(tok_[3]);
+    if (tok_.size() != 5) fail("CONST needs exactly one value");
+    if (is_void(d)) fail("CONST needs a value dtype");
+    auto r = parse_scalar(d, tok_[4]);
+    if (r.error) fail(std::string("CONST ") + name(d) + " " + quote(tok_[4]) + ": " + r.error);
+    return p_.graph->constant(d, r.value);
+  }
+
+  const UOp* generic(Op op) {
+    const DType d = dtype(tok_[3]);
+    src_.clear();
+    for (size_t i = 4; i < tok_.size(); ++i) src_.push_back(source(tok_[i]));
+    return p_.graph->make(op, src_, d);
+  }
+
+  void values_line() {
+    // KEY SLOT = v v v
+    if (tok_.size() < 3 || tok_[2] != "=") fail(std::string(tok_[0]) + " needs '" + std::string(tok_[0]) + " SLOT = v ...'");
+    int64_t slot;
+    if (!to_int(tok_[1], slot)) fail("bad slot " + quote(tok_[1]));
+    pending_.push_back({line_, std::string(tok_[0]), slot, {tok_.begin() + 3, tok_.end()}});
+  }
+
+  void values(const ValuesLine& v) {
+    line_ = v.line;
+    const UOp* b = p_.buffer(v.slot);
+    if (!b) fail(v.key + " " + std::to_string(v.slot) + ": no BUFFER with slot " + std::to_string(v.slot));
+    auto& target = v.key == "data" ? p_.data : v.key == "expect" ? p_.expect : p_.got;
+    if (target.count(v.slot)) fail("second " + v.key + " line for slot " + std::to_string(v.slot));
+    if (static_cast<int64_t>(v.values.size()) != b->len)
+      fail(v.key + " " + std::to_string(v.slot) + ": " + std::to_string(v.values.size()) + " values for " +
+           name(b->dtype) + "[" + std::to_string(b->len) + "]");
+    Values out;
+    out.reserve(v.values.size());
+    for (size_t i = 0; i < v.values.size(); ++i) {
+      auto r = parse_scalar(b->dtype, v.values[i]);
+      if (r.error) fail(v.key + " " + std::to_string(v.slot) + ": value " + std::to_string(i) + " " + quote(v.values[i]) + ": " + r.error);
+      out.push_back(r.value);
+    }
+    target.emplace(v.slot, std::move(out));
+  }
+
+  std::string_view text_;
+  Program p_;
+  int line_ = 0;
+  bool header_ = false;
+  std::vector<std::string_view> tok_;
+  std::vector<const UOp*> ids_, src_;
+  std::vector<ValuesLine> pending_;
+  std::unordered_set<const UOp*> seen_memory_;
+  int64_t total_elements_ = 0;
+};
+
+}  // namespace
+
+Program parse_program(std::string_view text, const std::string& filename) {
+  return Reader(text, filename).run();
+}
+
+Program read_program(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw UserError("is a directory, not a program file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UserError("cannot read file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw UserError("cannot read file");
+  return parse_program(ss.str(), path);
+}
+
+std::string located(const std::string& filename, const UserError& e) {
+  return filename + (e.line > 0 ? ":" + std::to_string(e.line) : "") + ": " + e.what();
+}
+
+}  // namespace uf

@@ -1,0 +1,88 @@
+// UOps: immutable, hash-consed nodes, and the one factory that builds them.
+//
+// A Graph owns its nodes. Graph::make is the only way to create one: it runs the type rules (infer) and
+// then interns, so building the same (op, dtype, sources, arg) twice returns the same pointer, and
+// pointer equality is structural equality. A node that breaks a type rule is never built: make throws
+// TypeError with the op name and the dtypes involved.
+//
+// Memory: BUFFER (caller's array, GLOBAL) and ALLOC (call-scope scratch, LOCAL) have rank 1 and a
+// length; INDEX turns memory into a rank-0 address in the same address space; LOAD reads an address
+// into a value (ALU); STORE writes one; AFTER(mem, deps...) is mem, ordered after deps.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <span>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/error.h"
+#include "core/ops.h"
+
+namespace uf {
+
+enum class AddrSpace : uint8_t { ALU, GLOBAL, LOCAL };
+
+// Bounds that keep hostile inputs from exhausting memory.
+inline constexpr int64_t kMaxBufferLen = int64_t{1} << 24;
+inline constexpr int64_t kMaxSlot = int64_t{1} << 20;
+
+struct UOp {
+  Op op;
+  DType dtype;
+  AddrSpace space;
+  uint8_t rank;        // 1 for BUFFER/ALLOC (and AFTER of them), 0 for addresses and values
+  uint32_t id;         // creation order in its graph: a dense, deterministic key
+  int64_t len = 0;     // element count of rank-1 memory
+  int64_t slot = 0;    // BUFFER: kernel parameter position; ALLOC: a number that names it
+  Scalar value{};      // CONST
+  std::vector<const UOp*> src;
+
+  bool is_memory() const { return space != AddrSpace::ALU; }
+  // The BUFFER or ALLOC under any AFTERs and INDEX: what an address or memory refers to.
+  const UOp* base() const;
+  const UOp* index_node() const;  // the INDEX under any AFTERs of an address (rank 0 memory)
+};
+
+// The type of a node as the rules infer it.
+struct NodeType {
+  DType dtype;
+  AddrSpace space;
+  uint8_t rank;
+  int64_t len;
+};
+
+// The type rules, all in one place. `declared` is the dtype the caller wrote (required for CONST,
+// BUFFER, ALLOC, CAST, BITCAST; checked against the inferred dtype for every other op when given).
+// `shape` is only for BUFFER/ALLOC. Throws TypeError.
+NodeType infer(Op op, std::span<const UOp* const> src, std::optional<DType> declared,
+               std::span<const int64_t> shape = {}, int64_t slot = 0);
+
+class Graph {
+ public:
+  Graph() = default;
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  const UOp* make(Op op, std::span<const UOp* const> src, std::optional<DType> declared = std::nullopt);
+  const UOp* make(Op op, std::initializer_list<const UOp*> src, std::optional<DType> declared = std::nullopt) {
+    return make(op, std::span<const UOp* const>(src.begin(), src.size()), declared);
+  }
+  const UOp* constant(DType d, Scalar v);
+  const UOp* memory(Op op, DType d, std::span<const int64_t> shape, int64_t slot);  // BUFFER or ALLOC
+  const UOp* memory(Op op, DType d, int64_t len, int64_t slot) { return memory(op, d, std::span(&len, 1), slot); }
+
+  size_t size() const { return nodes_.size(); }
+
+ private:
+  struct Hash { size_t operator()(const UOp* u) const; };
+  struct Eq { bool operator()(const UOp* a, const UOp* b) const; };
+  const UOp* intern(UOp&& candidate);
+
+  std::deque<UOp> nodes_;
+  std::unordered_set<const UOp*, Hash, Eq> table_;
+};
+
+}  // namespace uf
