@@ -64,7 +64,7 @@ class Reader {
       start = end + 1;
     }
     if (!header_) throw UserError("empty file: expected 'uops 1'", 1);
-    if (!p_.sink) throw UserError("no SINK: the last node must be the SINK", line_);
+    if (!p_.sink) throw UserError("no SINK: the last node must be the SINK", last_content_line_);
     p_.collect_buffers();
     for (const ValuesLine& v : pending_) values(v);
     return std::move(p_);
@@ -79,6 +79,7 @@ class Reader {
     if (s.substr(0, 5) == "meta " || s.substr(0, 5) == "meta\t") { meta(trim(s.substr(5))); return; }
     if (size_t hash = s.find('#'); hash != std::string_view::npos) s = trim(s.substr(0, hash));
     if (s.empty()) return;
+    last_content_line_ = line_;
     split(s, tok_);
     if (!header_) {
       if (tok_[0] != "uops") fail("expected 'uops 1' as the first line, got " + quote(s));
@@ -205,6 +206,7 @@ class Reader {
   std::string_view text_;
   Program p_;
   int line_ = 0;
+  int last_content_line_ = 1;
   bool header_ = false;
   std::vector<std::string_view> tok_;
   std::vector<const UOp*> ids_, src_;

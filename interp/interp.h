@@ -1,0 +1,45 @@
+// The reference interpreter: what a program means (SEMANTICS.md).
+//
+// It runs the nodes of `order` once each, in that order, and returns the final contents of every BUFFER,
+// or UNDEFINED naming the first node (in that order) that has no defined result. Only nodes in `order`
+// run: dead code (not reachable from the SINK, so absent from linearize's order) is never evaluated.
+//
+// Memory model:
+//  - BUFFER starts as p.initial(b) (its data line, or zeros); its final contents are the result.
+//  - ALLOC is uninitialised scratch for this call: reading an element no STORE wrote is UNDEFINED.
+//  - INDEX is an address; its index (a runtime i32) outside 0..len-1 is UNDEFINED, whether or not the
+//    address is then used. AFTER computes nothing: it is its first source.
+//  - LOAD reads and STORE writes one element.
+// For a program that passes verify(), every topological order gives the same result; the interpreter
+// does not re-check that (verify does), it simply follows `order`.
+//
+// Speed: `order` is compiled into a flat tape of (op, dtypes, operand slots) over a flat value array;
+// CONSTs are preloaded, AFTER and memory declarations cost nothing at run time.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/program.h"
+
+namespace uf {
+
+struct Undefined {
+  const UOp* node;     // the node that has no defined result
+  std::string reason;  // e.g. "CAST of nan to i32", "INDEX 7 out of bounds for ALLOC f32[4] slot=2"
+};
+
+struct RefResult {
+  std::optional<Undefined> undefined;  // set: the program has no defined result (then `buffers` is empty)
+  std::map<int64_t, Values> buffers;   // final contents of EVERY BUFFER of the program, by slot
+};
+
+// `order` is linearize(p) or any topological order of the nodes to run (each node after its sources).
+// Every BUFFER in p.buffers or in `order` is part of the result. Throws UserError if a data line has the
+// wrong length or two BUFFERs share a slot, InternalError if `order` runs a node before a source.
+RefResult interpret(const Program& p, const std::vector<const UOp*>& order);
+RefResult interpret(const Program& p);
+
+}  // namespace uf

@@ -1,0 +1,103 @@
+// The .uop format: canonical printing, exact round trips, meta kept, golden programs, long chains.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/text.h"
+
+namespace uf {
+namespace {
+
+const char* kCanonical =
+    "uops 1\n"
+    "meta found = 2026-11-29T08:00:00Z\n"
+    "meta note = keeps # and = signs\n"
+    "%0 = BUFFER f32[2] slot=0\n"
+    "%1 = BUFFER f32[1] slot=1\n"
+    "%2 = BUFFER u64[1] slot=2\n"
+    "%3 = CONST i32 0\n"
+    "%4 = INDEX f32 %1 %3\n"
+    "%5 = ALLOC f32[1] slot=0\n"
+    "%6 = INDEX f32 %5 %3\n"
+    "%7 = INDEX f32 %0 %3\n"
+    "%8 = LOAD f32 %7\n"
+    "%9 = CONST i32 1\n"
+    "%10 = INDEX f32 %0 %9\n"
+    "%11 = LOAD f32 %10\n"
+    "%12 = ADD f32 %8 %11\n"
+    "%13 = STORE void %6 %12\n"
+    "%14 = AFTER f32 %5 %13\n"
+    "%15 = INDEX f32 %14 %3\n"
+    "%16 = LOAD f32 %15\n"
+    "%17 = MUL f32 %16 %16\n"
+    "%18 = STORE void %4 %17\n"
+    "%19 = SINK void %18\n"
+    "data 0 = 0.10000000149011612 -0.0\n"
+    "data 2 = 18446744073709551615\n"
+    "expect 1 = 0.010000000707805157\n"
+    "got 1 = nan\n";
+
+TEST(Text, CanonicalFilePrintsItself) {
+  Program p = parse_program(kCanonical, "c.uop");
+  EXPECT_EQ(print_program(p), kCanonical);
+  ASSERT_NE(p.meta_value("note"), nullptr);
+  EXPECT_EQ(*p.meta_value("note"), "keeps # and = signs");
+}
+
+TEST(Text, CommentsBlankLinesAndDuplicatesNormalise) {
+  std::string text = "# a comment\n\nuops 1   # trailing comment\n"
+                     "%0 = BUFFER i32[1] slot=0\n"
+                     "%1 = CONST i32 0\n"
+                     "%2 = CONST i32 0\n"  // the same node again: interned
+                     "%3 = INDEX i32 %0 %2\n"
+                     "%4 = STORE void %3 %1\n"
+                     "%5 = SINK void %4\n";
+  Program p = parse_program(text);
+  EXPECT_EQ(print_program(p),
+            "uops 1\n%0 = BUFFER i32[1] slot=0\n%1 = CONST i32 0\n%2 = INDEX i32 %0 %1\n%3 = STORE void %2 %1\n%4 = SINK void %3\n");
+}
+
+std::string slurp(const std::filesystem::path& f) {
+  std::ifstream in(f);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(Text, GoldenProgramsRoundTrip) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(UOPFUZZ_SHARED_DIR) + "/golden/programs")) {
+    const std::string text = slurp(e.path());
+    Program p = parse_program(text, e.path().string());
+    verify(p);
+    const std::string once = print_program(p);
+    EXPECT_EQ(print_program(parse_program(once)), once) << e.path();
+    // Every data and expect line survives byte for byte (values print as Python's repr does).
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("data ", 0) == 0 || line.rfind("expect ", 0) == 0) {
+        EXPECT_NE(once.find(line + "\n"), std::string::npos) << e.path() << ": " << line;
+      }
+    }
+    ++n;
+  }
+  EXPECT_EQ(n, 200);
+}
+
+TEST(Text, LongChainsNeedNoRecursion) {
+  // 200,000 nodes in one dependency chain: parse, verify, print, without recursion.
+  std::string text = "uops 1\n%0 = BUFFER i32[1] slot=0\n%1 = CONST i32 0\n%2 = INDEX i32 %0 %1\n%3 = LOAD i32 %2\n";
+  const int n = 200000;
+  for (int i = 4; i < n; ++i) text += "%" + std::to_string(i) + " = ADD i32 %" + std::to_string(i - 1) + " %3\n";
+  text += "%" + std::to_string(n) + " = STORE void %2 %" + std::to_string(n - 1) + "\n";
+  text += "%" + std::to_string(n + 1) + " = SINK void %" + std::to_string(n) + "\n";
+  Program p = parse_program(text);
+  verify(p);
+  EXPECT_EQ(linearize(p).size(), static_cast<size_t>(n + 2));
+  EXPECT_EQ(print_program(p), text);
+}
+
+}  // namespace
+}  // namespace uf
