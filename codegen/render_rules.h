@@ -1,0 +1,24 @@
+// The per-op C rules of the renderer: how one ALU node becomes one C expression, given the C
+// expressions of its operands. Internal to codegen (render.cpp is the only user).
+#pragma once
+#include <span>
+#include <string>
+
+#include "core/uop.h"
+
+namespace uf {
+
+// The expression for ALU node `u` (ops with the ALU flag, CAST and BITCAST included). `ops` are the C
+// expressions of u->src, each a primary expression (a name, a literal, a call or a parenthesised
+// expression), and so is the result. `fast` selects C's own `/` and `%` for FLOORDIV/FLOORMOD/CDIV/CMOD
+// (the caller decides when that is exact: see division_fast_path).
+std::string alu_expr(const UOp* u, std::span<const std::string> ops, bool fast);
+
+// The C type of a value of dtype d inside a kernel (f16 values are carried as float).
+const char* c_value_type(DType d);
+// The C type of an element of a BUFFER of dtype d in the kernel's signature (f16 as its bits).
+const char* c_param_type(DType d);
+// An exact C literal of value v of dtype d (parenthesised when negative).
+std::string c_constant(DType d, Scalar v);
+
+}  // namespace uf

@@ -1,0 +1,94 @@
+// The command line as a user meets it: exit codes, FILE:LINE messages, atomic output.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Ran {
+  int code;
+  std::string out;  // stdout and stderr together
+};
+
+Ran run(const std::string& args) {
+  const std::string cmd = std::string(UOPFUZZ_BINARY) + " " + args + " 2>&1";
+  FILE* f = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf;
+  while (size_t n = fread(buf.data(), 1, buf.size(), f)) out.append(buf.data(), n);
+  const int status = pclose(f);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  fs::path dir = fs::temp_directory_path() / ("uopfuzz-cli-" + std::to_string(::getpid()));
+  void SetUp() override { fs::create_directories(dir); }
+  void TearDown() override { fs::remove_all(dir); }
+  std::string file(const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  }
+  std::string example(const std::string& name) { return std::string(UOPFUZZ_SOURCE_DIR) + "/tests/programs/" + name; }
+};
+
+TEST_F(Cli, InterpPrintsExpectLines) {
+  const Ran r = run("interp " + example("alloc_after.uop"));
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, "expect 0 = 1.0 2.0\nexpect 1 = 9.0\n");
+}
+
+TEST_F(Cli, InterpUndefinedExitsThree) {
+  const std::string f = file("u.uop",
+                             "uops 1\n%0 = BUFFER f32[1] slot=0\n%1 = BUFFER i32[1] slot=1\n%2 = CONST i32 0\n"
+                             "%3 = INDEX f32 %0 %2\n%4 = LOAD f32 %3\n%5 = CAST i32 %4\n%6 = INDEX i32 %1 %2\n"
+                             "%7 = STORE void %6 %5\n%8 = SINK void %7\ndata 0 = nan\n");
+  const Ran r = run("interp " + f);
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.out.find(f + ":7: UNDEFINED at %5: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("nan"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, CheckCatchesAWrongExpectLine) {
+  std::ifstream in(example("alloc_after.uop"));
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  text.replace(text.find("expect 1 = 9.0"), 14, "expect 1 = 8.0");
+  const Ran r = run("interp --check " + file("wrong.uop", text));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("file expects 8.0, reference gives 9.0"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, BadInputIsExitTwoWithLocation) {
+  const std::string f = file("bad.uop", "uops 1\n%0 = BUFFER f32[1] slot=0\n%1 = CONST i32 0\n%2 = ADD f32 %0 %1\n");
+  for (const char* cmd : {"fmt ", "interp "}) {
+    const Ran r = run(cmd + f);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.out, f + ":4: ADD needs values, not memory (LOAD it first)\n");
+  }
+  const Ran missing = run("fmt " + (dir / "nope.uop").string());
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.out.find("nope.uop: cannot read file"), std::string::npos) << missing.out;
+  EXPECT_EQ(run("fmt " + dir.string()).code, 2);
+  EXPECT_EQ(run("frobnicate").code, 2);
+  EXPECT_EQ(run("fmt").code, 2);
+}
+
+TEST_F(Cli, FmtIsCanonicalAndWritesAtomically) {
+  const std::string out = (dir / "out.uop").string();
+  ASSERT_EQ(run("fmt " + example("dot_product.uop") + " -o " + out).code, 0);
+  const Ran again = run("fmt " + out);
+  EXPECT_EQ(again.code, 0);
+  std::ifstream in(out);
+  EXPECT_EQ(again.out, std::string((std::istreambuf_iterator<char>(in)), {}));
+  for (const auto& e : fs::directory_iterator(dir)) EXPECT_EQ(e.path().filename().string().rfind(".tmp", 0), std::string::npos);
+  EXPECT_EQ(run("fmt " + example("dot_product.uop") + " -o " + (dir / "no/such/dir/x.uop").string()).code, 2);
+}
+
+}  // namespace

@@ -1,0 +1,230 @@
+// UNDEFINED: which node, and a reason that says exactly what went wrong; and the memory model around it.
+#include <algorithm>
+#include <cmath>
+
+#include "core/text.h"
+#include "support.h"
+
+namespace uf::testing {
+namespace {
+
+Program parse(const std::string& body) {
+  Program p = parse_program("uops 1\n" + body);
+  verify(p);
+  return p;
+}
+
+// The file id of the node the interpreter reported, and its reason.
+std::pair<int, std::string> undefined_at(const Program& p, const RefResult& r) {
+  if (!r.undefined) return {-1, ""};
+  return {p.origin.at(r.undefined->node).id, r.undefined->reason};
+}
+
+TEST(Undefined, LoadOfAllocBeforeAnyStore) {
+  const Program p = parse(
+      "%0 = BUFFER f32[1] slot=0\n"
+      "%1 = ALLOC f32[4] slot=2\n"
+      "%2 = CONST i32 0\n"
+      "%3 = INDEX f32 %1 %2\n"
+      "%4 = LOAD f32 %3\n"
+      "%5 = INDEX f32 %0 %2\n"
+      "%6 = STORE void %5 %4\n"
+      "%7 = SINK void %6\n");
+  const RefResult r = interpret(p);
+  EXPECT_EQ(undefined_at(p, r), std::make_pair(4, std::string("LOAD of ALLOC slot 2 element 0 before any STORE")));
+  EXPECT_TRUE(r.buffers.empty());
+}
+
+// Element 1 was written, element 0 was not: written flags are per element.
+const char* kPartlyWrittenAlloc =
+    "%0 = BUFFER f32[1] slot=0\n"
+    "%1 = ALLOC f32[2] slot=5\n"
+    "%2 = CONST i32 1\n"
+    "%3 = INDEX f32 %1 %2\n"
+    "%4 = CONST f32 2.5\n"
+    "%5 = STORE void %3 %4\n"
+    "%6 = AFTER f32 %1 %5\n"
+    "%7 = CONST i32 IDX\n"
+    "%8 = INDEX f32 %6 %7\n"
+    "%9 = LOAD f32 %8\n"
+    "%10 = CONST i32 0\n"
+    "%11 = INDEX f32 %0 %10\n"
+    "%12 = STORE void %11 %9\n"
+    "%13 = SINK void %12\n";
+
+std::string with_index(const char* text, const std::string& idx) {
+  std::string s = text;
+  s.replace(s.find("IDX"), 3, idx);
+  return s;
+}
+
+TEST(Undefined, AllocTracksWrittenElementsOneByOne) {
+  const Program written = parse(with_index(kPartlyWrittenAlloc, "1"));
+  const RefResult ok = interpret(written);
+  ASSERT_FALSE(ok.undefined) << ok.undefined->reason;
+  EXPECT_EQ(ok.buffers.at(0).at(0).f, 2.5);
+
+  const Program unwritten = parse(with_index(kPartlyWrittenAlloc, "0"));
+  EXPECT_EQ(undefined_at(unwritten, interpret(unwritten)),
+            std::make_pair(9, std::string("LOAD of ALLOC slot 5 element 0 before any STORE")));
+}
+
+// The index comes from memory, so the verifier cannot see it; the INDEX itself is UNDEFINED.
+const char* kLoadedIndex =
+    "%0 = BUFFER f32[4] slot=0\n"
+    "%1 = BUFFER i32[1] slot=1\n"
+    "%2 = CONST i32 0\n"
+    "%3 = INDEX i32 %1 %2\n"
+    "%4 = LOAD i32 %3\n"
+    "%5 = INDEX f32 %0 %4\n"
+    "%6 = CONST f32 1.0\n"
+    "%7 = STORE void %5 %6\n"
+    "%8 = SINK void %7\n";
+
+TEST(Undefined, OutOfBoundsLoadedIndex) {
+  for (const auto& [idx, defined] : std::vector<std::pair<std::string, bool>>{
+           {"7", false}, {"4", false}, {"-1", false}, {"-2147483648", false}, {"3", true}, {"0", true}}) {
+    SCOPED_TRACE(idx);
+    const Program p = parse(std::string(kLoadedIndex) + "data 1 = " + idx + "\n");
+    const RefResult r = interpret(p);
+    if (defined) {
+      ASSERT_FALSE(r.undefined) << r.undefined->reason;
+      Values want(4, Scalar::of_float(0.0));
+      want[std::stoi(idx)] = Scalar::of_float(1.0);
+      EXPECT_EQ(r.buffers.at(0).size(), 4u);
+      for (size_t i = 0; i < 4; ++i) EXPECT_EQ(r.buffers.at(0)[i].f, want[i].f);
+    } else {
+      EXPECT_EQ(undefined_at(p, r), std::make_pair(5, "INDEX " + idx + " out of bounds for BUFFER f32[4] slot=0"));
+    }
+  }
+}
+
+// %4 (CAST of nan to i32) is not reachable from the SINK: it never runs, and the program is defined.
+const char* kDeadUndefined =
+    "%0 = BUFFER f32[1] slot=0\n"
+    "%1 = CONST i32 0\n"
+    "%2 = INDEX f32 %0 %1\n"
+    "%3 = CONST f32 nan\n"
+    "%4 = CAST i32 %3\n"
+    "%5 = CONST f32 3.0\n"
+    "%6 = STORE void %2 %5\n"
+    "%7 = SINK void %6\n";
+
+TEST(Undefined, DeadCodeIsNotRun) {
+  const Program p = parse(kDeadUndefined);
+  const RefResult r = interpret(p);
+  ASSERT_FALSE(r.undefined) << r.undefined->reason;
+  EXPECT_EQ(r.buffers.at(0).at(0).f, 3.0);
+
+  // The same node, when an order does run it, is UNDEFINED: the dead code really was skipped.
+  std::vector<const UOp*> order = linearize(p);
+  const UOp* cast = nullptr;
+  for (const auto& [node, origin] : p.origin)
+    if (origin.id == 4) cast = node;
+  ASSERT_NE(cast, nullptr);
+  order.insert(order.end() - 1, {cast->src[0], cast});
+  EXPECT_EQ(undefined_at(p, interpret(p, order)), std::make_pair(4, std::string("CAST of nan to i32")));
+}
+
+TEST(Undefined, AluReasonsNameTheOpAndTheValue) {
+  struct Case { Op op; DType result; DType operand; std::vector<Scalar> operands; std::string reason; };
+  const std::vector<Case> cases = {
+      {Op::CAST, DType::I32, DType::F32, {Scalar::of_float(NAN)}, "CAST of nan to i32"},
+      {Op::CAST, DType::U8, DType::F64, {Scalar::of_float(-INFINITY)}, "CAST of -inf to u8"},
+      {Op::CAST, DType::I64, DType::F16, {Scalar::of_float(INFINITY)}, "CAST of inf to i64"},
+      {Op::SHL, DType::I32, DType::I32, {Scalar::of_int(1), Scalar::of_int(-1)}, "SHL by negative amount -1"},
+      {Op::SHR, DType::I8, DType::I8, {Scalar::of_int(5), Scalar::of_int(-128)}, "SHR by negative amount -128"},
+      {Op::BITCAST, DType::I32, DType::F32, {Scalar::of_float(NAN)}, "BITCAST of nan (f32 to i32)"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.reason);
+    std::vector<DType> dtypes(c.operands.size(), c.operand);
+    for (bool from_memory : {false, true}) {
+      OneOp one = one_op_program(c.op, c.result, dtypes, c.operands, from_memory);
+      const RefResult r = interpret(one.program);
+      ASSERT_TRUE(r.undefined);
+      EXPECT_EQ(r.undefined->node, one.node);
+      EXPECT_EQ(r.undefined->reason, c.reason);
+    }
+  }
+}
+
+TEST(Undefined, FirstUndefinedNodeInTheOrderIsReported) {
+  const Program p = parse(
+      "%0 = BUFFER i32[2] slot=0\n"
+      "%1 = CONST i32 0\n"
+      "%2 = INDEX i32 %0 %1\n"
+      "%3 = CONST f32 inf\n"
+      "%4 = CAST i32 %3\n"
+      "%5 = STORE void %2 %4\n"
+      "%6 = CONST i32 1\n"
+      "%7 = INDEX i32 %0 %6\n"
+      "%8 = CONST i32 -3\n"
+      "%9 = SHL i32 %6 %8\n"
+      "%10 = STORE void %7 %9\n"
+      "%11 = SINK void %5 %10\n");
+  EXPECT_EQ(undefined_at(p, interpret(p)).first, 4);
+  std::vector<const UOp*> order = linearize(p);  // move the SHL chain before the CAST chain
+  std::stable_partition(order.begin(), order.end() - 1, [&](const UOp* u) {
+    const int id = p.origin.at(u).id;
+    return id == 0 || id >= 6;
+  });
+  EXPECT_EQ(undefined_at(p, interpret(p, order)), std::make_pair(9, std::string("SHL by negative amount -3")));
+}
+
+TEST(Memory, EveryBufferIsInTheResultEvenUnreached) {
+  Program p = parse(
+      "%0 = BUFFER u8[2] slot=3\n"
+      "%1 = BUFFER i16[1] slot=0\n"
+      "%2 = CONST i32 0\n"
+      "%3 = INDEX i16 %1 %2\n"
+      "%4 = CONST i16 -7\n"
+      "%5 = STORE void %3 %4\n"
+      "%6 = SINK void %5\n"
+      "data 3 = 9 250\n");
+  const RefResult r = interpret(p);
+  ASSERT_FALSE(r.undefined);
+  ASSERT_EQ(r.buffers.size(), 2u);
+  EXPECT_EQ(r.buffers.at(0).at(0).i, -7);
+  EXPECT_EQ(r.buffers.at(3).at(0).u, 9u);
+  EXPECT_EQ(r.buffers.at(3).at(1).u, 250u);
+}
+
+TEST(Memory, StoresAreOrderedThroughAfterAndLaterStoresWin) {
+  const Program p = parse(
+      "%0 = BUFFER i32[1] slot=0\n"
+      "%1 = CONST i32 0\n"
+      "%2 = INDEX i32 %0 %1\n"
+      "%3 = LOAD i32 %2\n"
+      "%4 = CONST i32 10\n"
+      "%5 = ADD i32 %3 %4\n"
+      "%6 = STORE void %2 %5\n"
+      "%7 = AFTER i32 %0 %6\n"
+      "%8 = INDEX i32 %7 %1\n"
+      "%9 = LOAD i32 %8\n"
+      "%10 = MUL i32 %9 %9\n"
+      "%11 = AFTER i32 %8 %9\n"
+      "%12 = STORE void %11 %10\n"
+      "%13 = SINK void %12\n"
+      "data 0 = 2147483646\n");
+  const RefResult r = interpret(p);
+  ASSERT_FALSE(r.undefined);
+  const int64_t after_add = static_cast<int32_t>(2147483646u + 10u);
+  EXPECT_EQ(r.buffers.at(0).at(0).i, static_cast<int32_t>(static_cast<uint32_t>(after_add) * static_cast<uint32_t>(after_add)));
+}
+
+TEST(Interpret, RejectsAnOrderThatRunsANodeBeforeItsSource) {
+  const Program p = parse(kDeadUndefined);
+  std::vector<const UOp*> order = linearize(p);
+  std::reverse(order.begin(), order.end());
+  EXPECT_THROW(interpret(p, order), InternalError);
+}
+
+TEST(Interpret, RejectsDataOfTheWrongLength) {
+  Program p = parse(kDeadUndefined);
+  p.data[0] = {Scalar::of_float(1.0), Scalar::of_float(2.0)};
+  EXPECT_THROW(interpret(p), UserError);
+}
+
+}  // namespace
+}  // namespace uf::testing
