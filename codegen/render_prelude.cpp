@@ -22,6 +22,10 @@ const char* const kPrelude = R"PRELUDE(/* uopfuzz prelude: exact exec_alu helper
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#pragma GCC diagnostic ignored "-Wunknown-pragmas"
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wunused-variable"
 #pragma STDC FP_CONTRACT OFF
 #if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0
 #error "uopfuzz kernels need FLT_EVAL_METHOD == 0 (float and double evaluated in their own precision)"

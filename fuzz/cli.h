@@ -31,3 +31,19 @@ Program load_program(const std::string& path);
 void write_output(const std::string& path, const std::string& text);
 
 }  // namespace uf::cli
+
+#include "codegen/compiled_path.h"
+
+namespace uf::cli {
+
+// The compiled-path flags every command that compiles shares: --cc, --cflags, --renderer-cmd, --timeout.
+// A flag given on the command line wins; otherwise a program's `meta cc/cflags/renderer` (recorded when
+// the case was found) is used, so `uopfuzz run FILE` alone reproduces a corpus file's miscompile.
+struct CompiledFlags {
+  std::string cc, cflags, renderer_cmd;
+  double timeout_s = 0;
+  void add_to(CLI::App* app);
+  CompiledPathConfig config(const Program* recorded = nullptr) const;
+};
+
+}  // namespace uf::cli

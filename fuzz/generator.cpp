@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "fuzz/coverage.h"
 #include "fuzz/generator_impl.h"
 
 namespace uf {
@@ -26,7 +27,15 @@ void Gen::ensure(bool ok, const char* what) {
 }
 
 Gen::Gen(uint64_t seed_, const GenPolicy& base)
-    : rng(seed_), pol(swarm(base, rng)), seed(seed_), g(*prog.graph), pool_(kNumDTypes) {}
+    : rng(seed_), pol(swarm(base, rng)), seed(seed_), g(*prog.graph), pool_(kNumDTypes) {
+  // An ALU op is drawn with its weight times the weight of the dtypes it accepts.
+  for (int o = static_cast<int>(Op::ADD); o <= static_cast<int>(Op::BITCAST); ++o) {
+    double dw = 0;
+    for (DType d : kValueDTypes)
+      if (op_accepts(static_cast<Op>(o), d)) dw += pol.dtype_weight[static_cast<size_t>(d)];
+    alu_weight_[o] = pol.op_weight[o] * dw;
+  }
+}
 
 // Every node goes through here: facts, use counts and the value pools follow the graph.
 const UOp* Gen::note(const UOp* u) {
@@ -59,12 +68,12 @@ const UOp* Gen::make(Op op, std::span<const UOp* const> src, std::optional<DType
 
 const UOp* Gen::constant(DType d, Scalar v) { return note(g.constant(d, v)); }
 
-void Gen::mark_ancestors(const UOp* root) {
+void Gen::mark_ancestors(const UOp* root, uint32_t floor) {
   std::vector<const UOp*> stack{root};
   while (!stack.empty()) {
     const UOp* u = stack.back();
     stack.pop_back();
-    if (mark_[u->id] == stamp_) continue;
+    if (u->id < floor || mark_[u->id] == stamp_) continue;
     mark_[u->id] = stamp_;
     for (const UOp* s : u->src) stack.push_back(s);
   }
@@ -175,6 +184,7 @@ Program Gen::run() {
   const int64_t steps = log_uniform(std::max(1, pol.min_steps), std::max(pol.min_steps, pol.max_steps));
   for (int64_t i = 0; i < steps && static_cast<int64_t>(g.size()) < pol.max_nodes; ++i) {
     switch (static_cast<Step>(rng.weighted(pol.step_weight))) {
+      case Step::Chain: chain_step(); break;
       case Step::Load: load_step(false); break;
       case Step::Gather: load_step(true); break;
       case Step::Scratch: scratch_step(); break;

@@ -7,13 +7,6 @@
 
 namespace uf::gen {
 
-namespace {
-
-constexpr Op kFirstAlu = Op::ADD;
-constexpr Op kLastAlu = Op::BITCAST;
-
-}  // namespace
-
 DType Gen::pick_dtype(const std::function<bool(DType)>& ok) {
   std::array<double, kNumDTypes> w{};
   for (DType d : kValueDTypes)
@@ -118,47 +111,61 @@ const UOp* Gen::combine(DType d, const UOp* a, const UOp* b) {
 }
 
 const UOp* Gen::alu_step() {
-  std::array<double, kNumOps> w{};
-  for (int o = static_cast<int>(kFirstAlu); o <= static_cast<int>(kLastAlu); ++o) {
-    double dw = 0;
-    for (DType d : kValueDTypes)
-      if (op_accepts(static_cast<Op>(o), d)) dw += pol.dtype_weight[static_cast<size_t>(d)];
-    w[o] = pol.op_weight[o] * dw;
-  }
-  const int k = rng.weighted(w);
+  const int k = rng.weighted(alu_weight_);
   if (k < 0) return nullptr;
   const Op op = static_cast<Op>(k);
-  const DType d = pick_dtype([op](DType t) { return op_accepts(op, t); });
+  return alu_node(op, pick_dtype([op](DType t) { return op_accepts(op, t); }), nullptr);
+}
+
+// A long dependent chain: each op takes the previous result as its first operand (any dtype it
+// reaches, through casts and comparisons too). Deep expressions stress register allocation,
+// expression inlining and recursion in every consumer.
+void Gen::chain_step() {
+  const UOp* v = operand(pick_dtype([](DType) { return true; }));
+  const int64_t n = rng.range(pol.min_chain_len, std::max(pol.min_chain_len, pol.max_chain_len));
+  for (int64_t i = 0; i < n; ++i) {
+    std::array<double, kNumOps> w{};
+    for (int o = 0; o < kNumOps; ++o)
+      if (is_alu(static_cast<Op>(o)) && op_accepts(static_cast<Op>(o), v->dtype)) w[o] = pol.op_weight[o];
+    const int k = rng.weighted(w);
+    if (k < 0) return;
+    v = alu_node(static_cast<Op>(k), v->dtype, v);
+  }
+}
+
+// A node of `op` on operand dtype d; its first operand is `first` when given, else drawn.
+const UOp* Gen::alu_node(Op op, DType d, const UOp* first) {
+  auto lead = [&] { return first ? first : operand(d); };
   switch (op) {
     case Op::CAST:
     case Op::BITCAST: {
       auto target = [op, d](DType t) { return op == Op::CAST || bitcast_legal(d, t); };
       DType to = pick_dtype(target);
       if (to == d && !rng.chance(pol.p_identity_cast)) to = pick_dtype(target);
-      const UOp* a = operand(d);
+      const UOp* a = lead();
       return op == Op::CAST ? cast_to(a, to) : bitcast_to(a, to);
     }
     case Op::WHERE: {
       const UOp* c = operand(DType::Bool);
-      const UOp* a = operand(d);
+      const UOp* a = lead();
       return make(op, {c, a, operand(d)});
     }
     case Op::SHL:
     case Op::SHR: {
-      const UOp* a = operand(d);
+      const UOp* a = lead();
       return make(op, {a, shift_amount(d)});
     }
     case Op::FLOORDIV:
     case Op::FLOORMOD:
     case Op::CDIV:
     case Op::CMOD: {
-      const UOp* a = rng.chance(pol.p_nonneg_numerator) ? nonneg_numerator(d) : operand(d);
+      const UOp* a = !first && rng.chance(pol.p_nonneg_numerator) ? nonneg_numerator(d) : lead();
       return make(op, {a, divisor(d)});
     }
     default: break;
   }
   const int arity = info(op).arity;
-  const UOp* a = operand(d);
+  const UOp* a = lead();
   if (arity == 1) return make(op, {a});
   const UOp* b = operand(d);
   if (arity == 2) return make(op, {a, b});

@@ -46,8 +46,9 @@ double round_down(DType d, double x) {
   if (std::isnan(x)) return -INFINITY;
   if (std::isinf(x)) return x;
   double r = 0;
+  // Near zero the rounding error is absolute (subnormals), not relative: widen to a safe distance.
   if (x > 0) r = x < 4 * min_normal(d) ? 0.0 : x * (1 - 0x1p-9);
-  else if (x < 0) r = x * (1 + 0x1p-9);
+  else if (x < 0) r = x > -4 * min_normal(d) ? -4 * min_normal(d) : x * (1 + 0x1p-9);
   if (r < -float_max(d)) return -INFINITY;
   return std::min(r, float_max(d));
 }
@@ -232,6 +233,7 @@ double decode_float(DType d, uint64_t u) {
 
 Facts bitcast_facts(DType from, DType to, const Facts& a) {
   if (!is_float(from) && !is_float(to)) return int_range(to, a.lo, a.hi);
+  if (is_float(from) && is_float(to)) return a;  // same size: the identity
   if (is_float(to) && a.lo == a.hi) {  // a known bit pattern: its exact float
     const uint64_t mask = bits(to) == 64 ? ~uint64_t{0} : (uint64_t{1} << bits(to)) - 1;
     return const_facts(to, Scalar::of_float(decode_float(to, static_cast<uint64_t>(a.lo) & mask)));

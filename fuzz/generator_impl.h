@@ -7,6 +7,8 @@
 // amount that may be negative, a computed index that may be out of bounds), so that guards appear
 // where they matter and the reference result is almost never UNDEFINED.
 #pragma once
+#include <array>
+#include <cmath>
 #include <deque>
 #include <functional>
 #include <optional>
@@ -81,6 +83,8 @@ class Gen {
 
   // ---- ALU nodes and operands (generator_alu.cpp)
   const UOp* alu_step();
+  const UOp* alu_node(Op op, DType d, const UOp* first);
+  void chain_step();
   const UOp* operand(DType d);
   const UOp* reuse(DType d);
   const UOp* cast_to(const UOp* v, DType to);
@@ -120,7 +124,9 @@ class Gen {
   const UOp* make_sink();
   int64_t log_uniform(int64_t lo, int64_t hi);
   void new_stamp();                     // start a reachability query
-  void mark_ancestors(const UOp* root);  // mark root and everything it depends on
+  // Marks root and everything it depends on, except nodes older than `floor` (they cannot reach
+  // anything made after them, which is all a caller asks about).
+  void mark_ancestors(const UOp* root, uint32_t floor = 0);
   // Internal invariant of the generator (not the program's fault): throws InternalError.
   static void ensure(bool ok, const char* what);
 
@@ -137,6 +143,7 @@ class Gen {
   std::deque<Memory> mems_;  // BUFFERs first, then ALLOCs as made (deque: references stay valid)
   std::vector<const UOp*> stores_;             // every STORE made through access(), in order
   int64_t next_alloc_slot_ = 0;
+  std::array<double, kNumOps> alu_weight_{};   // op weight x weight of the dtypes it accepts
   std::vector<uint32_t> mark_;                 // DFS stamps for reachability, by node id
   uint32_t stamp_ = 0;
 };

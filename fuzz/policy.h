@@ -15,7 +15,9 @@
 namespace uf {
 
 // One step of the generator's main loop.
-enum class Step : uint8_t { Alu, Load, Gather, Scratch, Accumulate, ReadModifyWrite, Scatter, StoreReload, kCount };
+enum class Step : uint8_t {
+  Alu, Chain, Load, Gather, Scratch, Accumulate, ReadModifyWrite, Scatter, StoreReload, kCount
+};
 // Where an operand of a needed dtype comes from.
 enum class Leaf : uint8_t { Reuse, Const, Load, Cast, kCount };
 // Which kind of random value a constant or a data element gets.
@@ -75,7 +77,8 @@ struct GenPolicy {
   std::array<double, kNumDTypes> dtype_weight = default_dtype_weights();
 
   // ---- what each step does
-  Weights<Step> step_weight = {10.0, 1.5, 0.8, 0.6, 0.5, 0.5, 0.3, 0.4};
+  Weights<Step> step_weight = {10.0, 0.3, 1.5, 0.8, 0.6, 0.5, 0.5, 0.3, 0.4};
+  int min_chain_len = 8, max_chain_len = 80;  // a Chain step: ops each on the previous result
 
   // ---- operands
   Weights<Leaf> leaf_weight = {6.0, 1.5, 2.5, 1.0};

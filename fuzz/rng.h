@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <span>
 
 namespace uf {
@@ -66,7 +67,7 @@ class Rng {
   }
 
   template <class C>
-  const auto& pick(const C& items) { return items[below(items.size())]; }
+  const auto& pick(const C& items) { return items[below(std::size(items))]; }
 
  private:
   static constexpr uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }

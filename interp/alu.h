@@ -44,12 +44,14 @@ AluResult exec_alu(Op op, DType result, DType operand, const Scalar* operands);
 // "BITCAST of nan (f32 to i32)". Only call it when exec_alu reported undefined.
 std::string undefined_reason(Op op, DType result, DType operand, const Scalar* operands);
 
-// Truncation of an exact integer, given mod 2^64 in `v`, to an integer or bool dtype.
+// Truncation of an exact integer, given mod 2^64 in `v`, to an integer or bool dtype. Branch-free in the
+// signedness, which a random program makes unpredictable.
 inline Scalar wrap_int(DType d, uint64_t v) {
   if (is_bool(d)) return Scalar::of_uint(v != 0);
   const int shift = 64 - bits(d);
-  if (is_signed(d)) return Scalar::of_int(static_cast<int64_t>(v << shift) >> shift);
-  return Scalar::of_uint(v << shift >> shift);
+  const uint64_t low = v << shift;
+  const uint64_t sign_extended = static_cast<uint64_t>(static_cast<int64_t>(low) >> shift);
+  return Scalar::of_uint(is_signed(d) ? sign_extended : low >> shift);
 }
 
 }  // namespace uf

@@ -1,0 +1,174 @@
+// run_compiled: rendering, batched compiling with bisection on failure, sandboxed runs.
+#include "codegen/compiled_path.h"
+
+#include "codegen/native.h"
+#include "codegen/plugin.h"
+#include "codegen/render.h"
+#include "codegen/sandbox.h"
+#include "core/error.h"
+
+namespace uf {
+
+namespace {
+
+struct Unit {
+  size_t index;        // position in the batch
+  std::string name;    // its kernel's symbol
+  std::string source;  // built-in: the function alone; plug-in: a whole translation unit
+};
+
+struct Group {
+  std::string so_path;
+  std::vector<const Unit*> units;
+};
+
+class BatchCompiler {
+ public:
+  BatchCompiler(const CompiledPathConfig& cfg, std::vector<KernelOutcome>& out) : cfg_(cfg), out_(out) {
+    opt_.cc = cfg.cc;
+    opt_.cflags = cfg.cflags;
+    opt_.timeout_s = cfg.compile_timeout_s;
+  }
+
+  std::vector<Group> run(const std::vector<const Unit*>& units) {
+    if (!units.empty()) compile(units);
+    return std::move(groups_);
+  }
+
+ private:
+  bool builtin() const { return cfg_.renderer_cmd.empty(); }
+
+  std::vector<std::string> sources(const std::vector<const Unit*>& units) const {
+    std::vector<std::string> s;
+    if (builtin()) {  // one translation unit: the prelude once, then every function
+      std::string tu = render_prelude();
+      for (const Unit* u : units) tu += "\n" + u->source;
+      s.push_back(std::move(tu));
+    } else {
+      for (const Unit* u : units) s.push_back(u->source);
+    }
+    return s;
+  }
+
+  void fail(const Unit* u, const std::string& message) {
+    out_[u->index].verdict = Verdict::compile_error;
+    out_[u->index].message = message;
+  }
+
+  void compile(const std::vector<const Unit*>& units) {
+    const CompileResult r = compile_shared(sources(units), opt_);
+    if (r.ok) { groups_.push_back({r.so_path, units}); return; }
+    if (units.size() == 1) { fail(units[0], r.message); return; }
+    // Before bisecting, make sure a trivial unit compiles: bad flags fail everything the same way.
+    if (!checked_setup_) {
+      checked_setup_ = true;
+      const CompileResult t = compile_shared({builtin() ? render_prelude() : "/* empty */\n"}, opt_);
+      if (!t.ok) {
+        setup_error_ = "the compiler fails even on an empty translation unit (check --cc/--cflags):\n" + t.message;
+      }
+    }
+    if (!setup_error_.empty()) {
+      for (const Unit* u : units) fail(u, setup_error_);
+      return;
+    }
+    const size_t half = units.size() / 2;
+    compile({units.begin(), units.begin() + static_cast<std::ptrdiff_t>(half)});
+    compile({units.begin() + static_cast<std::ptrdiff_t>(half), units.end()});
+  }
+
+  const CompiledPathConfig& cfg_;
+  std::vector<KernelOutcome>& out_;
+  CompileOptions opt_;
+  std::vector<Group> groups_;
+  bool checked_setup_ = false;
+  std::string setup_error_;
+};
+
+}  // namespace
+
+std::string verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::ok: return "ok";
+    case Verdict::mismatch: return "mismatch";
+    case Verdict::crash: return "crash";
+    case Verdict::timeout: return "timeout";
+    case Verdict::compile_error: return "compile-error";
+    case Verdict::render_error: return "render-error";
+  }
+  return "?";
+}
+
+std::string render_source(const Program& p, const std::string& fn_name, const CompiledPathConfig& cfg) {
+  if (cfg.renderer_cmd.empty()) return render_c(p, fn_name);
+  PluginResult r = render_with_plugin(p, fn_name, cfg.renderer_cmd, cfg.render_timeout_s);
+  if (!r.ok) throw UserError(r.message);
+  return r.source;
+}
+
+std::vector<KernelOutcome> run_compiled(const std::vector<const Program*>& batch, const CompiledPathConfig& cfg) {
+  const size_t n = batch.size();
+  std::vector<KernelOutcome> out(n);
+  std::vector<std::vector<NativeBuffer>> buffers(n);
+  std::vector<Unit> units;
+  units.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const Program& p = *batch[i];
+    buffers[i] = program_buffers(p);  // throws on a malformed data line: a setup error
+    Unit u{i, "kernel" + std::to_string(i), ""};
+    if (cfg.renderer_cmd.empty()) {
+      try {
+        u.source = render_function(p, u.name);
+      } catch (const std::exception& e) {  // a renderer bug must not take the batch down
+        out[i].verdict = Verdict::render_error;
+        out[i].message = std::string("built-in renderer: ") + e.what();
+        continue;
+      }
+    } else {
+      PluginResult r = render_with_plugin(p, u.name, cfg.renderer_cmd, cfg.render_timeout_s);
+      if (!r.ok) {
+        out[i].verdict = Verdict::render_error;
+        out[i].message = r.message;
+        continue;
+      }
+      u.source = std::move(r.source);
+    }
+    units.push_back(std::move(u));
+  }
+
+  std::vector<const Unit*> todo;
+  for (const Unit& u : units) todo.push_back(&u);
+  const std::vector<Group> groups = BatchCompiler(cfg, out).run(todo);
+
+  for (const Group& g : groups) {
+    std::vector<KernelCall> calls;
+    for (const Unit* u : g.units) {
+      const std::string bad = check_buffers(*batch[u->index], buffers[u->index]);
+      UOPFUZZ_CHECK(bad.empty());
+      calls.push_back({u->name, std::move(buffers[u->index])});
+    }
+    const std::vector<RunResult> results = run_sandboxed(g.so_path, calls, cfg.timeout_s);
+    for (size_t k = 0; k < g.units.size(); ++k) {
+      KernelOutcome& o = out[g.units[k]->index];
+      const RunResult& r = results[k];
+      switch (r.status) {
+        case RunStatus::ok: {
+          const Program& p = *batch[g.units[k]->index];
+          for (size_t b = 0; b < p.buffers.size(); ++b) o.buffers[p.buffers[b]->slot] = from_native(calls[k].buffers[b]);
+          break;
+        }
+        case RunStatus::crash: o.verdict = Verdict::crash; break;
+        case RunStatus::timeout: o.verdict = Verdict::timeout; break;
+        case RunStatus::load_error: o.verdict = Verdict::compile_error; break;
+      }
+      o.signal = r.signal;
+      o.message = r.message;
+    }
+  }
+  return out;
+}
+
+KernelOutcome run_compiled(const Program& p, const CompiledPathConfig& cfg) {
+  return std::move(run_compiled(std::vector<const Program*>{&p}, cfg)[0]);
+}
+
+}  // namespace uf

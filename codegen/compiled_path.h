@@ -1,0 +1,61 @@
+// The compiled path as the fuzzer sees it: render, compile (one cached compiler call per batch), run
+// each program on its own data in the sandbox. Both renderers (the built-in exact one and a
+// `--renderer-cmd` plug-in) go through the same entry point.
+//
+//   uf::CompiledPathConfig cfg;                 // gcc, exact default flags, built-in renderer
+//   auto out = uf::run_compiled({&p1, &p2}, cfg);
+//   if (out[0].verdict == uf::Verdict::ok) compare(out[0].buffers, reference);
+//
+// Per program, the outcome is one of
+//   ok             the kernel ran; `buffers` holds the final contents of every BUFFER, by slot;
+//   render_error   the renderer failed (plug-in: non-zero exit, timeout, too much output; `message`
+//                  has its stderr);
+//   compile_error  the C did not compile (or did not define the function); `message` has the
+//                  compiler's stderr and the numbered source. In a batch, a failing compile is
+//                  bisected so only the programs that fail on their own get this verdict;
+//   crash          the kernel killed its process (`signal`, e.g. SIGSEGV, SIGFPE; 0 for an exit);
+//   timeout        the kernel ran longer than timeout_s.
+// `mismatch` is never produced here: it is the fuzzer's verdict after comparing with the reference.
+//
+// Setup problems (the compiler missing, an unusable cache dir, a malformed renderer command line, a
+// data line that does not fit its BUFFER) throw UserError instead: they are not findings.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "codegen/compiler.h"
+#include "core/program.h"
+
+namespace uf {
+
+struct CompiledPathConfig {
+  std::string cc = kDefaultCC;
+  std::string cflags = kDefaultCFlags;
+  std::string renderer_cmd;        // empty: the built-in renderer (render.h)
+  double timeout_s = 10;           // one kernel run
+  double render_timeout_s = 60;    // one plug-in run
+  double compile_timeout_s = 300;  // one compiler call
+};
+
+enum class Verdict { ok, mismatch, crash, timeout, compile_error, render_error };
+
+struct KernelOutcome {
+  Verdict verdict = Verdict::ok;
+  int signal = 0;
+  std::string message;
+  std::map<int64_t, Values> buffers;  // when ok: every BUFFER by slot
+};
+
+std::vector<KernelOutcome> run_compiled(const std::vector<const Program*>& batch, const CompiledPathConfig& cfg);
+KernelOutcome run_compiled(const Program& p, const CompiledPathConfig& cfg);
+
+// "ok", "mismatch", "crash", "timeout", "compile-error", "render-error".
+std::string verdict_name(Verdict v);
+
+// The C translation unit the compiled path would compile for `p` alone (what `uopfuzz render` prints):
+// render_c(p, fn_name) for the built-in renderer, the plug-in's output otherwise. Throws UserError
+// with the plug-in's message when it fails.
+std::string render_source(const Program& p, const std::string& fn_name, const CompiledPathConfig& cfg);
+
+}  // namespace uf

@@ -1,0 +1,30 @@
+// Renderer plug-ins: FORMAT.md's `--renderer-cmd CMD` protocol.
+//
+// The program is written in canonical form (core's print_program) to a private temporary `.uop` file,
+// then `CMD PROGRAM_FILE FUNCTION_NAME` runs with CMD split like a shell command line but with no shell
+// (split_command). Its stdout is the C translation unit, which must define
+// `void FUNCTION_NAME(T0* data0, ...)` (one pointer per BUFFER, ascending slot, f16 as `_Float16*`)
+// and keep every other symbol static. The run is bounded: kMaxPluginOutput bytes of stdout and a
+// timeout, after which the plug-in (and anything it started) is killed; either, or a non-zero exit,
+// is a render failure carrying the plug-in's stderr.
+#pragma once
+#include <string>
+
+#include "core/program.h"
+
+namespace uf {
+
+inline constexpr size_t kMaxPluginOutput = size_t{32} << 20;
+
+struct PluginResult {
+  bool ok = false;
+  std::string source;   // when ok: the translation unit
+  std::string message;  // when not ok: what happened, with the plug-in's stderr
+};
+
+// Throws UserError only for an unusable command line (empty, unbalanced quotes) or when no
+// temporary file can be written.
+PluginResult render_with_plugin(const Program& p, const std::string& fn_name, const std::string& cmd,
+                                double timeout_s);
+
+}  // namespace uf

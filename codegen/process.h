@@ -1,0 +1,42 @@
+// Child processes for the compiler and for renderer plug-ins: no shell, bounded output, a deadline.
+//
+// run_process starts argv[0] (searched in PATH when it has no '/') in its own process group, with
+// stdin from /dev/null, and collects stdout and stderr. When the deadline passes, or stdout grows
+// past its bound, the whole group is killed (SIGKILL), so a hanging or runaway child, and anything it
+// started, can never hang the harness. stderr beyond its bound is read and dropped.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace uf {
+
+struct ProcessOptions {
+  double timeout_s = 60;
+  size_t max_stdout = size_t{64} << 20;
+  size_t max_stderr = size_t{1} << 20;
+};
+
+struct ProcessResult {
+  bool started = false;          // false: it could not be started (`message` says why)
+  bool timed_out = false;        // killed at the deadline
+  bool output_overflow = false;  // killed because stdout passed max_stdout
+  int exit_code = -1;            // when it exited by itself
+  int signal = 0;                // when a signal ended it (other than our own kill)
+  std::string out, err, message;
+  bool ok() const { return started && !timed_out && !output_overflow && signal == 0 && exit_code == 0; }
+  std::string describe() const;  // "exit 1", "killed by signal 11", "timed out after ..."
+};
+
+ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& opt = {});
+
+// Splits a command line the way a POSIX shell splits words, without running one: blanks separate
+// words; '...' is literal; "..." keeps blanks and honours \" \\ \$ \`; a backslash outside quotes
+// escapes the next character. No expansion of any kind. Throws UserError on an unbalanced quote.
+std::vector<std::string> split_command(std::string_view cmd);
+
+// The absolute path of `name` (searched in PATH when it has no '/'), or "" if there is no such
+// executable file.
+std::string find_executable(const std::string& name);
+
+}  // namespace uf

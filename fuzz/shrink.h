@@ -1,0 +1,31 @@
+// Shrink steps: the candidate programs one step smaller than a given one, most promising first.
+//
+//  1. drop stores from the SINK (keep a single store, then drop one at a time);
+//  2. replace a node by one of its operands of the same dtype (AFTER by its memory; an AFTER loses a dependency);
+//  3. replace a value by a CONST holding its reference value;
+//  4. simplify constants and `data` values toward 0, 1 and short values;
+//  5. remove BUFFERs nothing uses; shorten BUFFERs and ALLOCs to the elements constant indices reach.
+// Candidates are well typed (built through the factory) but may break the ordering rule or be UNDEFINED:
+// the reducer verifies and interprets each before compiling anything.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/program.h"
+
+namespace uf {
+
+// Lexicographic size: (non-CONST live nodes, total buffer length, value complexity). Every candidate
+// that shrink_candidates returns is strictly smaller than its parent.
+struct ProgramCost {
+  size_t nodes = 0;
+  int64_t elements = 0;
+  int64_t complexity = 0;
+  auto operator<=>(const ProgramCost&) const = default;
+};
+ProgramCost program_cost(const Program& p);
+
+// `values` holds the reference value of every live value node (from interpreting the probe program).
+std::vector<Program> shrink_candidates(const Program& p, const std::unordered_map<const UOp*, Scalar>& values);
+
+}  // namespace uf

@@ -1,0 +1,199 @@
+// The body of the ALU table (alu.h states the rules). Internal to interp/.
+//
+// Each family (integer, float, CAST, BITCAST) is one function, with the op as a template parameter: the
+// switch on it folds away, so exec_alu and the interpreter's loop (which dispatches once on op and family,
+// decided when the tape is compiled) run the same code with no second dispatch and no duplicate semantics.
+#pragma once
+#include <bit>
+#include <cmath>
+#include <limits>
+
+#include "core/error.h"
+#include "interp/alu.h"
+
+namespace uf::alu {
+
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+inline AluResult ok(Scalar v) { return {v, AluUndefined::None}; }
+inline AluResult undefined(AluUndefined why) { return {Scalar::zero(), why}; }
+
+// The ops computed by the integer and float families (WHERE, CAST, BITCAST have their own).
+constexpr bool is_arith(Op op) { return is_alu(op) && op != Op::WHERE && op != Op::CAST && op != Op::BITCAST; }
+
+// Truncation of a binary64 to a float dtype: one rounding to nearest even, overflow to ±inf.
+inline double round_to(DType d, double x) {
+  if (d == DType::F16) [[unlikely]] return round_to_half(x);
+  const double f = static_cast<float>(x);
+  return d == DType::F32 ? f : x;
+}
+
+inline AluResult of_float(DType result, double x) { return ok(Scalar::of_float(round_to(result, x))); }
+inline AluResult of_bool(bool b) { return ok(Scalar::of_uint(b)); }
+
+// Python's int(x) for a finite x, then mod 2^64. |x| >= 2^63 is an integer m * 2^e (m 53 bits, e >= 11),
+// so its residue is m << e, or 0 once e >= 64: exact without big integers.
+inline uint64_t float_to_int_mod64(double x) {
+  const double t = std::trunc(x);
+  if (std::fabs(t) < 0x1p63) return static_cast<uint64_t>(static_cast<int64_t>(t));
+  int e;
+  const double m = std::frexp(std::fabs(t), &e);  // |t| = m * 2^e, m in [0.5, 1)
+  const uint64_t mant = static_cast<uint64_t>(std::ldexp(m, 53));
+  const int shift = e - 53;
+  const uint64_t mag = shift >= 64 ? 0 : mant << shift;
+  return t < 0 ? 0 - mag : mag;
+}
+
+// Python floor division and modulo on the operands' exact values (b != 0). Only i64 MIN // -1
+// overflows int64_t; its exact quotient 2^63 is MIN again mod 2^64, which the b == -1 case yields.
+inline uint64_t floordiv(bool sgn, Scalar a, Scalar b) {
+  if (!sgn) return a.u / b.u;
+  if (b.i == -1) return 0 - a.u;
+  int64_t q = a.i / b.i;
+  if (a.i % b.i != 0 && ((a.i < 0) != (b.i < 0))) --q;
+  return static_cast<uint64_t>(q);
+}
+inline uint64_t floormod(bool sgn, Scalar a, Scalar b) {
+  if (!sgn) return a.u % b.u;
+  if (b.i == -1) return 0;
+  int64_t r = a.i % b.i;
+  if (r != 0 && ((r < 0) != (b.i < 0))) r += b.i;
+  return static_cast<uint64_t>(r);
+}
+// C-style: quotient toward zero, remainder a - q*b (tinygrad's IDIV/MOD on exact values).
+inline uint64_t cdiv(bool sgn, Scalar a, Scalar b) {
+  if (!sgn) return a.u / b.u;
+  if (b.i == -1) return 0 - a.u;
+  return static_cast<uint64_t>(a.i / b.i);
+}
+inline uint64_t cmod(bool sgn, Scalar a, Scalar b) {
+  if (!sgn) return a.u % b.u;
+  if (b.i == -1) return 0;
+  return static_cast<uint64_t>(a.i % b.i);
+}
+
+// Integers and bools. Operands are exact values in their 64-bit representation; the result is the exact
+// result mod 2^64, wrapped to the result dtype (bool: nonzero).
+template <Op OP>
+inline AluResult int_op(DType result, DType operand, Scalar a, Scalar b, Scalar c) {
+  const bool sgn = is_signed(operand);
+  const bool a_less_b = sgn ? a.i < b.i : a.u < b.u;
+  uint64_t r;
+  switch (OP) {
+    case Op::ADD: r = a.u + b.u; break;
+    case Op::SUB: r = a.u - b.u; break;
+    case Op::MUL: r = a.u * b.u; break;
+    case Op::MULACC: r = a.u * b.u + c.u; break;
+    case Op::MAX: r = a_less_b ? b.u : a.u; break;
+    case Op::CMPLT: return of_bool(a_less_b);
+    case Op::CMPNE: return of_bool(a.u != b.u);
+    case Op::CMPEQ: return of_bool(a.u == b.u);
+    case Op::NEG: r = 0 - a.u; break;
+    case Op::AND: r = a.u & b.u; break;
+    case Op::OR: r = a.u | b.u; break;
+    case Op::XOR: r = a.u ^ b.u; break;
+    case Op::SHL:
+      if (sgn && b.i < 0) return undefined(AluUndefined::NegativeShift);
+      r = b.u >= 64 ? 0 : a.u << b.u;  // amounts in [width, 64) shift every bit out after wrapping too
+      break;
+    case Op::SHR:
+      if (sgn && b.i < 0) return undefined(AluUndefined::NegativeShift);
+      if (sgn) r = static_cast<uint64_t>(a.i >> (b.u >= 64 ? 63 : b.u));  // floor(a / 2^b): 0 or -1 at the end
+      else r = b.u >= 64 ? 0 : a.u >> b.u;
+      break;
+    case Op::FLOORDIV: r = b.u == 0 ? 0 : floordiv(sgn, a, b); break;
+    case Op::FLOORMOD: r = b.u == 0 ? a.u : floormod(sgn, a, b); break;
+    case Op::CDIV: r = b.u == 0 ? 0 : cdiv(sgn, a, b); break;
+    case Op::CMOD: r = b.u == 0 ? a.u : cmod(sgn, a, b); break;
+    default: UOPFUZZ_CHECK(!"an integer op"); r = 0;
+  }
+  return ok(wrap_int(result, r));
+}
+
+// Floats: binary64 on the exact operand values, then one rounding to the result dtype.
+template <Op OP>
+inline AluResult float_op(DType result, Scalar a, Scalar b, Scalar c) {
+  const double x = a.f, y = b.f;
+  switch (OP) {
+    case Op::ADD: return of_float(result, x + y);
+    case Op::SUB: return of_float(result, x - y);
+    case Op::MUL: return of_float(result, x * y);
+    case Op::MULACC: {
+      const double product = x * y;  // rounded on its own: never fused (-ffp-contract=off)
+      return of_float(result, product + c.f);
+    }
+    case Op::MAX: return of_float(result, y > x ? y : x);  // Python max: a unless b > a
+    case Op::CMPLT: return of_bool(x < y);
+    case Op::CMPNE: return of_bool(x != y);  // true when either is NaN
+    case Op::CMPEQ: return of_bool(x == y);
+    case Op::NEG: return of_float(result, -x);
+    case Op::RECIP: return of_float(result, 1.0 / x);
+    case Op::SQRT: return of_float(result, x < 0 ? kNaN : std::sqrt(x));  // sqrt(-0.0) is -0.0
+    case Op::EXP2: return of_float(result, std::pow(2.0, x));             // Python's 2 ** x
+    case Op::LOG2:
+      if (x == 0) return of_float(result, -INFINITY);
+      return of_float(result, x < 0 || std::isnan(x) ? kNaN : std::log2(x));
+    case Op::SIN: return of_float(result, std::isinf(x) ? kNaN : std::sin(x));
+    case Op::TRUNC:  // math.trunc gives an int: a zero result is +0.0; inf and nan pass through
+      return of_float(result, std::isfinite(x) ? std::trunc(x) + 0.0 : x);
+    default: UOPFUZZ_CHECK(!"a float op");
+  }
+  return ok(Scalar::zero());
+}
+
+// CAST is dtype.const then truncate: float(x), int(x) or bool(x) of the exact value.
+inline AluResult cast(DType to, DType from, Scalar v) {
+  if (is_float(from)) {
+    if (is_bool(to)) return of_bool(v.f != 0);  // NaN != 0: bool(nan) is True
+    if (is_float(to)) return of_float(to, v.f);
+    if (!std::isfinite(v.f)) return undefined(AluUndefined::NonFiniteToInt);
+    return ok(wrap_int(to, float_to_int_mod64(v.f)));
+  }
+  if (is_float(to)) {  // float(int) rounds to binary64 first; f32/f16 then round a second time
+    const double d = is_signed(from) ? static_cast<double>(v.i) : static_cast<double>(v.u);
+    return of_float(to, d);
+  }
+  return ok(wrap_int(to, v.u));
+}
+
+inline uint64_t bits_of(DType d, Scalar v) {
+  switch (d) {
+    case DType::F16: return double_to_half(v.f);
+    case DType::F32: return std::bit_cast<uint32_t>(static_cast<float>(v.f));
+    case DType::F64: return v.u;
+    default: return bits(d) == 64 ? v.u : v.u & ((uint64_t{1} << bits(d)) - 1);
+  }
+}
+
+inline Scalar from_bits(DType d, uint64_t b) {
+  switch (d) {
+    case DType::F16: return Scalar::of_float(half_to_double(static_cast<uint16_t>(b)));
+    case DType::F32: return Scalar::of_float(std::bit_cast<float>(static_cast<uint32_t>(b)));
+    case DType::F64: return Scalar::of_uint(b);
+    default: return wrap_int(d, b);
+  }
+}
+
+// Same size, bytes reinterpreted (f16 through its binary16 bits). A NaN's bits are not fixed by the reference.
+inline AluResult bitcast(DType to, DType from, Scalar v) {
+  if (is_float(from) && std::isnan(v.f)) return undefined(AluUndefined::BitcastNaN);
+  return ok(from_bits(to, bits_of(from, v)));
+}
+
+inline AluResult where(Scalar cond, Scalar a, Scalar b) { return ok(cond.u ? a : b); }
+
+// The whole table for one op: its family chosen by the operand dtype.
+// Reads only the op's own operands (`o` has arity elements).
+template <Op OP>
+inline AluResult apply(DType result, DType operand, const Scalar* o) {
+  constexpr int arity = info(OP).arity;
+  const Scalar a = arity > 0 ? o[0] : Scalar::zero(), b = arity > 1 ? o[1] : a, c = arity > 2 ? o[2] : a;
+  if constexpr (OP == Op::WHERE) return where(a, b, c);
+  else if constexpr (OP == Op::CAST) return cast(result, operand, a);
+  else if constexpr (OP == Op::BITCAST) return bitcast(result, operand, a);
+  else if constexpr (is_arith(OP)) return is_float(operand) ? float_op<OP>(result, a, b, c) : int_op<OP>(result, operand, a, b, c);
+  UOPFUZZ_CHECK(!"an ALU op");
+  return ok(Scalar::zero());
+}
+
+}  // namespace uf::alu

@@ -1,0 +1,116 @@
+// The whole of golden/alu.txt (tinygrad's exec_alu, case by case) through the compiled path:
+// render -> one compiler call per batch -> sandboxed run, with the operands both as constants (so the
+// C compiler folds them) and as values loaded from buffers (so the generated code computes them),
+// under gcc at the default flags, gcc -O0 and clang -O2. Results must equal the golden ones by
+// SEMANTICS.md's rule (ints exactly, floats bit for bit with all NaNs equal, -0.0 != 0.0). UNDEFINED
+// lines are compiled and run too (their programs must still come back ok) but not compared.
+#include <map>
+
+#include "codegen/process.h"
+#include "test_util.h"
+
+namespace uf::test {
+namespace {
+
+constexpr size_t kCasesPerProgram = 400;
+
+// All cases of one (op, operand dtypes, result dtype), a chunk of them per program.
+std::vector<std::vector<const AluCase*>> chunks(const std::vector<AluCase>& cases) {
+  std::map<std::string, std::vector<const AluCase*>> groups;
+  for (const AluCase& c : cases) {
+    std::string key = name(c.op);
+    for (DType d : c.operand_dtypes) key += std::string(" ") + name(d);
+    key += std::string(">") + name(c.result_dtype);
+    groups[key].push_back(&c);
+  }
+  std::vector<std::vector<const AluCase*>> out;
+  for (auto& [key, g] : groups)
+    for (size_t i = 0; i < g.size(); i += kCasesPerProgram)
+      out.emplace_back(g.begin() + static_cast<std::ptrdiff_t>(i),
+                       g.begin() + static_cast<std::ptrdiff_t>(std::min(g.size(), i + kCasesPerProgram)));
+  return out;
+}
+
+// out[i] = OP(operands of case i); operands are CONSTs, or LOADs of input buffer j at index i.
+Program chunk_program(const std::vector<const AluCase*>& cs, bool loaded) {
+  Builder b;
+  const AluCase& first = *cs[0];
+  const size_t nops = first.operands.size();
+  const auto k = static_cast<int64_t>(cs.size());
+  std::vector<const UOp*> in;
+  if (loaded) {
+    for (size_t j = 0; j < nops; ++j) {
+      in.push_back(b.buffer(first.operand_dtypes[j], k, static_cast<int64_t>(j)));
+      Values& data = b.p.data[static_cast<int64_t>(j)];
+      for (const AluCase* c : cs) data.push_back(c->operands[j]);
+    }
+  }
+  const UOp* out = b.buffer(first.result_dtype, k, static_cast<int64_t>(nops));
+  const bool typed = first.op == Op::CAST || first.op == Op::BITCAST;
+  std::vector<const UOp*> stores;
+  for (int64_t i = 0; i < k; ++i) {
+    std::vector<const UOp*> src;
+    for (size_t j = 0; j < nops; ++j)
+      src.push_back(loaded ? b.load(in[j], i) : b.c(first.operand_dtypes[j], cs[static_cast<size_t>(i)]->operands[j]));
+    const UOp* v = b.op(first.op, src, typed ? std::optional<DType>(first.result_dtype) : std::nullopt);
+    stores.push_back(b.store(out, i, v));
+  }
+  return b.finish(stores);
+}
+
+void run_golden(const std::string& cc, const std::string& cflags) {
+  if (find_executable(cc).empty()) FAIL() << "compiler '" << cc << "' is not installed: this test needs it";
+  TempCache cache;
+  const std::vector<AluCase> cases = read_alu_golden();
+  ASSERT_GT(cases.size(), 50000u);
+  const auto parts = chunks(cases);
+  std::vector<Program> programs;
+  std::vector<const std::vector<const AluCase*>*> of;
+  for (bool loaded : {false, true})
+    for (const auto& part : parts) {
+      programs.push_back(chunk_program(part, loaded));
+      of.push_back(&part);
+    }
+  std::vector<const Program*> batch;
+  for (const Program& p : programs) batch.push_back(&p);
+  CompiledPathConfig cfg;
+  cfg.cc = cc;
+  cfg.cflags = cflags;
+  cfg.timeout_s = 60;
+  const std::vector<KernelOutcome> out = run_compiled(batch, cfg);
+  ASSERT_EQ(out.size(), programs.size());
+
+  size_t compared = 0, undefined = 0, wrong = 0;
+  std::string report;
+  for (size_t i = 0; i < programs.size(); ++i) {
+    const bool loaded = i >= parts.size();
+    ASSERT_EQ(out[i].verdict, Verdict::ok) << verdict_name(out[i].verdict) << ": " << out[i].message.substr(0, 4000);
+    const auto& cs = *of[i];
+    const int64_t out_slot = static_cast<int64_t>(cs[0]->operands.size());
+    const Values& got = out[i].buffers.at(out_slot);
+    ASSERT_EQ(got.size(), cs.size());
+    for (size_t k = 0; k < cs.size(); ++k) {
+      const AluCase& c = *cs[k];
+      if (!c.result) { ++undefined; continue; }
+      ++compared;
+      if (same_value(c.result_dtype, *c.result, got[k])) continue;
+      if (++wrong <= 25)
+        report += "  alu.txt:" + std::to_string(c.line) + (loaded ? " (loaded): " : " (constants): ") + c.text +
+                  "   got " + format_scalar(c.result_dtype, got[k]) + "\n";
+    }
+  }
+  EXPECT_EQ(wrong, 0u) << wrong << " of " << compared << " golden cases differ with " << cc << " " << cflags
+                       << ":\n" << report;
+  EXPECT_EQ(compared + undefined, 2 * cases.size());
+  EXPECT_GT(undefined, 0u);
+  std::printf("%zu golden cases compared, %zu UNDEFINED run uncompared (%s %s)\n", compared, undefined, cc.c_str(),
+              cflags.c_str());
+}
+
+TEST(GoldenAlu, GccDefaultFlags) { run_golden("gcc", kDefaultCFlags); }
+TEST(GoldenAlu, GccO0) { run_golden("gcc", "-O0"); }
+// No -ffp-contract=off here: the prelude's `#pragma STDC FP_CONTRACT OFF` must keep clang from fusing.
+TEST(GoldenAlu, ClangO2) { run_golden("clang", "-O2 -march=native"); }
+
+}  // namespace
+}  // namespace uf::test
