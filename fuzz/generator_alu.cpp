@@ -1,5 +1,6 @@
 // ALU nodes and their operands: which op and dtype, where operands come from, and the guards that keep
 // float-to-int casts and BITCASTs defined.
+#include <algorithm>
 #include <cmath>
 
 #include "fuzz/coverage.h"

@@ -73,7 +73,6 @@ class Gen {
   const UOp* constant(DType d, Scalar v);
   const UOp* i32(int64_t v) { return constant(DType::I32, Scalar::of_int(v)); }
   Facts& facts(const UOp* u) { return facts_[u->id]; }
-  bool is_new(const UOp* u) const { return u->id >= seen_; }
 
   // ---- values (generator_values.cpp)
   Scalar random_value(DType d, const Weights<ValueKind>& w);

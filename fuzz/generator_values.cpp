@@ -5,6 +5,7 @@
 // (2^24+1, 2^53+1), halfway cases of rounding, and float values at the ends of the int ranges (2^31,
 // 2^63, 2^64-1). Every value is normalized to its dtype (ints wrap, floats round), the representation
 // invariant of core/dtype.h, and NaN is always the one canonical quiet NaN so text round trips exactly.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -82,9 +83,10 @@ Scalar Gen::random_value(DType d, const Weights<ValueKind>& w) {
     return is_float(d) ? canonical(d, Scalar::of_float(float_from_bits(d, b))) : canonical(d, Scalar::of_uint(b));
   }
   // Small: integers near zero (both signs where the dtype has them), floats in quarters.
-  if (is_float(d)) return canonical(d, Scalar::of_float(static_cast<double>(rng.range(-64, 64)) / 4));
-  if (is_unsigned(d)) return Scalar::of_uint(rng.below(33));
-  return Scalar::of_int(rng.range(-16, 16));
+  const int64_t n = std::max(0, pol.small_int), q = 4 * int64_t{std::max(0, pol.small_float)};
+  if (is_float(d)) return canonical(d, Scalar::of_float(static_cast<double>(rng.range(-q, q)) / 4));
+  if (is_unsigned(d)) return canonical(d, Scalar::of_uint(static_cast<uint64_t>(rng.range(0, 2 * n))));
+  return canonical(d, Scalar::of_int(rng.range(-n, n)));
 }
 
 Scalar Gen::finite_value(DType d) {

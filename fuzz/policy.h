@@ -1,6 +1,6 @@
 // GenPolicy: every probability, weight and size the program generator uses, in one place.
 //
-// The generator (generator*.cpp) holds no numbers of its own: it asks the policy. A campaign can tune
+// The generator (generator*.cpp) has no probability or size of its own: it asks the policy. A campaign can tune
 // the defaults; swarm() then gives each program a random subset of ops, dtypes and features, so that
 // rare combinations (say, f16 with shifts and no ADD to drown them out) get dense coverage
 // (Groce et al., "Swarm Testing", ISSTA 2012).
@@ -63,7 +63,7 @@ constexpr std::array<double, kNumDTypes> default_dtype_weights() {
 struct GenPolicy {
   // ---- size
   int min_steps = 6, max_steps = 120;  // steps per program, drawn log-uniformly in [min, max]
-  int max_nodes = 4000;                // hard cap on graph nodes, whatever the step count
+  int max_nodes = 4000;                // no new step once the graph has this many nodes
   int min_inputs = 1, max_inputs = 4;  // BUFFERs the program reads
   int min_outputs = 1, max_outputs = 3;  // BUFFERs the program writes
   int max_len = 8;                     // typical BUFFER length, drawn in [1, max_len]
@@ -77,23 +77,27 @@ struct GenPolicy {
   std::array<double, kNumDTypes> dtype_weight = default_dtype_weights();
 
   // ---- what each step does
+  // Alu, Chain, Load, Gather, Scratch, Accumulate, ReadModifyWrite, Scatter, StoreReload
   Weights<Step> step_weight = {10.0, 0.3, 1.5, 0.8, 0.6, 0.5, 0.5, 0.3, 0.4};
   int min_chain_len = 8, max_chain_len = 80;  // a Chain step: ops each on the previous result
 
   // ---- operands
-  Weights<Leaf> leaf_weight = {6.0, 1.5, 2.5, 1.0};
+  Weights<Leaf> leaf_weight = {6.0, 1.5, 2.5, 1.0};  // Reuse, Const, Load, Cast
   double p_recent = 0.3;      // reuse one of the last few values of the dtype: deep chains
   int recent_window = 3;
   double p_unused = 0.35;     // reuse a value nothing uses yet: keeps most of the graph live
   double p_dynamic_index = 0.3;  // an access with a computed index (else a constant)
 
   // ---- values of constants and data
-  Weights<ValueKind> const_value_weight = {3.0, 4.0, 1.5};
+  Weights<ValueKind> const_value_weight = {3.0, 4.0, 1.5};  // Edge, Small, Bits
   Weights<ValueKind> data_value_weight = {2.0, 4.0, 2.0};
+  int small_int = 16;           // Small ints lie in [-small_int, small_int] ([0, 2*small_int] unsigned)
+  int small_float = 16;         // Small floats are quarters in [-small_float, small_float]
   double p_edge_special = 0.3;  // an edge value is inf/NaN/the dtype's max (floats) or range end (ints)
   double p_random_output_data = 0.5;  // an output BUFFER starts with random data (else zeros)
 
   // ---- integer and float shapes
+  // The weights follow the order of each enum above.
   Weights<IndexClamp> clamp_weight = {3.0, 2.0, 1.0, 1.0};
   Weights<ShiftAmount> shift_weight = {2.0, 2.0, 0.7, 1.5, 0.7, 0.5};
   double p_nonneg_numerator = 0.35;
@@ -101,8 +105,8 @@ struct GenPolicy {
   Weights<Divisor> divisor_weight = {2.0, 2.0, 1.5, 1.0};
   Weights<FloatGuard> guard_weight = {3.0, 1.0, 0.3};
   double p_unguarded = 0.0;   // skip a needed guard: the program may be UNDEFINED (wasted, so 0)
-  double p_identity_cast = 0.5;
-  double p_swap_operands = 0.5;  // a guard's two comparisons in the other order  // CAST/BITCAST to the operand's own dtype when drawn (else redraw)
+  double p_identity_cast = 0.5;  // keep a drawn CAST/BITCAST to the operand's own dtype (else redraw)
+  double p_swap_operands = 0.5;  // a guard's two comparisons in the other order
 
   // ---- memory patterns and ordering shapes
   double p_scratch_partial = 0.2;    // leave some scratch elements unwritten (reads avoid them)

@@ -2,6 +2,7 @@
 #include "fuzz/reduce.h"
 
 #include <chrono>
+#include <optional>
 
 #include "fuzz/shrink.h"
 
@@ -28,6 +29,33 @@ bool verifies(const Program& p) {
   }
 }
 
+// The first candidate (in order) that still fails with `signature`. One compiled run checks the whole
+// batch without probes; then only mismatching candidates are probed for their signature, the first
+// alone, then a few, then the rest, since the first mismatching candidate usually keeps the bucket.
+std::optional<size_t> first_keeping(const std::vector<const Program*>& batch, const std::string& signature,
+                                    const CompiledPathConfig& cfg, ReduceResult& r) {
+  const BatchResult checked = check_batch(batch, cfg, false);
+  ++r.compiler_calls;
+  r.candidates += static_cast<int>(batch.size());
+  std::vector<size_t> mismatching;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (!checked.defined[i]) continue;
+    const Observation& o = checked.observations[i];
+    if (o.verdict == Verdict::mismatch) mismatching.push_back(i);
+    else if (o.verdict != Verdict::ok && o.signature == signature) return i;
+  }
+  if (signature.rfind("mismatch", 0) != 0) return std::nullopt;
+  for (size_t from = 0, group = 1; from < mismatching.size(); from += group, group *= 4) {
+    std::vector<const Program*> probes;
+    for (size_t k = from; k < std::min(mismatching.size(), from + group); ++k) probes.push_back(batch[mismatching[k]]);
+    const BatchResult probed = check_batch(probes, cfg, true);
+    ++r.compiler_calls;
+    for (size_t k = 0; k < probes.size(); ++k)
+      if (probed.defined[k] && probed.observations[k].signature == signature) return mismatching[from + k];
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 ReduceResult reduce(const Program& p, const std::string& signature, const CompiledPathConfig& cfg,
@@ -44,20 +72,13 @@ ReduceResult reduce(const Program& p, const std::string& signature, const Compil
     for (size_t at = 0; at < candidates.size() && !progress && elapsed() < options.time_limit_s; at += options.batch) {
       std::vector<const Program*> batch;
       for (size_t i = at; i < std::min(candidates.size(), at + options.batch); ++i) batch.push_back(&candidates[i]);
-      const BatchResult checked = check_batch(batch, cfg, true);
-      ++r.compiler_calls;
-      r.candidates += static_cast<int>(batch.size());
-      for (size_t i = 0; i < batch.size(); ++i)
-        if (checked.defined[i] && checked.observations[i].signature == signature) {
-          r.program = std::move(candidates[at + i]);
-          ++r.steps;
-          progress = true;
-          if (options.log) {
-            const ProgramCost c = program_cost(r.program);
-            options.log("reduce: step " + std::to_string(r.steps) + ", " + std::to_string(c.nodes) + " nodes");
-          }
-          break;
-        }
+      const std::optional<size_t> hit = first_keeping(batch, signature, cfg, r);
+      if (hit) {
+        r.program = std::move(candidates[at + *hit]);
+        ++r.steps;
+        progress = true;
+        if (options.log) options.log("reduce: step " + std::to_string(r.steps) + ", " + std::to_string(program_cost(r.program).nodes) + " nodes");
+      }
     }
   }
   const BatchResult last = check_batch({&r.program}, cfg, true);

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include "core/rewrite.h"
 
@@ -56,7 +57,10 @@ class Shrinker {
 
   std::vector<Program> run() {
     sink_steps();
+    unused_buffer_steps();
     operand_steps();
+    forwarding_steps();
+    cast_bypass_steps();
     constant_value_steps();
     buffer_steps();
     literal_steps();
@@ -109,6 +113,37 @@ class Shrinker {
     }
   }
 
+  // A LOAD replaced by a value some STORE writes to the same element (store-to-load forwarding): scratch
+  // memory round trips disappear.
+  void forwarding_steps() {
+    std::map<std::pair<const UOp*, int64_t>, std::vector<const UOp*>> stored;  // (memory, index) -> values
+    for (const UOp* u : order_)
+      if (u->op == Op::STORE)
+        if (const UOp* idx = u->src[0]->index_node(); idx && idx->src[1]->op == Op::CONST)
+          stored[{idx->base(), idx->src[1]->value.i}].push_back(u->src[1]);
+    for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
+      const UOp* u = *it;
+      if (u->op != Op::LOAD) continue;
+      const UOp* idx = u->src[0]->index_node();
+      if (!idx || idx->src[1]->op != Op::CONST) continue;
+      if (auto s = stored.find({idx->base(), idx->src[1]->value.i}); s != stored.end())
+        for (const UOp* v : s->second) add_substitution(u, v);
+    }
+  }
+
+  // A value replaced by a CAST of an operand's operand (skipping one step of a chain of conversions or
+  // arithmetic): long CAST chains that only carry a value to an output collapse.
+  void cast_bypass_steps() {
+    for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
+      const UOp* u = *it;
+      if (!is_value(u) || u->op == Op::CONST || u->op == Op::LOAD) continue;
+      for (const UOp* s : u->src)
+        for (const UOp* t : s->src)
+          if (is_value(t) && t->op != Op::CONST)
+            add_substitution(u, t->dtype == u->dtype ? t : g_.make(Op::CAST, {t}, u->dtype));
+    }
+  }
+
   void constant_value_steps() {
     for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
       const UOp* u = *it;
@@ -117,20 +152,37 @@ class Shrinker {
     }
   }
 
-  void buffer_steps() {
-    std::unordered_map<const UOp*, int64_t> max_index;  // memory -> largest constant index used
+  // Memory -> the largest constant index any live INDEX uses (0 when only computed indices are used).
+  std::unordered_map<const UOp*, int64_t> max_index() const {
+    std::unordered_map<const UOp*, int64_t> m;
     for (const UOp* u : order_)
       if (u->op == Op::INDEX) {
-        int64_t& m = max_index.try_emplace(u->base(), 0).first->second;
-        if (u->src[1]->op == Op::CONST) m = std::max<int64_t>(m, u->src[1]->value.i);
+        int64_t& x = m.try_emplace(u->base(), 0).first->second;
+        if (u->src[1]->op == Op::CONST) x = std::max<int64_t>(x, u->src[1]->value.i);
       }
+    return m;
+  }
+
+  // BUFFERs nothing indexes: all at once, then one at a time.
+  void unused_buffer_steps() {
+    const auto used = max_index();
+    std::vector<const UOp*> unused;
     for (const UOp* b : p_.buffers)
-      if (!max_index.count(b)) {
-        Program q = p_;
+      if (!used.count(b)) unused.push_back(b);
+    auto without = [&](const std::vector<const UOp*>& drop) {
+      Program q = p_;
+      for (const UOp* b : drop) {
         std::erase(q.buffers, b);
         q.data.erase(b->slot);
-        add(std::move(q));
       }
+      add(std::move(q));
+    };
+    if (unused.size() > 1) without(unused);
+    for (const UOp* b : unused) without({b});
+  }
+
+  void buffer_steps() {
+    auto max_index = this->max_index();
     for (const UOp* m : order_) {
       if ((m->op != Op::BUFFER && m->op != Op::ALLOC) || !max_index.count(m)) continue;
       const int64_t len = max_index[m] + 1;

@@ -13,6 +13,8 @@
 //
 // Where Python itself has no result the op is UNDEFINED (a value is still returned, meaningless):
 // CAST of NaN/±inf to an integer, SHL/SHR by a negative amount, BITCAST of a NaN.
+//
+// The table itself is interp/alu_ops.h (internal); exec_alu and the interpreter's loop both run it.
 #pragma once
 #include <string>
 

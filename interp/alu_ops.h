@@ -21,9 +21,28 @@ inline AluResult undefined(AluUndefined why) { return {Scalar::zero(), why}; }
 // The ops computed by the integer and float families (WHERE, CAST, BITCAST have their own).
 constexpr bool is_arith(Op op) { return is_alu(op) && op != Op::WHERE && op != Op::CAST && op != Op::BITCAST; }
 
+// Rounds a binary64 to the nearest binary16 value, ties to even, as a binary64: core's round_to_half,
+// done on the bits without library calls (tests/interp checks the two agree). Overflow gives ±inf.
+inline double round_to_f16(double x) {
+  constexpr uint64_t kSign = uint64_t{1} << 63;
+  constexpr uint64_t kOverflow = 0x40effe0000000000;  // 65520.0: halfway to 65536, ties to even (up)
+  constexpr uint64_t kSmallestNormal = 0x3f10000000000000;  // 2^-14
+  const uint64_t bits = std::bit_cast<uint64_t>(x);
+  const uint64_t sign = bits & kSign, mag = bits & ~kSign;
+  if (mag >= kOverflow) return mag > 0x7ff0000000000000 ? x : std::bit_cast<double>(sign | 0x7ff0000000000000);
+  if (mag < kSmallestNormal) {  // subnormal halves are multiples of 2^-24: 2^28 + |x| rounds to one (ulp 2^-24)
+    const double r = (std::bit_cast<double>(mag) + 0x1p28) - 0x1p28;
+    return std::bit_cast<double>(sign | std::bit_cast<uint64_t>(r));
+  }
+  constexpr int kDropped = 52 - 10;  // binary16 keeps 10 of binary64's 52 fraction bits
+  constexpr uint64_t kLow = (uint64_t{1} << kDropped) - 1;
+  const uint64_t rounded = (mag + (kLow >> 1) + ((mag >> kDropped) & 1)) & ~kLow;  // carries into the exponent
+  return std::bit_cast<double>(sign | rounded);
+}
+
 // Truncation of a binary64 to a float dtype: one rounding to nearest even, overflow to ±inf.
 inline double round_to(DType d, double x) {
-  if (d == DType::F16) [[unlikely]] return round_to_half(x);
+  if (d == DType::F16) [[unlikely]] return round_to_f16(x);
   const double f = static_cast<float>(x);
   return d == DType::F32 ? f : x;
 }
@@ -191,7 +210,8 @@ inline AluResult apply(DType result, DType operand, const Scalar* o) {
   if constexpr (OP == Op::WHERE) return where(a, b, c);
   else if constexpr (OP == Op::CAST) return cast(result, operand, a);
   else if constexpr (OP == Op::BITCAST) return bitcast(result, operand, a);
-  else if constexpr (is_arith(OP)) return is_float(operand) ? float_op<OP>(result, a, b, c) : int_op<OP>(result, operand, a, b, c);
+  else if constexpr (is_arith(OP))
+    return is_float(operand) ? float_op<OP>(result, a, b, c) : int_op<OP>(result, operand, a, b, c);
   UOPFUZZ_CHECK(!"an ALU op");
   return ok(Scalar::zero());
 }

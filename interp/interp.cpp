@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <memory>
+#include <span>
 
 #include "interp/alu_ops.h"
 
@@ -12,21 +14,26 @@ namespace {
 
 constexpr uint32_t kNoSlot = std::numeric_limits<uint32_t>::max();
 
-// One BUFFER or ALLOC for the duration of a call.
+// One BUFFER or ALLOC for the duration of a call: its elements are cells [first, first + len) of the
+// machine's one cell array.
 struct Memory {
   const UOp* node;
-  Values data;
-  std::vector<uint8_t> written;  // ALLOC only: elements some STORE has written; empty for a BUFFER
+  size_t first;
 };
 
 // What an instruction does, fixed when the tape is compiled, so running it is one dispatch: arithmetic
 // ops by op and family (integer/bool or float), then the other ALU ops and the memory accesses.
-using Code = uint8_t;
+// (An enum, not a plain uint8_t: char-typed stores may alias anything and would force reloads.)
+enum Code : uint8_t {};
 constexpr bool has_int_family(Op op) { return alu::is_arith(op) && info(op).operands != OperandClass::FLOAT; }
-constexpr bool has_float_family(Op op) { return alu::is_arith(op) && info(op).operands != OperandClass::INT && info(op).operands != OperandClass::INT_BOOL; }
+constexpr bool has_float_family(Op op) {
+  const OperandClass c = info(op).operands;
+  return alu::is_arith(op) && c != OperandClass::INT && c != OperandClass::INT_BOOL;
+}
 constexpr Code int_code(Op op) { return static_cast<Code>(2 * static_cast<int>(op)); }
 constexpr Code float_code(Op op) { return static_cast<Code>(2 * static_cast<int>(op) + 1); }
-enum : Code { kWhere = 2 * kNumOps, kCast, kBitcast, kIndex, kLoad, kStore };
+constexpr Code kWhere{2 * kNumOps}, kCast{kWhere + 1}, kBitcast{kWhere + 2}, kIndex{kWhere + 3}, kLoad{kWhere + 4},
+    kStore{kWhere + 5};
 
 // One tape instruction. Slots index the flat value array; `at` is the node's position in `order` (its
 // own slot, and how an UNDEFINED is traced back to its node). Unused operand slots repeat src[0].
@@ -54,9 +61,10 @@ class Machine {
     RefResult r;
     r.undefined = execute();
     if (r.undefined) return r;
-    for (Memory& m : memories_) {
+    for (const Memory& m : memories_) {
       if (m.node->op != Op::BUFFER) continue;
-      if (!r.buffers.emplace(m.node->slot, std::move(m.data)).second)
+      const auto first = cells_.begin() + static_cast<ptrdiff_t>(m.first);
+      if (!r.buffers.emplace(m.node->slot, Values(first, first + m.node->len)).second)
         throw UserError("two different BUFFERs use slot " + std::to_string(m.node->slot));
     }
     return r;
@@ -67,30 +75,37 @@ class Machine {
     const size_t n = p_.graph->size();
     UOPFUZZ_CHECK(order_.size() < kNoSlot);
     slot_.assign(n, kNoSlot);
-    memory_of_.assign(n, kNoSlot);
-    values_.assign(order_.size(), Scalar::zero());
-    tape_.resize(order_.size());
+    // Neither array is cleared: a value slot is always written (CONST here, others by their instruction)
+    // before any instruction reads it, and the tape is as long as the instructions written.
+    values_ = std::make_unique_for_overwrite<Scalar[]>(order_.size());
+    tape_ = std::make_unique_for_overwrite<Instr[]>(order_.size());
+    memories_.reserve(16);  // typical programs: a few memories of a few elements, so no regrowth
+    cells_.reserve(256);
+    written_.reserve(256);
     for (const UOp* b : p_.buffers) add_memory(b);
-    size_t size = 0;
-    for (uint32_t i = 0; i < order_.size(); ++i) size += compile_node(order_[i], i, tape_[size]);
-    tape_.resize(size);
+    for (uint32_t i = 0; i < order_.size(); ++i) tape_size_ += compile_node(order_[i], i, tape_[tape_size_]);
   }
 
   void add_memory(const UOp* m) {
-    if (memory_of_[m->id] != kNoSlot) return;
-    memory_of_[m->id] = static_cast<uint32_t>(memories_.size());
-    Memory mem{m, {}, {}};
-    if (m->op == Op::BUFFER) {
-      mem.data = p_.initial(m);
-      if (static_cast<int64_t>(mem.data.size()) != m->len)
-        throw UserError("data " + std::to_string(m->slot) + ": " + std::to_string(mem.data.size()) +
-                        " values for " + memory_text(m));
-      for (Scalar& v : mem.data) v = normalize(m->dtype, v);
-    } else {
-      mem.data.assign(static_cast<size_t>(m->len), Scalar::zero());
-      mem.written.assign(static_cast<size_t>(m->len), 0);
+    if (slot_[m->id] != kNoSlot) return;
+    slot_[m->id] = static_cast<uint32_t>(memories_.size());
+    memories_.push_back({m, cells_.size()});
+    const size_t len = static_cast<size_t>(m->len);
+    if (m->op == Op::ALLOC) {  // uninitialised: nothing written yet
+      cells_.resize(cells_.size() + len, Scalar::zero());
+      written_.resize(written_.size() + len, 0);
+      return;
     }
-    memories_.push_back(std::move(mem));
+    auto data = p_.data.find(m->slot);
+    if (data == p_.data.end()) {
+      cells_.resize(cells_.size() + len, Scalar::zero());
+    } else {
+      if (data->second.size() != len)
+        throw UserError("data " + std::to_string(m->slot) + ": " + std::to_string(data->second.size()) +
+                        " values for " + memory_text(m));
+      for (const Scalar v : data->second) cells_.push_back(normalize(m->dtype, v));
+    }
+    written_.resize(written_.size() + len, 1);  // a BUFFER's every element is defined
   }
 
   [[noreturn]] void source_not_run(const UOp* user, const UOp* src) const {
@@ -125,11 +140,13 @@ class Machine {
       return 1;
     }
     check_sources(u);
+    if (op == Op::BUFFER || op == Op::ALLOC) {
+      add_memory(u);
+      return 0;
+    }
     slot_[u->id] = at;
     switch (op) {
       case Op::CONST: values_[at] = u->value; return 0;
-      case Op::BUFFER:
-      case Op::ALLOC: add_memory(u); return 0;
       case Op::AFTER: slot_[u->id] = slot_[src[0]->id]; return 0;  // computes nothing: it is its first source
       case Op::SINK: return 0;
       case Op::INDEX:  // the index value; the memory is static
@@ -141,7 +158,7 @@ class Machine {
     }
     in.src[1] = in.code == kStore ? in.src[1] : in.src[0];
     in.src[2] = in.src[0];
-    in.mem = memory_of_[src[0]->base()->id];
+    in.mem = slot_[src[0]->base()->id];
     return 1;
   }
 
@@ -156,8 +173,8 @@ class Machine {
   }
 
   std::optional<Undefined> execute() {
-    Scalar* v = values_.data();
-    for (const Instr& in : tape_) {
+    Scalar* v = values_.get();
+    for (const Instr& in : std::span(tape_.get(), tape_size_)) {
       const Scalar a = v[in.src[0]], b = v[in.src[1]], c = v[in.src[2]];
       AluResult r;
       switch (in.code) {
@@ -177,24 +194,24 @@ class Machine {
         case kIndex: {
           const Memory& m = memories_[in.mem];
           if (a.i < 0 || a.i >= m.node->len) [[unlikely]]
-            return Undefined{order_[in.at], "INDEX " + std::to_string(a.i) + " out of bounds for " + memory_text(m.node)};
+            return Undefined{order_[in.at],
+                             "INDEX " + std::to_string(a.i) + " out of bounds for " + memory_text(m.node)};
           v[in.at] = a;
           continue;
         }
         case kLoad: {
           const Memory& m = memories_[in.mem];
           const size_t i = static_cast<size_t>(a.i);
-          if (!m.written.empty() && !m.written[i]) [[unlikely]]
+          if (!written_[m.first + i]) [[unlikely]]
             return Undefined{order_[in.at], "LOAD of ALLOC slot " + std::to_string(m.node->slot) + " element " +
                                                 std::to_string(i) + " before any STORE"};
-          v[in.at] = m.data[i];
+          v[in.at] = cells_[m.first + i];
           continue;
         }
         case kStore: {
-          Memory& m = memories_[in.mem];
-          const size_t i = static_cast<size_t>(a.i);
-          m.data[i] = b;
-          if (!m.written.empty()) m.written[i] = 1;
+          const size_t cell = memories_[in.mem].first + static_cast<size_t>(a.i);
+          cells_[cell] = b;
+          written_[cell] = 1;
           continue;
         }
         default: UOPFUZZ_CHECK(!"a compiled instruction");
@@ -210,11 +227,14 @@ class Machine {
 
   const Program& p_;
   const std::vector<const UOp*>& order_;
-  std::vector<uint32_t> slot_;       // by node id: where its value lives
-  std::vector<uint32_t> memory_of_;  // by node id (BUFFER/ALLOC): index into memories_
+  // By node id: where its value lives; for a BUFFER or ALLOC (which has no value), its index in memories_.
+  std::vector<uint32_t> slot_;
   std::vector<Memory> memories_;
-  std::vector<Scalar> values_;
-  std::vector<Instr> tape_;
+  Values cells_;                  // every element of every memory
+  std::vector<uint8_t> written_;  // per cell: defined yet (BUFFER cells always; ALLOC cells once stored)
+  std::unique_ptr<Scalar[]> values_;  // one slot per node of the order
+  std::unique_ptr<Instr[]> tape_;
+  size_t tape_size_ = 0;
 };
 
 }  // namespace

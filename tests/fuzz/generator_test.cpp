@@ -6,7 +6,9 @@
 #include <set>
 
 #include "core/text.h"
+#include "fuzz/coverage.h"
 #include "fuzz/generator.h"
+#include "fuzz/generator_impl.h"
 
 namespace uf {
 namespace {
@@ -119,42 +121,64 @@ TEST(Generator, ProgramSeedMixes) {
   EXPECT_NE(program_seed(42, 3, 7), program_seed(42, 7, 3));
 }
 
-// Live node counts: most programs mid-sized, some tiny, some large, none absurd.
-TEST(Generator, SizeDistribution) {
+// Live node counts: most programs mid-sized, some tiny, some large, none absurd; and the program
+// shapes the brief asks for are common: scratch memory, AFTER, dead code, several outputs, inputs only read.
+TEST(Generator, SizeAndShapeDistribution) {
+  constexpr int kPrograms = 1000;
   std::vector<size_t> sizes;
-  size_t with_alloc = 0, with_after = 0, with_dead = 0, multi_out = 0;
-  for (uint64_t s = 0; s < 1000; ++s) {
-    const Program p = generate(s);
+  int with_alloc = 0, with_after = 0, with_dead = 0, multi_out = 0, read_only = 0;
+  for (uint64_t s = 0; s < kPrograms; ++s) {
+    gen::Gen g(s, GenPolicy{});
+    const Program p = g.run();
     const auto order = linearize(p);
     sizes.push_back(order.size());
+    const std::set<const UOp*> live(order.begin(), order.end());
+    std::set<const UOp*> stored, loaded;
     bool alloc = false, after = false;
-    size_t stored = 0;
-    std::set<const UOp*> outs;
     for (const UOp* u : order) {
       alloc |= u->op == Op::ALLOC;
       after |= u->op == Op::AFTER;
-      if (u->op == Op::STORE && u->src[0]->base()->op == Op::BUFFER) outs.insert(u->src[0]->base());
+      if (u->op == Op::STORE) stored.insert(u->src[0]->base());
+      if (u->op == Op::LOAD) loaded.insert(u->src[0]->base());
     }
-    stored = outs.size();
     with_alloc += alloc;
     with_after += after;
-    with_dead += p.graph->size() > order.size() + 0;  // graph nodes that never run
-    multi_out += stored > 1;
+    with_dead += std::any_of(g.values_.begin(), g.values_.end(), [&](const UOp* v) { return !live.count(v); });
+    multi_out += std::count_if(stored.begin(), stored.end(), [](const UOp* m) { return m->op == Op::BUFFER; }) > 1;
+    read_only += std::any_of(loaded.begin(), loaded.end(),
+                             [&](const UOp* m) { return m->op == Op::BUFFER && !stored.count(m); });
   }
   std::sort(sizes.begin(), sizes.end());
   const size_t median = sizes[sizes.size() / 2];
-  RecordProperty("median_nodes", static_cast<int>(median));
-  std::printf("live nodes: min %zu, median %zu, p90 %zu, max %zu; with ALLOC %zu, AFTER %zu, dead code %zu, "
-              "several outputs %zu (of 1000)\n",
-              sizes.front(), median, sizes[sizes.size() * 9 / 10], sizes.back(), with_alloc, with_after,
-              with_dead, multi_out);
+  std::printf("live nodes: min %zu, median %zu, p90 %zu, max %zu; of %d programs: ALLOC %d, AFTER %d, "
+              "dead code %d, several outputs %d, read-only inputs %d\n",
+              sizes.front(), median, sizes[sizes.size() * 9 / 10], sizes.back(), kPrograms, with_alloc,
+              with_after, with_dead, multi_out, read_only);
   EXPECT_GE(median, 40u);
   EXPECT_LE(median, 600u);
   EXPECT_LE(sizes.back(), 5000u);
-  EXPECT_GE(with_alloc, 200u);
-  EXPECT_GE(with_after, 300u);
-  EXPECT_GE(with_dead, 200u);
-  EXPECT_GE(multi_out, 200u);
+  EXPECT_GE(with_alloc, kPrograms / 4);
+  EXPECT_GE(with_after, kPrograms / 2);
+  EXPECT_GE(with_dead, kPrograms / 4);
+  EXPECT_GE(multi_out, kPrograms / 4);
+  EXPECT_GE(read_only, kPrograms / 2);
+}
+
+// The swarm restriction is deterministic and never leaves a program without ALU ops or dtypes.
+TEST(Generator, SwarmKeepsSomething) {
+  for (uint64_t s = 0; s < 2000; ++s) {
+    Rng a(s), b(s);
+    const GenPolicy p = swarm(GenPolicy{}, a), q = swarm(GenPolicy{}, b);
+    ASSERT_EQ(p.op_weight, q.op_weight);
+    ASSERT_EQ(p.dtype_weight, q.dtype_weight);
+    bool usable = false;
+    for (int o = 0; o < kNumOps; ++o)
+      for (DType d : kValueDTypes)
+        usable |= is_alu(static_cast<Op>(o)) && p.op_weight[o] > 0 && p.dtype_weight[static_cast<size_t>(d)] > 0 &&
+                  op_accepts(static_cast<Op>(o), d);
+    ASSERT_TRUE(usable) << "seed " << s;
+    EXPECT_GT(p.step_weight[static_cast<size_t>(Step::Alu)], 0);
+  }
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
-#include <regex>
+#include <cstdio>
 
 #include "core/text.h"
 #include "support.h"
@@ -26,13 +26,14 @@ const std::vector<GoldenProgram>& golden_programs() {
       if (e.path().extension() == ".uop") files.push_back(e.path());
     std::sort(files.begin(), files.end());
     std::vector<GoldenProgram> out;
-    const std::regex undefined_ref(R"(^UNDEFINED \(%(\d+)\)$)");
     for (const auto& f : files) {
       GoldenProgram g{f.filename().string(), read_program(f.string()), std::nullopt};
       if (const std::string* ref = g.program.meta_value("reference")) {
-        std::smatch m;
-        if (!std::regex_match(*ref, m, undefined_ref)) throw std::runtime_error(g.file + ": unknown meta reference " + *ref);
-        g.undefined_at = std::stoi(m[1]);
+        int id = -1;
+        char end = 0;
+        if (std::sscanf(ref->c_str(), "UNDEFINED (%%%d%c", &id, &end) != 2 || end != ')' || id < 0)
+          throw std::runtime_error(g.file + ": unknown meta reference " + *ref);
+        g.undefined_at = id;
       }
       out.push_back(std::move(g));
     }
@@ -57,7 +58,7 @@ std::string compare_buffers(const Program& p, const std::map<int64_t, Values>& w
   return "";
 }
 
-TEST(GoldenPrograms, AllTwoHundredMatchTheirExpectLines) {
+TEST(InterpGoldenPrograms, AllTwoHundredMatchTheirExpectLines) {
   const auto& all = golden_programs();
   ASSERT_EQ(all.size(), 200u);
   int undefined = 0;
@@ -111,7 +112,7 @@ std::vector<const UOp*> random_order(const Program& p) {
   return order;
 }
 
-RC_GTEST_PROP(InterpreterOrder, AnyTopologicalOrderGivesTheSameResult, ()) {
+RC_GTEST_PROP(InterpOrder, AnyTopologicalOrderGivesTheSameResult, ()) {
   // The two UNDEFINED programs are drawn a tenth of the time, so both kinds are always exercised.
   const auto& all = golden_programs();
   std::vector<size_t> undefined_ones;

@@ -79,7 +79,7 @@ void check_against_model(Op op, DType result, DType operand, const std::vector<S
   }
 }
 
-RC_GTEST_PROP(PythonIntModel, IntegerOpsAgree, ()) {
+RC_GTEST_PROP(InterpIntModel, IntegerOpsAgree, ()) {
   const Op op = *rc::gen::elementOf(kIntOps);
   std::vector<DType> dtypes = kIntDTypes;
   if (info(op).operands == OperandClass::ANY || info(op).operands == OperandClass::INT_BOOL)
@@ -87,23 +87,23 @@ RC_GTEST_PROP(PythonIntModel, IntegerOpsAgree, ()) {
   const DType d = *rc::gen::elementOf(dtypes);
   RC_TAG(name(op));
   const DType result = info(op).result == ResultRule::BOOL ? DType::Bool : d;
-  const auto values = *rc::gen::container<std::vector<Scalar>>(3 * 64, gen_value(d));
+  const auto values = *rc::gen::container<std::vector<Scalar>>(3 * 256, gen_value(d));
   check_against_model(op, result, d, values);
 }
 
-RC_GTEST_PROP(PythonIntModel, CastsToIntegersAgree, ()) {
+RC_GTEST_PROP(InterpIntModel, CastsToIntegersAgree, ()) {
   const DType from = *rc::gen::elementOf(std::vector<DType>(std::begin(kValueDTypes), std::end(kValueDTypes)));
   std::vector<DType> targets = kIntDTypes;
   targets.push_back(DType::Bool);
   const DType to = *rc::gen::elementOf(targets);
   RC_TAG(is_float(from) ? "from float" : "from int");
-  const auto values = *rc::gen::container<std::vector<Scalar>>(64, gen_value(from));
+  const auto values = *rc::gen::container<std::vector<Scalar>>(256, gen_value(from));
   check_against_model(Op::CAST, to, from, values);
 }
 
 // Deterministic complement to the random tuples: every pair of edge values, every op, every dtype
 // (MULACC's addend from a few edges), so corners like i64 MIN // -1 are always checked.
-TEST(PythonIntModel, EveryPairOfEdgeValuesAgrees) {
+TEST(InterpIntModel, EveryPairOfEdgeValuesAgrees) {
   std::vector<DType> dtypes = kIntDTypes;
   dtypes.push_back(DType::Bool);
   const std::vector<uint64_t> addends = {0, 1, 0xffffffffffffffff, 0x8000000000000000};
@@ -135,7 +135,7 @@ TEST(PythonIntModel, EveryPairOfEdgeValuesAgrees) {
 
 // a == (a // b) * b + a % b with the interpreter's own (wrapping) ops, run as a program; the remainder
 // also takes b's sign and is smaller than b in magnitude, as Python's is.
-RC_GTEST_PROP(FloorDivision, IdentityHoldsInEveryIntegerDtype, ()) {
+RC_GTEST_PROP(InterpFloorDivision, IdentityHoldsInEveryIntegerDtype, ()) {
   const DType d = *rc::gen::elementOf(kIntDTypes);
   const Scalar a = *gen_int(d);
   const Scalar b = *rc::gen::suchThat(gen_int(d), [](Scalar v) { return v.u != 0; });

@@ -27,7 +27,8 @@ inline std::vector<std::string> read_lines(const std::filesystem::path& path) {
 
 inline Scalar parse_or_throw(DType d, std::string_view text) {
   const ScalarParse r = parse_scalar(d, text);
-  if (r.error) throw std::runtime_error("bad " + std::string(name(d)) + " value '" + std::string(text) + "': " + r.error);
+  if (r.error)
+    throw std::runtime_error("bad " + std::string(name(d)) + " value '" + std::string(text) + "': " + r.error);
   return r.value;
 }
 
