@@ -5,7 +5,7 @@
 // uf_wrap_T, which converts without relying on implementation-defined signed conversion; division,
 // modulo and shifts guard their traps and out-of-range amounts; float->int goes through the bits.
 // f16 values travel as `float` (every half is exactly a float) and rounding to half is done by
-// uf_d2h on the binary64 value, so an f16 op is "compute in binary64, round once", like the reference.
+// uf_rh on the binary64 value, so an f16 op is "compute in binary64, round once", like the reference.
 // EXP2/LOG2/SIN call the C library through volatile function pointers: compilers otherwise rewrite
 // pow(2,x) into exp2(x) (clang) or fold sin of a constant with their own correctly rounded arithmetic
 // (gcc), either of which can differ in the last bit from the library the reference calls at run time.
@@ -33,34 +33,42 @@ const char* const kPrelude = R"PRELUDE(/* uopfuzz prelude: exact exec_alu helper
 
 /* f16: halves are carried as float values and stored as their binary16 bits. */
 static inline float uf_h2f(uint16_t h) {
-  uint32_t s = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, b;
+  uint32_t s = (uint32_t)(h & 0x8000u) << 16, a = h & 0x7fffu, b;
   float f;
-  if (e == 0) { f = (float)m * 0x1p-24f; return s ? -f : f; }
-  b = s | (e == 31 ? 0x7f800000u : (e + 112u) << 23) | (m << 13);
+  if (a < 0x400u) { f = (float)a * 0x1p-24f; return s ? -f : f; }  /* zero and subnormals */
+  b = s | (a >= 0x7c00u ? 0x7f800000u | ((a & 0x3ffu) << 13) : (a + (112u << 10)) << 13);
   memcpy(&f, &b, 4);
   return f;
 }
-/* Round a binary64 to the nearest binary16 (ties to even); >= 65520 overflows to inf. */
-static inline uint16_t uf_d2h(double x) {
-  uint64_t b, m, q, r;
-  int e, sh;
-  uint16_t s;
-  memcpy(&b, &x, 8);
-  s = (uint16_t)((b >> 48) & 0x8000u);
-  if (x != x) return (uint16_t)(s | 0x7e00u);
-  if (fabs(x) >= 65520.0) return (uint16_t)(s | 0x7c00u);
-  e = (int)((b >> 52) & 0x7ff) - 1023;
-  m = (b & 0xfffffffffffffull) | (1ull << 52);
-  sh = e >= -14 ? 42 : 28 - e;            /* normals keep 11 bits; below 2^-14 the unit is 2^-24 */
-  if (sh > 53) return s;                   /* below 2^-25 (and zero): rounds to a signed zero */
-  q = m >> sh;
-  r = m & ((1ull << sh) - 1);
-  if (r > (1ull << (sh - 1)) || (r == (1ull << (sh - 1)) && (q & 1))) q++;
-  if (e >= -14) return (uint16_t)(s | (((uint32_t)(e + 15) << 10) + (uint32_t)(q - 1024))); /* q=2048 carries */
-  return (uint16_t)(s | q);
+/* Round a binary64 to the nearest binary16 value (ties to even; >= 65520 overflows to inf). Adding
+   and subtracting c = 2^(e+42), for |x| in [2^e, 2^(e+1)), rounds |x| to 11 significant bits in one
+   IEEE addition (the unit of c is 2^(e-10)); below 2^-14 the unit is fixed at 2^-24 (c = 2^28). */
+static inline float uf_rh(double x) {
+  double a = fabs(x), c, r;
+  uint64_t b;
+  if (!(a < 65520.0)) return (float)(a != a ? x : copysign(INFINITY, x));
+  if (a < 0x1p-14) {
+    r = (a + 0x1p28) - 0x1p28;
+  } else {
+    memcpy(&b, &a, 8);
+    b = (b & 0x7ff0000000000000ull) + (42ull << 52);
+    memcpy(&c, &b, 8);
+    r = (a + c) - c;
+  }
+  return (float)copysign(r, x);
 }
-static inline uint16_t uf_f2h(float x) { return uf_d2h((double)x); }
-static inline float uf_rh(double x) { return uf_h2f(uf_d2h(x)); }
+/* The bits of f, which must be a binary16 value already (every f16 value in a kernel is). */
+static inline uint16_t uf_f2h(float f) {
+  uint32_t b, a;
+  uint16_t s;
+  memcpy(&b, &f, 4);
+  s = (uint16_t)((b >> 16) & 0x8000u);
+  a = b & 0x7fffffffu;
+  if (a >= 0x7f800000u) return (uint16_t)(s | (a > 0x7f800000u ? 0x7e00u : 0x7c00u));
+  if (a < 0x38800000u) return (uint16_t)(s | (uint16_t)(fabsf(f) * 0x1p24f));  /* below 2^-14 */
+  return (uint16_t)(s | (((a >> 23) - 112u) << 10) | ((a >> 13) & 0x3ffu));
+}
+static inline uint16_t uf_d2h(double x) { return uf_f2h(uf_rh(x)); }
 
 /* trunc(x) as an exact integer, modulo 2^64. NaN and inf (UNDEFINED in the reference) give 0. */
 static inline uint64_t uf_f2u64(double x) {

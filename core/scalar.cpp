@@ -7,6 +7,7 @@
 
 #include "core/dtype.h"
 #include "core/error.h"
+#include "core/name_index.h"
 
 namespace uf {
 
@@ -15,9 +16,14 @@ void internal_failure(const char* file, int line, const char* what) {
 }
 
 std::optional<DType> parse_dtype(std::string_view s) {
-  for (int i = 0; i < kNumDTypes; ++i)
-    if (s == kDTypeInfo[i].name) return static_cast<DType>(i);
-  return std::nullopt;
+  static constexpr NameIndex<kNumDTypes> kIndex([] {
+    std::array<std::string_view, kNumDTypes> names{};
+    for (int i = 0; i < kNumDTypes; ++i) names[static_cast<size_t>(i)] = kDTypeInfo[i].name;
+    return names;
+  }());
+  const int i = kIndex.find(s);
+  if (i < 0) return std::nullopt;
+  return static_cast<DType>(i);
 }
 
 bool same_value(DType d, Scalar a, Scalar b) {

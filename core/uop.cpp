@@ -3,12 +3,19 @@
 
 #include <functional>
 
+#include "core/name_index.h"
+
 namespace uf {
 
 std::optional<Op> parse_op(std::string_view s) {
-  for (int i = 0; i < kNumOps; ++i)
-    if (s == kOpInfo[i].name) return static_cast<Op>(i);
-  return std::nullopt;
+  static constexpr NameIndex<kNumOps> kIndex([] {
+    std::array<std::string_view, kNumOps> names{};
+    for (int i = 0; i < kNumOps; ++i) names[static_cast<size_t>(i)] = kOpInfo[i].name;
+    return names;
+  }());
+  const int i = kIndex.find(s);
+  if (i < 0) return std::nullopt;
+  return static_cast<Op>(i);
 }
 
 const UOp* UOp::base() const {

@@ -41,16 +41,16 @@ std::string store_signature(const Program& p, const Observation& o) {
   return "mismatch";
 }
 
-// The signature from a probe's two results, or empty if no probed value differs.
-std::string first_divergence(const Probe& probe, const RefResult& ref, const KernelOutcome& out) {
-  if (ref.undefined || out.verdict != Verdict::ok) return "";
+// The first probed value that differs, or an empty Divergence.
+Divergence first_divergence(const Probe& probe, const RefResult& ref, const KernelOutcome& out) {
+  if (ref.undefined || out.verdict != Verdict::ok) return {};
   for (const auto& [node, at] : probe.where) {
     const auto r = ref.buffers.find(at.first);
     const auto g = out.buffers.find(at.first);
     if (r == ref.buffers.end() || g == out.buffers.end()) continue;
-    if (!same_value(node->dtype, r->second[at.second], g->second[at.second])) return "mismatch " + describe(node);
+    if (!same_value(node->dtype, r->second[at.second], g->second[at.second])) return {"mismatch " + describe(node), node};
   }
-  return "";
+  return {};
 }
 
 }  // namespace
@@ -114,14 +114,14 @@ Probe instrument(const Program& p) {
   return probe;
 }
 
-std::string mismatch_signature(const Program& p, const CompiledPathConfig& cfg) {
+Divergence find_divergence(const Program& p, const CompiledPathConfig& cfg) {
   const Probe probe = instrument(p);
   const auto outs = run_compiled({&probe.program}, cfg);
-  std::string sig = first_divergence(probe, interpret(probe.program), outs.at(0));
-  if (!sig.empty()) return sig;
+  Divergence d = first_divergence(probe, interpret(probe.program), outs.at(0));
+  if (d.node) return d;
   const RefResult ref = interpret(p);
   const auto again = run_compiled({&p}, cfg);
-  return compare(p, ref, again.at(0)).signature;
+  return {compare(p, ref, again.at(0)).signature, nullptr};
 }
 
 BatchResult check_batch(const std::vector<const Program*>& batch, const CompiledPathConfig& cfg, bool signatures) {
@@ -152,8 +152,8 @@ BatchResult check_batch(const std::vector<const Program*>& batch, const Compiled
   for (const Probe& pr : probes) probe_programs.push_back(&pr.program);
   const auto probe_outs = run_compiled(probe_programs, cfg);
   for (size_t k = 0; k < mismatching.size(); ++k) {
-    const std::string sig = first_divergence(probes[k], interpret(probes[k].program), probe_outs[k]);
-    if (!sig.empty()) r.observations[mismatching[k]].signature = sig;
+    const Divergence d = first_divergence(probes[k], interpret(probes[k].program), probe_outs[k]);
+    if (d.node) r.observations[mismatching[k]].signature = d.signature;
   }
   return r;
 }

@@ -38,9 +38,17 @@ struct Probe {
 };
 Probe instrument(const Program& p);
 
-// Finds the first diverging value of a mismatching program (one extra compiled run of its probe) and
-// returns the signature. Falls back to the STORE form when no probed value differs.
-std::string mismatch_signature(const Program& p, const CompiledPathConfig& cfg);
+// Where a mismatch starts: the first node in linear order whose value differs (found with one extra
+// compiled run of the probe program), and the signature it gives. `node` is null, and the signature
+// the STORE form, when no probed value differs.
+struct Divergence {
+  std::string signature;
+  const UOp* node = nullptr;
+};
+Divergence find_divergence(const Program& p, const CompiledPathConfig& cfg);
+inline std::string mismatch_signature(const Program& p, const CompiledPathConfig& cfg) {
+  return find_divergence(p, cfg).signature;
+}
 
 // Runs a batch through both paths and classifies each. Programs whose reference is UNDEFINED come back
 // with `defined[i] == false` and are not run.

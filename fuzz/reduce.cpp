@@ -67,7 +67,16 @@ ReduceResult reduce(const Program& p, const std::string& signature, const Compil
   bool progress = true;
   while (progress && elapsed() < options.time_limit_s) {
     progress = false;
-    std::vector<Program> candidates = shrink_candidates(r.program, reference_values(r.program));
+    const auto values = reference_values(r.program);
+    std::vector<Program> candidates;
+    if (r.steps == 0 && signature.rfind("mismatch", 0) == 0) {
+      // First round: try slicing straight down to the diverging node.
+      const Divergence d = find_divergence(r.program, cfg);
+      ++r.compiler_calls;
+      candidates = slice_candidates(r.program, d.node, values);
+      for (Program& q : candidates) q.got.clear();
+    }
+    for (Program& q : shrink_candidates(r.program, values)) candidates.push_back(std::move(q));
     std::erase_if(candidates, [](const Program& q) { return !verifies(q); });
     for (size_t at = 0; at < candidates.size() && !progress && elapsed() < options.time_limit_s; at += options.batch) {
       std::vector<const Program*> batch;

@@ -238,6 +238,41 @@ ProgramCost program_cost(const Program& p) {
   return c;
 }
 
+std::vector<Program> slice_candidates(const Program& p, const UOp* d, const std::unordered_map<const UOp*, Scalar>& values) {
+  std::vector<Program> out;
+  if (!d || !is_alu(d->op)) return out;
+  Graph& g = *p.graph;
+  const UOp* zero = g.constant(DType::I32, Scalar::zero());
+  for (const bool loaded : {false, true}) {
+    Program q;
+    q.graph = p.graph;
+    q.meta = p.meta;
+    const UOp* out_buf = g.memory(Op::BUFFER, d->dtype, 1, 0);
+    q.buffers.push_back(out_buf);
+    std::vector<const UOp*> src;
+    bool ok = true;
+    for (const UOp* s : d->src) {
+      Scalar v = s->value;
+      if (s->op != Op::CONST) {
+        const auto it = values.find(s);
+        if (it == values.end()) { ok = false; break; }
+        v = it->second;
+      }
+      if (!loaded || s->op == Op::CONST) { src.push_back(g.constant(s->dtype, v)); continue; }
+      const int64_t slot = static_cast<int64_t>(q.buffers.size());
+      const UOp* in = g.memory(Op::BUFFER, s->dtype, 1, slot);
+      q.buffers.push_back(in);
+      q.data[slot] = {normalize(s->dtype, v)};
+      src.push_back(g.make(Op::LOAD, {g.make(Op::INDEX, {in, zero})}));
+    }
+    if (!ok) break;
+    const UOp* value = g.make(d->op, std::span<const UOp* const>(src), d->dtype);
+    q.sink = g.make(Op::SINK, {g.make(Op::STORE, {g.make(Op::INDEX, {out_buf, zero}), value})});
+    out.push_back(std::move(q));
+  }
+  return out;
+}
+
 std::vector<Program> shrink_candidates(const Program& p, const std::unordered_map<const UOp*, Scalar>& values) {
   return Shrinker(p, values).run();
 }

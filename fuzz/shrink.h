@@ -25,6 +25,11 @@ struct ProgramCost {
 };
 ProgramCost program_cost(const Program& p);
 
+// Slices: the diverging node `d` alone, its operands as constants (then loaded from input buffers),
+// stored into a fresh one-element output buffer. When the bug lives in `d`'s own rule, one of these
+// reproduces it in a handful of nodes, in one step.
+std::vector<Program> slice_candidates(const Program& p, const UOp* d, const std::unordered_map<const UOp*, Scalar>& values);
+
 // `values` holds the reference value of every live value node (from interpreting the probe program).
 std::vector<Program> shrink_candidates(const Program& p, const std::unordered_map<const UOp*, Scalar>& values);
 

@@ -1,0 +1,32 @@
+# The nested build (UOPFUZZ_TARGETS=libfuzzer-only): the libraries the targets need, compiled with
+# coverage and sanitizer instrumentation, and the targets. ClusterFuzzLite's build.sh uses it directly,
+# with its own flags: UOPFUZZ_FUZZ_FLAGS="" (the flags come in CXXFLAGS) and
+# UOPFUZZ_FUZZ_ENGINE=$LIB_FUZZING_ENGINE.
+set(UOPFUZZ_FUZZ_FLAGS "-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+    CACHE STRING "compile flags of every object in the nested build")
+set(UOPFUZZ_FUZZ_ENGINE "-fsanitize=fuzzer,address,undefined" CACHE STRING "link flags of the targets")
+# -O1 compiles markedly faster than -O2 under ASan and is what OSS-Fuzz uses.
+set(CMAKE_CXX_FLAGS_RELWITHDEBINFO "-O1 -gline-tables-only")
+separate_arguments(fuzz_flags UNIX_COMMAND "${UOPFUZZ_FUZZ_FLAGS}")
+separate_arguments(fuzz_engine UNIX_COMMAND "${UOPFUZZ_FUZZ_ENGINE}")
+add_compile_options(${fuzz_flags})
+
+find_package(Boost REQUIRED)
+add_subdirectory(${PROJECT_SOURCE_DIR}/core ${PROJECT_BINARY_DIR}/core)
+add_subdirectory(${PROJECT_SOURCE_DIR}/interp ${PROJECT_BINARY_DIR}/interp)
+add_subdirectory(${PROJECT_SOURCE_DIR}/codegen ${PROJECT_BINARY_DIR}/codegen)
+
+# Of fuzz/, only what the differential target uses: the generator, the oracle and the reproducer text.
+set(fuzz_dir ${PROJECT_SOURCE_DIR}/fuzz)
+file(GLOB gen_sources CONFIGURE_DEPENDS ${fuzz_dir}/generator*.cpp)
+add_library(uf_fuzz_min STATIC ${gen_sources} ${fuzz_dir}/coverage.cpp ${fuzz_dir}/oracle.cpp ${fuzz_dir}/corpus.cpp)
+target_link_libraries(uf_fuzz_min PUBLIC uf_interp uf_codegen uf_core)
+
+foreach(t parse_target diff_target)
+  add_executable(${t} ${CMAKE_CURRENT_SOURCE_DIR}/${t}.cpp)
+  target_link_options(${t} PRIVATE ${fuzz_flags} ${fuzz_engine})
+  set_target_properties(${t} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR})
+endforeach()
+target_link_libraries(parse_target PRIVATE uf_interp uf_core)
+target_sources(diff_target PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/mutator.cpp)
+target_link_libraries(diff_target PRIVATE uf_fuzz_min)

@@ -1,0 +1,222 @@
+// Fault safety of uopfuzz against a hostile environment, run as a user would run it: a full disk, an
+// unwritable corpus directory, corrupt compile-cache entries, a missing compiler. Each must be a clear
+// message and a non-zero exit (2), never a crash, and nothing already saved may be lost.
+//
+// A real full disk is a tiny tmpfs, mounted in a mount namespace private to this test process (each
+// TEST runs in its own process under CTest), so it needs CAP_SYS_ADMIN (root here). Without it those
+// tests are reported as skipped, never as passed.
+#include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+#include <nlohmann/json.hpp>
+
+#include "codegen/compiler.h"
+#include "faults_util.h"
+#include "fuzz/corpus.h"
+
+namespace uf::faults {
+namespace {
+
+class Environment : public ::testing::Test {
+ protected:
+  fs::path dir = fs::temp_directory_path() / ("uopfuzz-env-" + std::to_string(::getpid()));
+  fs::path cache = dir / "cache";
+  std::vector<fs::path> mounts;
+  const std::string program = std::string(UOPFUZZ_SOURCE_DIR) + "/tests/programs/dot_product.uop";
+
+  void SetUp() override { fs::remove_all(dir); fs::create_directories(dir); }
+  void TearDown() override {
+    for (const fs::path& m : mounts) ::umount2(m.c_str(), MNT_DETACH);
+    std::error_code ec;
+    fs::permissions(dir / "ro", fs::perms::owner_all, ec);
+    fs::remove_all(dir, ec);
+  }
+  std::vector<std::string> env() const { return {"UOPFUZZ_CACHE_DIR=" + cache.string()}; }
+
+  // A tmpfs of `size` bytes at `where`, private to this process and its children; false if not permitted.
+  bool mount_tmpfs(const fs::path& where, const std::string& size) {
+    static bool unshared = false;
+    if (!unshared) {
+      if (::unshare(CLONE_NEWNS) != 0 || ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return false;
+      unshared = true;
+    }
+    fs::create_directories(where);
+    if (::mount("tmpfs", where.c_str(), "tmpfs", 0, ("size=" + size).c_str()) != 0) return false;
+    mounts.push_back(where);
+    return true;
+  }
+
+  // Writes until the file system is full; returns the filler's size.
+  static uintmax_t fill(const fs::path& where) {
+    const int fd = ::open((where / "filler").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const std::string block(512, 'x');
+    while (::write(fd, block.data(), block.size()) > 0) {}
+    ::close(fd);
+    return fs::file_size(where / "filler");
+  }
+
+  // An old reproducer, as an earlier campaign saved it.
+  static std::string save_old_reproducer(const fs::path& corpus) {
+    Program p = parse_program("uops 1\n%0 = BUFFER i32[1] slot=0\n%1 = CONST i32 0\n%2 = INDEX i32 %0 %1\n"
+                              "%3 = CONST i32 7\n%4 = STORE void %2 %3\n%5 = SINK void %4\n");
+    Observation o;
+    o.verdict = Verdict::mismatch;
+    o.signature = "mismatch STORE i32";
+    o.expect[0] = {Scalar::of_int(7)};
+    o.got[0] = {Scalar::of_int(8)};
+    return *Corpus(corpus.string()).save(std::move(p), o, {"0", {}, "gcc"});
+  }
+
+  std::vector<std::string> broken_campaign(const fs::path& corpus, const fs::path& json) const {
+    return {"fuzz", "--count", "48", "--jobs", "2", "--seed", "7", "-q", "--cflags", "-O1", "--reduce-time", "20",
+            "--renderer-cmd", UOPFUZZ_BROKEN_RENDERER, "--corpus", corpus.string(), "--json", json.string()};
+  }
+};
+
+// A clear failure: exit 2 with a message containing `what`, not a signal, not an internal error.
+#define EXPECT_CLEAR_FAILURE(ran, what)                                                    \
+  do {                                                                                     \
+    EXPECT_TRUE(exited_with((ran).first, 2)) << "status " << (ran).first << "\n" << (ran).second; \
+    EXPECT_NE((ran).second.find(what), std::string::npos) << (ran).second;                 \
+    EXPECT_EQ((ran).second.find("internal error"), std::string::npos) << (ran).second;     \
+  } while (0)
+
+TEST_F(Environment, FullDiskUnderTheCorpusLosesNothing) {
+  const fs::path corpus = dir / "corpus";
+  if (!mount_tmpfs(corpus, "64k")) GTEST_SKIP() << "cannot mount a tmpfs here (needs CAP_SYS_ADMIN)";
+  const std::string old = save_old_reproducer(corpus);
+  const std::string old_text = slurp(old);
+  const uintmax_t filler = fill(corpus);
+  const auto ran = run(broken_campaign(corpus, dir / "s.json"), dir / "log", env());
+  EXPECT_CLEAR_FAILURE(ran, "No space left on device");
+  // The summary still reaches its file (on another disk), naming the error.
+  const nlohmann::json s = nlohmann::json::parse(slurp(dir / "s.json"));
+  EXPECT_FALSE(s["errors"].empty()) << s.dump(2);
+  EXPECT_TRUE(s["saved"].empty()) << s.dump(2);
+  // Nothing half-written, nothing lost.
+  EXPECT_EQ(slurp(old), old_text);
+  EXPECT_EQ(fs::file_size(corpus / "filler"), filler);
+  size_t entries = 0;
+  for (const auto& e : fs::directory_iterator(corpus)) {
+    ++entries;
+    EXPECT_TRUE(e.path() == old || e.path().filename() == "filler") << "left behind: " << e.path();
+  }
+  EXPECT_EQ(entries, 2u);
+}
+
+TEST_F(Environment, FullDiskUnderTheSummaryStillReportsIt) {
+  const fs::path out = dir / "out";
+  if (!mount_tmpfs(out, "16k")) GTEST_SKIP() << "cannot mount a tmpfs here (needs CAP_SYS_ADMIN)";
+  fill(out);
+  const auto ran = run({"fuzz", "--count", "8", "-q", "--corpus", (dir / "corpus").string(), "--json", (out / "s.json").string()},
+                       dir / "log", env());
+  EXPECT_CLEAR_FAILURE(ran, "cannot write");
+  EXPECT_NE(ran.second.find("8 programs"), std::string::npos) << "the summary must still be printed:\n" << ran.second;
+  for (const auto& e : fs::directory_iterator(out)) EXPECT_EQ(e.path().filename(), "filler") << "left behind: " << e.path();
+}
+
+TEST_F(Environment, CorpusUnderARegularFileIsAClearError) {
+  std::ofstream(dir / "file") << "x";
+  const auto ran = run(broken_campaign(dir / "file" / "corpus", dir / "s.json"), dir / "log", env());
+  EXPECT_CLEAR_FAILURE(ran, "cannot create corpus directory");
+}
+
+TEST_F(Environment, ReadOnlyCorpusIsAClearErrorAndKeepsItsFiles) {
+  // Root ignores permission bits, so as root the directory is a tmpfs remounted read-only.
+  const fs::path corpus = dir / "ro";
+  if (::geteuid() == 0) {
+    if (!mount_tmpfs(corpus, "1m")) GTEST_SKIP() << "root without CAP_SYS_ADMIN: cannot make a directory read-only";
+  } else {
+    fs::create_directories(corpus);
+  }
+  const std::string old = save_old_reproducer(corpus);
+  const std::string old_text = slurp(old);
+  if (::geteuid() == 0) {
+    ASSERT_EQ(::mount(nullptr, corpus.c_str(), nullptr, MS_REMOUNT | MS_RDONLY, nullptr), 0) << std::strerror(errno);
+  } else {
+    fs::permissions(corpus, fs::perms::owner_read | fs::perms::owner_exec);
+  }
+  const auto ran = run(broken_campaign(corpus, dir / "s.json"), dir / "log", env());
+  EXPECT_CLEAR_FAILURE(ran, "not writable");
+  EXPECT_EQ(slurp(old), old_text);
+  EXPECT_EQ(std::distance(fs::directory_iterator(corpus), fs::directory_iterator{}), 1);
+}
+
+TEST_F(Environment, UnreadableCorpusFilesDoNotStopACampaign) {
+  const fs::path corpus = dir / "corpus";
+  fs::create_directories(corpus);
+  const std::string old = save_old_reproducer(corpus);
+  const std::string truncated = slurp(old).substr(0, 40);
+  std::ofstream(corpus / "garbage.uop") << "\x01\x02 not a program\n";
+  std::ofstream(corpus / "truncated.uop") << truncated;
+  const auto ran = run({"fuzz", "--count", "16", "-q", "--corpus", corpus.string(), "--json", (dir / "s.json").string()},
+                       dir / "log", env());
+  EXPECT_TRUE(exited_with(ran.first, 0)) << ran.second;
+  EXPECT_EQ(slurp(corpus / "truncated.uop"), truncated);
+  EXPECT_TRUE(fs::exists(corpus / "garbage.uop"));
+}
+
+// Every way an entry can be damaged: it is detected, rebuilt, and the result is still right.
+TEST_F(Environment, CorruptCacheEntriesAreRebuilt) {
+  auto entries = [&] {
+    std::vector<fs::path> v;
+    for (const auto& e : fs::directory_iterator(cache))
+      if (e.path().extension() == ".so") v.push_back(e.path());
+    return v;
+  };
+  auto ran = run({"run", program}, dir / "log", env());
+  ASSERT_TRUE(exited_with(ran.first, 0)) << ran.second;
+  const auto first = entries();
+  ASSERT_EQ(first.size(), 1u);
+  const fs::path entry = first[0];
+  const std::string good = slurp(entry);
+  ASSERT_TRUE(verify_cache_entry(entry.string()));
+  const std::vector<std::pair<std::string, std::string>> damage{
+      {"truncated to half", good.substr(0, good.size() / 2)},
+      {"empty", ""},
+      {"a flipped byte in the code", [&] { std::string s = good; s[s.size() / 3] ^= 0x40; return s; }()},
+      {"a flipped byte in the trailer", [&] { std::string s = good; s[s.size() - 5] ^= 0x01; return s; }()},
+      {"garbage", std::string(4096, '\xcc')},
+      {"junk appended", good + "junk"}};
+  for (const auto& [what, bytes] : damage) {
+    SCOPED_TRACE(what);
+    std::ofstream(entry, std::ios::binary | std::ios::trunc) << bytes;
+    ASSERT_FALSE(verify_cache_entry(entry.string()));
+    ran = run({"run", program}, dir / "log", env());
+    EXPECT_TRUE(exited_with(ran.first, 0)) << ran.second;
+    EXPECT_NE(ran.second.find("verdict: ok"), std::string::npos) << ran.second;
+    EXPECT_TRUE(verify_cache_entry(entry.string())) << "not rebuilt";
+    EXPECT_EQ(entries().size(), 1u);
+  }
+}
+
+TEST_F(Environment, UnusableCacheDirectoryIsAClearError) {
+  std::ofstream(dir / "file") << "x";
+  auto ran = run({"run", program}, dir / "log", {"UOPFUZZ_CACHE_DIR=" + (dir / "file" / "cache").string()});
+  EXPECT_CLEAR_FAILURE(ran, (dir / "file").string());
+  fs::create_directories(dir / "shared");
+  fs::permissions(dir / "shared", fs::perms::all);  // writable by others: refused
+  ran = run({"run", program}, dir / "log", {"UOPFUZZ_CACHE_DIR=" + (dir / "shared").string()});
+  EXPECT_CLEAR_FAILURE(ran, (dir / "shared").string());
+}
+
+TEST_F(Environment, MissingCompilerIsAClearError) {
+  EXPECT_CLEAR_FAILURE(run({"run", program, "--cc", "/nonexistent/cc"}, dir / "log", env()), "/nonexistent/cc");
+  EXPECT_CLEAR_FAILURE(run({"run", program, "--cc", "no-such-compiler-here"}, dir / "log", env()), "no-such-compiler-here");
+  EXPECT_CLEAR_FAILURE(run({"run", program, "--cc", "/bin/false"}, dir / "log", env()), "/bin/false");
+  EXPECT_CLEAR_FAILURE(run({"run", program}, dir / "log", {"UOPFUZZ_CACHE_DIR=" + cache.string(), "PATH=/nonexistent"}), "gcc");
+}
+
+TEST_F(Environment, MissingCompilerStopsACampaignWithoutFalseFindings) {
+  const fs::path corpus = dir / "corpus";
+  const auto ran = run({"fuzz", "--count", "16", "--jobs", "2", "-q", "--cc", "/nonexistent/cc", "--corpus", corpus.string(),
+                        "--json", (dir / "s.json").string()},
+                       dir / "log", env());
+  EXPECT_CLEAR_FAILURE(ran, "/nonexistent/cc");
+  EXPECT_TRUE(!fs::exists(corpus) || fs::is_empty(corpus)) << "a missing compiler is not a finding";
+}
+
+}  // namespace
+}  // namespace uf::faults

@@ -1,0 +1,141 @@
+// Fault safety of `uopfuzz fuzz` under signals, run as a user would run it.
+//  - kill -9 of the whole process group at random moments (and at the moment a save is in flight):
+//    the corpus holds only whole reproducers, and the next run resumes without saving a bucket twice
+//    or touching the files already there;
+//  - SIGINT to the group (a terminal's Ctrl-C) and SIGTERM to the parent alone (a service manager):
+//    every process stops within a few seconds and the JSON summary says `interrupted`.
+// The deliberately broken renderer makes the campaign find, reduce and save reproducers all the time.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "faults_util.h"
+
+namespace uf::faults {
+namespace {
+
+class Signals : public ::testing::Test {
+ protected:
+  fs::path dir = fs::temp_directory_path() / ("uopfuzz-faults-" + std::to_string(::getpid()));
+  fs::path corpus = dir / "corpus";
+  std::vector<std::string> env{"UOPFUZZ_CACHE_DIR=" + (dir / "cache").string()};
+  void SetUp() override { fs::remove_all(dir); fs::create_directories(dir); }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir);
+    else std::cerr << "kept " << dir << " for inspection\n";
+  }
+  std::vector<std::string> campaign(const std::string& json, const std::string& limit) const {
+    std::istringstream words(limit);
+    std::vector<std::string> a{"fuzz"};
+    for (std::string w; words >> w;) a.push_back(w);
+    const std::vector<std::string> rest{"--jobs", "2", "--seed", "7", "--cflags", "-O1", "--reduce-time", "20",
+                                        "--renderer-cmd", UOPFUZZ_BROKEN_RENDERER, "--corpus", corpus.string(), "--json", json};
+    a.insert(a.end(), rest.begin(), rest.end());
+    return a;
+  }
+  static nlohmann::json read_json(const fs::path& f) {
+    std::ifstream in(f);
+    return nlohmann::json::parse(in);
+  }
+};
+
+bool any_temporary(const fs::path& dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().filename().string().rfind(".tmp", 0) == 0) return true;
+  return false;
+}
+
+TEST_F(Signals, KillNineAtAnyMomentLeavesWholeFilesAndTheNextRunResumes) {
+  const unsigned seed = std::random_device{}();
+  std::cerr << "kill moments drawn with seed " << seed << "\n";
+  std::mt19937 rng(seed);
+  std::map<std::string, std::string> kept;  // every reproducer seen so far: must never change or vanish
+  int mid_save_kills = 0;
+  for (int round = 0; round < 6; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    Proc p = start(campaign((dir / ("s" + std::to_string(round) + ".json")).string(), "--time 60 -q"),
+                   dir / ("log" + std::to_string(round)), env);
+    if (round % 2 == 1) {
+      // Wait for a reproducer write in flight (its temporary file) and kill right then.
+      const auto t0 = Clock::now();
+      while (!any_temporary(corpus) && seconds_since(t0) < 25) std::this_thread::sleep_for(std::chrono::microseconds(200));
+      mid_save_kills += any_temporary(corpus);
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(100, 7000)(rng)));
+    }
+    kill_group(p);
+    ASSERT_TRUE(group_gone(p.pid, 5)) << "processes of the killed campaign are still running";
+    const CorpusState s = inspect(corpus);
+    EXPECT_TRUE(s.problems.empty()) << join(s.problems);
+    for (const auto& [name, text] : kept) {
+      ASSERT_TRUE(s.files.count(name)) << name << " vanished";
+      EXPECT_EQ(s.files.at(name), text) << name << " changed";
+    }
+    for (const auto& [name, text] : s.files) kept[name] = text;
+  }
+  // Resume: the same campaign, run to the end, saves no bucket that is already there.
+  std::set<std::string> before;
+  for (const auto& [name, sig] : inspect(corpus).signature_of) before.insert(sig);
+  const auto [status, out] = run(campaign((dir / "final.json").string(), "--count 96 -q"), dir / "final.log", env);
+  ASSERT_TRUE(exited_with(status, 0) || exited_with(status, 1)) << out;
+  const CorpusState s = inspect(corpus);
+  EXPECT_TRUE(s.problems.empty()) << join(s.problems);
+  EXPECT_TRUE(s.temporaries.empty()) << "left behind:" << join(s.temporaries);
+  for (const auto& [name, text] : kept) {
+    ASSERT_TRUE(s.files.count(name)) << name << " vanished";
+    EXPECT_EQ(s.files.at(name), text) << name << " changed";
+  }
+  for (const auto& path : read_json(dir / "final.json")["saved"]) {
+    const std::string name = fs::path(path.get<std::string>()).filename().string();
+    ASSERT_TRUE(s.signature_of.count(name)) << name;
+    EXPECT_FALSE(before.count(s.signature_of.at(name))) << "bucket saved again: " << s.signature_of.at(name);
+  }
+  EXPECT_FALSE(kept.empty()) << "no reproducer was saved before a kill: the test proved nothing";
+  std::cerr << kept.size() << " reproducers survived 6 kills (" << mid_save_kills << " during a save); "
+            << s.files.size() << " after the resumed run\n";
+}
+
+// Busy (finding, reducing, saving), then one signal: everything stops within a few seconds, the exit
+// is orderly and the summary is written.
+void interrupt_test(Signals& t, const fs::path& dir, const std::vector<std::string>& args, const std::vector<std::string>& env,
+                    int sig, bool whole_group) {
+  Proc p = start(args, dir / "log", env);
+  std::this_thread::sleep_for(std::chrono::seconds(4));
+  ASSERT_EQ(wait_for(p, 0), -1) << "the campaign ended before the signal:\n" << slurp(dir / "log");
+  const auto t0 = Clock::now();
+  ::kill(whole_group ? -p.pid : p.pid, sig);
+  const int status = wait_for(p, 15);
+  const double took = seconds_since(t0);
+  if (status == -1) kill_group(p);
+  ASSERT_NE(status, -1) << "still running 15 s after the signal";
+  EXPECT_LT(took, 7.0) << "exit took " << took << " s";
+  EXPECT_TRUE(exited_with(status, 0) || exited_with(status, 1)) << "status " << status << "\n" << slurp(dir / "log");
+  EXPECT_TRUE(group_gone(p.pid, 3)) << "a worker outlived the campaign";
+  const nlohmann::json s = nlohmann::json::parse(slurp(dir / "s.json"));
+  EXPECT_EQ(s["interrupted"], true) << s.dump(2);
+  EXPECT_GT(s["programs"].get<int>(), 0);
+  // Our own signal must not become a finding: no bucket or reproducer blames the kernel for it.
+  for (const auto& b : s["signatures"]) {
+    const std::string sig_name = b.get<std::string>();
+    EXPECT_EQ(sig_name.find("SIGINT"), std::string::npos) << sig_name;
+    EXPECT_EQ(sig_name.find("signal 2"), std::string::npos) << sig_name;
+    EXPECT_EQ(sig_name.find("signal 15"), std::string::npos) << sig_name;
+    EXPECT_EQ(sig_name.find("SIGKILL"), std::string::npos) << sig_name;
+  }
+  const CorpusState c = inspect(dir / "corpus");
+  EXPECT_TRUE(c.problems.empty()) << join(c.problems);
+  (void)t;
+}
+
+TEST_F(Signals, CtrlCStopsTheWholeGroupAndWritesTheSummary) {
+  interrupt_test(*this, dir, campaign((dir / "s.json").string(), "--time 120"), env, SIGINT, true);
+}
+
+TEST_F(Signals, SigtermToTheParentStopsTheWorkersAndWritesTheSummary) {
+  interrupt_test(*this, dir, campaign((dir / "s.json").string(), "--time 120"), env, SIGTERM, false);
+}
+
+}  // namespace
+}  // namespace uf::faults
