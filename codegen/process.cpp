@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -173,7 +174,9 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (left <= 0 || r.output_overflow) {
       r.timed_out = !r.output_overflow;
-      r.message = r.timed_out ? "after " + std::to_string(opt.timeout_s) + " s"
+      char secs[32];
+      std::snprintf(secs, sizeof secs, "%g", opt.timeout_s);
+      r.message = r.timed_out ? std::string("after ") + secs + " s"
                               : "more than " + std::to_string(opt.max_stdout) + " bytes";
       ::kill(-pid, SIGKILL);
       ::kill(pid, SIGKILL);

@@ -69,7 +69,7 @@ class Renderer {
     if (++seen > 1) v += "_" + std::to_string(seen);
     expr_[u->id] = v;
     const std::string T = c_value_type(u->dtype);
-    const int64_t size = u->len * bytes(u->dtype);
+    const int64_t size = u->len * (u->dtype == DType::F16 ? 4 : bytes(u->dtype));  // f16 scratch holds floats
     if (u->len == 1) {
       lines_.push_back(T + " " + v + " = 0;");
     } else if (stack_used_ + size <= kStackBudget) {

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstdio>
 #include <chrono>
 #include <cstring>
 #include <iterator>
@@ -163,7 +164,9 @@ struct Mapping {
 };
 
 std::string describe_exit(int wstatus, bool timed_out, double timeout_s) {
-  if (timed_out) return "no result within " + std::to_string(timeout_s) + " s";
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%g", timeout_s);
+  if (timed_out) return std::string("no result within ") + secs + " s";
   if (WIFSIGNALED(wstatus)) {
     const int s = WTERMSIG(wstatus);
     return "killed by signal " + std::to_string(s) + " (" + strsignal(s) + ")";
@@ -251,7 +254,7 @@ std::vector<RunResult> run_sandboxed(const std::string& so_path, std::vector<Ker
       const int32_t s = __atomic_load_n(&status[k], __ATOMIC_SEQ_CST);
       if (s == kMissing)
         results[k] = {RunStatus::load_error, 0,
-                      callers[k] ? "symbol '" + calls[k].symbol + "' not found in the shared object"
+                      callers[k] ? "the compiled code does not define '" + calls[k].symbol + "' (symbol not found)"
                                  : "too many buffers (" + std::to_string(calls[k].buffers.size()) + ")"};
     }
     auto pending = [&](size_t k) { return __atomic_load_n(&status[k], __ATOMIC_SEQ_CST) == kPending; };

@@ -36,7 +36,9 @@ namespace {
 
 std::string op_name(Op op) { return name(op); }
 
-bool accepts(OperandClass c, DType d) {
+}  // namespace
+
+bool operand_class_accepts(OperandClass c, DType d) {
   switch (c) {
     case OperandClass::ANY: return !is_void(d);
     case OperandClass::INT: return is_int(d);
@@ -46,6 +48,18 @@ bool accepts(OperandClass c, DType d) {
   }
   return false;
 }
+
+bool op_accepts(Op op, DType d) {
+  if (is_void(d) || op == Op::SINK) return false;
+  if (op == Op::BITCAST) return !is_bool(d);
+  return operand_class_accepts(info(op).operands, d);
+}
+
+bool bitcast_legal(DType from, DType to) {
+  return !is_void(from) && !is_void(to) && !is_bool(from) && !is_bool(to) && bytes(from) == bytes(to);
+}
+
+namespace {
 
 const char* class_message(OperandClass c) {
   switch (c) {
@@ -142,7 +156,7 @@ NodeType infer(Op op, std::span<const UOp* const> src, std::optional<DType> decl
     for (const UOp* s : vals)
       if (s->dtype != d)
         fail(n + ": dtype mismatch " + name(d) + " vs " + name(s->dtype) + " (use CAST)");
-    if (!accepts(oi.operands, d)) fail(n + " " + class_message(oi.operands));
+    if (!operand_class_accepts(oi.operands, d)) fail(n + " " + class_message(oi.operands));
     if (op == Op::CAST) {
       t = value(need_declared());
     } else if (op == Op::BITCAST) {

@@ -46,6 +46,13 @@ struct UOp {
   const UOp* index_node() const;  // the INDEX under any AFTERs of an address (rank 0 memory)
 };
 
+// Whether an op's operand class admits dtype d (void never does).
+bool operand_class_accepts(OperandClass c, DType d);
+// Whether the op table lets `op` compute on operand dtype `d` (BITCAST: not bool; SINK: never).
+bool op_accepts(Op op, DType d);
+// Whether BITCAST from -> to type-checks: same size, neither is bool.
+bool bitcast_legal(DType from, DType to);
+
 // The type of a node as the rules infer it.
 struct NodeType {
   DType dtype;

@@ -85,18 +85,28 @@ void run_worker(const CampaignOptions& o, int w, int fd) {
     for (size_t k = 0; k < n; ++k) {
       if (!r.defined[k]) { ++counts[2]; continue; }
       ++counts[1];
-      const Observation& obs = r.observations[k];
-      switch (obs.verdict) {
-        case Verdict::ok: continue;
+      switch (r.observations[k].verdict) {
+        case Verdict::ok: break;
         case Verdict::mismatch: ++counts[3]; break;
         case Verdict::crash: ++counts[4]; break;
         case Verdict::compile_error: ++counts[5]; break;
         case Verdict::render_error: ++counts[6]; break;
         case Verdict::timeout: ++counts[7]; break;
       }
+    }
+    // Counted before reducing: a worker stopped (or killed) during a long reduction has still reported
+    // its batch, so the summary of an interrupted campaign is complete.
+    report(fd, "P " + std::to_string(counts[0]) + " " + std::to_string(counts[1]) + " " + std::to_string(counts[2]) + " " +
+                   std::to_string(counts[3]) + " " + std::to_string(counts[4]) + " " + std::to_string(counts[5]) + " " +
+                   std::to_string(counts[6]) + " " + std::to_string(counts[7]) + " 1");
+    report(fd, coverage_line(coverage));
+    for (size_t k = 0; k < n; ++k) {
+      if (!r.defined[k]) continue;
+      const Observation& obs = r.observations[k];
+      if (obs.verdict == Verdict::ok) continue;
       if (!seen.insert(obs.signature).second) continue;
       report(fd, "B " + obs.signature);
-      if (corpus.has(obs.signature)) continue;
+      if (corpus.has(obs.signature) || g_stop) continue;  // stopping: start no new reduction
       Program reproducer = programs[k];
       Observation failure = obs;
       if (o.reduce) {
@@ -109,12 +119,17 @@ void run_worker(const CampaignOptions& o, int w, int fd) {
         }
       }
       reproducer.set_meta("campaign_seed", std::to_string(o.seed));
-      if (auto path = corpus.save(std::move(reproducer), failure, ctx)) report(fd, "S " + *path + "\t" + verdict_name(failure.verdict));
+      const Program kept = reproducer;
+      try {
+        if (auto path = corpus.save(std::move(reproducer), failure, ctx)) report(fd, "S " + *path + "\t" + verdict_name(failure.verdict));
+      } catch (const UserError&) {
+        // The disk is full or the directory went away: the finding goes to the log instead of being lost.
+        const std::string text = "uopfuzz: worker " + std::to_string(w) + ": could not save `" + failure.signature +
+                                 "`; the reproducer follows\n" + reproducer_text(kept, failure, ctx);
+        if (::write(2, text.data(), text.size()) < 0) {}
+        throw;
+      }
     }
-    report(fd, "P " + std::to_string(counts[0]) + " " + std::to_string(counts[1]) + " " + std::to_string(counts[2]) + " " +
-                   std::to_string(counts[3]) + " " + std::to_string(counts[4]) + " " + std::to_string(counts[5]) + " " +
-                   std::to_string(counts[6]) + " " + std::to_string(counts[7]) + " 1");
-    report(fd, coverage_line(coverage));
     index += n;
     if (dt < o.target_batch_s / 2 && batch < o.max_batch) batch = std::min(o.max_batch, batch * 2);
     else if (dt > o.target_batch_s * 2 && batch > o.min_batch) batch = std::max(o.min_batch, batch / 2);

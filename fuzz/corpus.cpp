@@ -2,9 +2,11 @@
 #include "fuzz/corpus.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <chrono>
 #include <cstring>
 #include <ctime>
@@ -61,6 +63,18 @@ void write_synced(const std::string& path, const std::string& text) {
   }
 }
 
+// A writer killed between creating its temporary file and unlinking it (kill -9, a crash) leaves
+// `.tmp-PID-NAME` behind. Remove those whose writer is gone; a live writer's PID still answers.
+void remove_stale_temporaries(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(".tmp-", 0) != 0) continue;
+    const long pid = std::strtol(name.c_str() + 5, nullptr, 10);
+    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) fs::remove(e.path(), ec);
+  }
+}
+
 }  // namespace
 
 std::string Corpus::file_name(const std::string& signature) {
@@ -99,6 +113,7 @@ Corpus::Corpus(std::string dir) : dir_(std::move(dir)) {
   fs::create_directories(dir_, ec);
   if (ec || !fs::is_directory(dir_)) throw UserError(dir_ + ": cannot create corpus directory (" + (ec ? ec.message() : "not a directory") + ")");
   if (::access(dir_.c_str(), W_OK | X_OK) != 0) throw UserError(dir_ + ": corpus directory is not writable");
+  remove_stale_temporaries(dir_);
   known_ = read_signatures(dir_);
 }
 

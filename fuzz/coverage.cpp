@@ -20,23 +20,6 @@ DType operand_dtype(const UOp* u) {
 
 }  // namespace
 
-bool op_accepts(Op op, DType d) {
-  if (is_void(d) || op == Op::SINK) return false;
-  if (op == Op::BITCAST) return !is_bool(d);
-  switch (info(op).operands) {
-    case OperandClass::ANY: return true;
-    case OperandClass::INT: return is_int(d);
-    case OperandClass::INT_BOOL: return is_int(d) || is_bool(d);
-    case OperandClass::FLOAT: return is_float(d);
-    case OperandClass::NUM: return is_int(d) || is_float(d);
-  }
-  return false;
-}
-
-bool bitcast_legal(DType from, DType to) {
-  return !is_void(from) && !is_void(to) && !is_bool(from) && !is_bool(to) && bytes(from) == bytes(to);
-}
-
 void Coverage::add(const Program& p) {
   ++programs;
   for (const UOp* u : linearize(p)) {

@@ -14,11 +14,6 @@
 
 namespace uf {
 
-// Whether the op table lets `op` compute on operand dtype `d` (BITCAST: not bool; SINK: never).
-bool op_accepts(Op op, DType d);
-// Whether BITCAST from -> to type-checks: same size, neither is bool.
-bool bitcast_legal(DType from, DType to);
-
 struct Coverage {
   std::array<uint64_t, kNumOps * kNumDTypes> op_dtype{};
   std::array<uint64_t, kNumDTypes * kNumDTypes> cast{};

@@ -32,36 +32,6 @@ std::vector<std::vector<const AluCase*>> chunks(const std::vector<AluCase>& case
   return out;
 }
 
-// out[i] = OP(operands of case i); operands are CONSTs, or LOADs of input buffer j at index i. (Loading
-// each distinct value once and sharing the LOADs would shrink the C, but the long live ranges make gcc
-// slower, not faster.) Small functions keep the compilers' superlinear passes cheap.
-Program chunk_program(const std::vector<const AluCase*>& cs, bool loaded) {
-  Builder b;
-  const AluCase& first = *cs[0];
-  const size_t nops = first.operands.size();
-  const auto k = static_cast<int64_t>(cs.size());
-  std::vector<const UOp*> in;
-  if (loaded) {
-    for (size_t j = 0; j < nops; ++j) {
-      in.push_back(b.buffer(first.operand_dtypes[j], k, static_cast<int64_t>(j)));
-      Values& data = b.p.data[static_cast<int64_t>(j)];
-      for (const AluCase* c : cs) data.push_back(c->operands[j]);
-    }
-  }
-  const UOp* out = b.buffer(first.result_dtype, k, static_cast<int64_t>(nops));
-  const bool typed = first.op == Op::CAST || first.op == Op::BITCAST;
-  std::vector<const UOp*> stores;
-  for (int64_t i = 0; i < k; ++i) {
-    const AluCase& c = *cs[static_cast<size_t>(i)];
-    std::vector<const UOp*> src;
-    for (size_t j = 0; j < nops; ++j)
-      src.push_back(loaded ? b.load(in[j], i) : b.c(first.operand_dtypes[j], c.operands[j]));
-    const UOp* v = b.op(first.op, src, typed ? std::optional<DType>(first.result_dtype) : std::nullopt);
-    stores.push_back(b.store(out, i, v));
-  }
-  return b.finish(stores);
-}
-
 // The batch is compiled as two halves in parallel (two compiler calls): it halves the wall time on
 // two cores, and exercises run_compiled from several threads at once.
 void run_golden(const std::string& cc, const std::string& cflags, bool loaded) {
@@ -71,7 +41,7 @@ void run_golden(const std::string& cc, const std::string& cflags, bool loaded) {
   ASSERT_GT(cases.size(), 50000u);
   const auto parts = chunks(cases);
   std::vector<Program> programs;
-  for (const auto& part : parts) programs.push_back(chunk_program(part, loaded));
+  for (const auto& part : parts) programs.push_back(alu_program(part, loaded));
   CompiledPathConfig cfg;
   cfg.cc = cc;
   cfg.cflags = cflags;
@@ -108,14 +78,14 @@ void run_golden(const std::string& cc, const std::string& cflags, bool loaded) {
               cc.c_str(), cflags.c_str(), loaded ? "loaded" : "constant");
 }
 
-TEST(GoldenAlu, GccDefaultFlagsConstants) { run_golden("gcc", kDefaultCFlags, false); }
-TEST(GoldenAlu, GccDefaultFlagsLoaded) { run_golden("gcc", kDefaultCFlags, true); }
-TEST(GoldenAlu, GccO0Constants) { run_golden("gcc", "-O0", false); }
-TEST(GoldenAlu, GccO0Loaded) { run_golden("gcc", "-O0", true); }
+TEST(CodegenGoldenAlu, GccDefaultFlagsConstants) { run_golden("gcc", kDefaultCFlags, false); }
+TEST(CodegenGoldenAlu, GccDefaultFlagsLoaded) { run_golden("gcc", kDefaultCFlags, true); }
+TEST(CodegenGoldenAlu, GccO0Constants) { run_golden("gcc", "-O0", false); }
+TEST(CodegenGoldenAlu, GccO0Loaded) { run_golden("gcc", "-O0", true); }
 // No -ffp-contract=off for clang: the prelude's `#pragma STDC FP_CONTRACT OFF` must keep it from fusing
 // a*b+c even with FMA available (-march=native).
-TEST(GoldenAlu, ClangO2Constants) { run_golden("clang", "-O2 -march=native", false); }
-TEST(GoldenAlu, ClangO2Loaded) { run_golden("clang", "-O2 -march=native", true); }
+TEST(CodegenGoldenAlu, ClangO2Constants) { run_golden("clang", "-O2 -march=native", false); }
+TEST(CodegenGoldenAlu, ClangO2Loaded) { run_golden("clang", "-O2 -march=native", true); }
 
 }  // namespace
 }  // namespace uf::test

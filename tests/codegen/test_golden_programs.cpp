@@ -69,9 +69,9 @@ void run_programs(const std::string& cc, const std::string& cflags) {
   EXPECT_EQ(compared, 198u);
 }
 
-TEST(GoldenPrograms, GccDefaultFlags) { run_programs("gcc", kDefaultCFlags); }
-TEST(GoldenPrograms, GccO0) { run_programs("gcc", "-O0"); }
-TEST(GoldenPrograms, ClangO2) { run_programs("clang", "-O2 -march=native"); }
+TEST(CodegenGoldenPrograms, GccDefaultFlags) { run_programs("gcc", kDefaultCFlags); }
+TEST(CodegenGoldenPrograms, GccO0) { run_programs("gcc", "-O0"); }
+TEST(CodegenGoldenPrograms, ClangO2) { run_programs("clang", "-O2 -march=native"); }
 
 }  // namespace
 }  // namespace uf::test

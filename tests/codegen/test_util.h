@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -79,44 +80,77 @@ struct AluCase {
   std::optional<Scalar> result;  // nullopt: UNDEFINED
 };
 
+// Parses one line in alu.txt's format (`OP DTYPE operands... -> result`, `CAST SRC>DST v -> r`).
+inline AluCase parse_alu_line(const std::string& line, int n) {
+  auto parse = [&](DType d, const std::string& t) {
+    ScalarParse r = parse_scalar(d, t);
+    if (r.error) throw std::runtime_error("alu line " + std::to_string(n) + ": " + r.error + ": " + t);
+    return r.value;
+  };
+  std::istringstream ss(line);
+  std::vector<std::string> w;
+  for (std::string t; ss >> t;) w.push_back(t);
+  AluCase c;
+  c.line = n;
+  c.text = line;
+  c.op = *parse_op(w.at(0));
+  const size_t arrow = static_cast<size_t>(std::find(w.begin(), w.end(), "->") - w.begin());
+  if (c.op == Op::CAST || c.op == Op::BITCAST) {
+    const size_t gt = w[1].find('>');
+    c.operand_dtypes = {*parse_dtype(w[1].substr(0, gt))};
+    c.result_dtype = *parse_dtype(w[1].substr(gt + 1));
+  } else {
+    const DType d = *parse_dtype(w[1]);
+    c.operand_dtypes.assign(arrow - 2, d);
+    if (c.op == Op::WHERE) c.operand_dtypes[0] = DType::Bool;
+    const bool cmp = c.op == Op::CMPLT || c.op == Op::CMPNE || c.op == Op::CMPEQ;
+    c.result_dtype = cmp ? DType::Bool : d;
+  }
+  for (size_t i = 2; i < arrow; ++i) c.operands.push_back(parse(c.operand_dtypes[i - 2], w[i]));
+  if (w.at(arrow + 1) != "UNDEFINED") c.result = parse(c.result_dtype, w[arrow + 1]);
+  return c;
+}
+
 inline std::vector<AluCase> read_alu_golden() {
   std::vector<AluCase> cases;
   std::ifstream in(shared_path("golden/alu.txt"));
   std::string line;
   int n = 0;
-  auto parse = [&](DType d, const std::string& t) {
-    ScalarParse r = parse_scalar(d, t);
-    if (r.error) throw std::runtime_error("alu.txt:" + std::to_string(n) + ": " + r.error + ": " + t);
-    return r.value;
-  };
   while (std::getline(in, line)) {
     ++n;
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream ss(line);
-    std::vector<std::string> w;
-    for (std::string t; ss >> t;) w.push_back(t);
-    AluCase c;
-    c.line = n;
-    c.text = line;
-    c.op = *parse_op(w.at(0));
-    const size_t arrow = std::find(w.begin(), w.end(), "->") - w.begin();
-    if (c.op == Op::CAST || c.op == Op::BITCAST) {
-      const size_t gt = w[1].find('>');
-      c.operand_dtypes = {*parse_dtype(w[1].substr(0, gt))};
-      c.result_dtype = *parse_dtype(w[1].substr(gt + 1));
-    } else {
-      const DType d = *parse_dtype(w[1]);
-      const size_t nops = arrow - 2;
-      c.operand_dtypes.assign(nops, d);
-      if (c.op == Op::WHERE) c.operand_dtypes[0] = DType::Bool;
-      const bool cmp = c.op == Op::CMPLT || c.op == Op::CMPNE || c.op == Op::CMPEQ;
-      c.result_dtype = cmp ? DType::Bool : d;
-    }
-    for (size_t i = 2; i < arrow; ++i) c.operands.push_back(parse(c.operand_dtypes[i - 2], w[i]));
-    if (w.at(arrow + 1) != "UNDEFINED") c.result = parse(c.result_dtype, w[arrow + 1]);
-    cases.push_back(std::move(c));
+    if (!line.empty() && line[0] != '#') cases.push_back(parse_alu_line(line, n));
   }
   return cases;
+}
+
+// out[i] = OP(operands of case i); operands are CONSTs, or LOADs of input buffer j at index i. (Loading
+// each distinct value once and sharing the LOADs would shrink the C, but the long live ranges make gcc
+// slower, not faster.) Small functions keep the compilers' superlinear passes cheap.
+inline Program alu_program(const std::vector<const AluCase*>& cs, bool loaded) {
+  Builder b;
+  const AluCase& first = *cs[0];
+  const size_t nops = first.operands.size();
+  const auto k = static_cast<int64_t>(cs.size());
+  std::vector<const UOp*> in;
+  if (loaded) {
+    for (size_t j = 0; j < nops; ++j) {
+      in.push_back(b.buffer(first.operand_dtypes[j], k, static_cast<int64_t>(j)));
+      Values& data = b.p.data[static_cast<int64_t>(j)];
+      for (const AluCase* c : cs) data.push_back(c->operands[j]);
+    }
+  }
+  const UOp* out = b.buffer(first.result_dtype, k, static_cast<int64_t>(nops));
+  const bool typed = first.op == Op::CAST || first.op == Op::BITCAST;
+  std::vector<const UOp*> stores;
+  for (int64_t i = 0; i < k; ++i) {
+    const AluCase& c = *cs[static_cast<size_t>(i)];
+    std::vector<const UOp*> src;
+    for (size_t j = 0; j < nops; ++j)
+      src.push_back(loaded ? b.load(in[j], i) : b.c(first.operand_dtypes[j], c.operands[j]));
+    const UOp* v = b.op(first.op, src, typed ? std::optional<DType>(first.result_dtype) : std::nullopt);
+    stores.push_back(b.store(out, i, v));
+  }
+  return b.finish(stores);
 }
 
 }  // namespace uf::test

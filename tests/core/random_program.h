@@ -7,17 +7,6 @@
 
 namespace uf::testing {
 
-inline bool op_accepts(Op op, DType d) {
-  switch (info(op).operands) {
-    case OperandClass::ANY: return true;
-    case OperandClass::INT: return is_int(d);
-    case OperandClass::INT_BOOL: return is_int(d) || is_bool(d);
-    case OperandClass::FLOAT: return is_float(d);
-    case OperandClass::NUM: return !is_bool(d);
-  }
-  return false;
-}
-
 // Builds a program of roughly `size` ALU nodes over a few buffers, with an ALLOC written then read
 // through AFTER, stores into an output buffer, and some dead nodes.
 inline Program random_program(uint64_t seed, int size) {

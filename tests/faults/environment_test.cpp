@@ -95,7 +95,10 @@ TEST_F(Environment, FullDiskUnderTheCorpusLosesNothing) {
   const nlohmann::json s = nlohmann::json::parse(slurp(dir / "s.json"));
   EXPECT_FALSE(s["errors"].empty()) << s.dump(2);
   EXPECT_TRUE(s["saved"].empty()) << s.dump(2);
-  // Nothing half-written, nothing lost.
+  EXPECT_GT(s["programs"].get<int>(), 0) << "the batches checked before the error are missing from the summary";
+  // Nothing half-written, nothing lost: the reproducer that could not be saved is in the log.
+  EXPECT_NE(ran.second.find("could not save `mismatch"), std::string::npos) << ran.second;
+  EXPECT_NE(ran.second.find("uops 1\n"), std::string::npos) << ran.second;
   EXPECT_EQ(slurp(old), old_text);
   EXPECT_EQ(fs::file_size(corpus / "filler"), filler);
   size_t entries = 0;
