@@ -12,27 +12,19 @@
 
 #include "core/text.h"
 #include "fuzz/shrink.h"
+#include "tests/support/run_uopfuzz.h"
 
 namespace uf {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Ran {
-  int code;
-  std::string out;
-};
+using uf::testing::Ran;
 
 // Runs uopfuzz with a private compile cache, so results never depend on what an earlier run cached.
 Ran run(const std::string& args) {
   const std::string cache = (fs::temp_directory_path() / ("uopfuzz-campaign-cache-" + std::to_string(::getpid()))).string();
-  const std::string cmd = "UOPFUZZ_CACHE_DIR=" + cache + " UOPFUZZ=" + UOPFUZZ_BINARY + " " + UOPFUZZ_BINARY + " " + args + " 2>&1";
-  FILE* f = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), f)) out.append(buf.data(), n);
-  const int status = pclose(f);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
+  return uf::testing::run_uopfuzz(args, "UOPFUZZ_CACHE_DIR=" + cache + " UOPFUZZ=" + UOPFUZZ_BINARY + " ");
 }
 
 class Campaign : public ::testing::Test {

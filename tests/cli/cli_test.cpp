@@ -8,24 +8,14 @@
 #include <fstream>
 #include <string>
 
+#include "tests/support/run_uopfuzz.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Ran {
-  int code;
-  std::string out;  // stdout and stderr together
-};
-
-Ran run(const std::string& args) {
-  const std::string cmd = std::string(UOPFUZZ_BINARY) + " " + args + " 2>&1";
-  FILE* f = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), f)) out.append(buf.data(), n);
-  const int status = pclose(f);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
-}
+using uf::testing::Ran;
+Ran run(const std::string& args) { return uf::testing::run_uopfuzz(args); }
 
 class Cli : public ::testing::Test {
  protected:
