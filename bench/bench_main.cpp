@@ -51,6 +51,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   s.work_dir = tmpl;
+  struct RemoveAtExit {  // every return path below, early ones included
+    std::string dir;
+    ~RemoveAtExit() {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
+  } remove_at_exit{s.work_dir};
   s.cache_root = s.work_dir + "/cache";
   uf::bench::fresh_cache_dir();  // never the user's cache, even before a benchmark picks its own
 
@@ -66,7 +73,5 @@ int main(int argc, char** argv) {
     status = 1;
   }
   benchmark::Shutdown();
-  std::error_code ec;
-  std::filesystem::remove_all(s.work_dir, ec);
   return status;
 }

@@ -32,7 +32,10 @@ struct CampaignOptions {
   bool reduce = true;
   double reduce_time_s = 120;
   bool progress = true;     // the stderr progress line
-  size_t min_batch = 32, max_batch = 384;
+  // Batches adapt between these sizes. The cap is 32 on purpose: with more kernels in one translation
+  // unit gcc stops inlining some prelude helpers (measured in bench/RESULTS.md), so the code under test
+  // would differ from what `uopfuzz run FILE` compiles for one program, and findings might not replay.
+  size_t min_batch = 8, max_batch = 32;
   double target_batch_s = 1.5;  // batch sizes adapt towards this much compile+run time
 };
 
