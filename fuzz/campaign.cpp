@@ -1,6 +1,7 @@
 // The campaign parent: fork the workers, aggregate their reports, progress line, signals, summary.
 #include "fuzz/campaign.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -131,7 +132,9 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
   std::vector<Worker> workers(static_cast<size_t>(o.jobs));
   for (int w = 0; w < o.jobs; ++w) {
     int fds[2];
-    if (::pipe(fds) != 0) throw UserError("cannot create a pipe for worker " + std::to_string(w));
+    // Close-on-exec: a compiler or renderer a worker starts must not hold the report pipe open, or a
+    // killed worker's pipe would not reach EOF until they finish, delaying the parent's exit.
+    if (::pipe2(fds, O_CLOEXEC) != 0) throw UserError("cannot create a pipe for worker " + std::to_string(w));
     const pid_t pid = ::fork();
     if (pid < 0) throw UserError("cannot start worker " + std::to_string(w));
     if (pid == 0) {

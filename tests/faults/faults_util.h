@@ -83,6 +83,31 @@ inline bool group_gone(pid_t pgid, double timeout_s) {
   return true;
 }
 
+// Live processes whose command line mentions `needle` (a test's private directory): what a campaign
+// started (compilers, renderers, sandboxed kernels) and left running.
+inline std::vector<std::string> processes_mentioning(const std::string& needle) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string pid = e.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos || pid == std::to_string(::getpid())) continue;
+    std::ifstream in(e.path() / "cmdline", std::ios::binary);
+    std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (char& c : cmd) if (c == '\0') c = ' ';
+    if (cmd.find(needle) != std::string::npos) out.push_back(pid + ": " + cmd.substr(0, 200));
+  }
+  return out;
+}
+
+inline bool none_left(const std::string& needle, double timeout_s, std::vector<std::string>* left) {
+  const auto t0 = Clock::now();
+  while (!(*left = processes_mentioning(needle)).empty()) {
+    if (seconds_since(t0) > timeout_s) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
+}
+
 // Runs to completion (bounded); returns {wait status, output}.
 inline std::pair<int, std::string> run(const std::vector<std::string>& args, const fs::path& log,
                                        const std::vector<std::string>& env = {}, double timeout_s = 240) {

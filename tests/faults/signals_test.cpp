@@ -29,7 +29,7 @@ class Signals : public ::testing::Test {
     std::istringstream words(limit);
     std::vector<std::string> a{"fuzz"};
     for (std::string w; words >> w;) a.push_back(w);
-    const std::vector<std::string> rest{"--jobs", "2", "--seed", "7", "--cflags", "-O1", "--reduce-time", "20",
+    const std::vector<std::string> rest{"--jobs", "2", "--seed", "7", "--cflags", "-O1", "--reduce-time", "10",
                                         "--renderer-cmd", UOPFUZZ_BROKEN_RENDERER, "--corpus", corpus.string(), "--json", json};
     a.insert(a.end(), rest.begin(), rest.end());
     return a;
@@ -47,24 +47,50 @@ bool any_temporary(const fs::path& dir) {
   return false;
 }
 
+size_t visible_files(const fs::path& dir) {
+  size_t n = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) n += e.path().filename().string().front() != '.';
+  return n;
+}
+
+// Waits (up to `limit_s`) until `ready()` or the campaign ends; true when ready.
+template <class F>
+bool await(const Proc& p, F ready, double limit_s, std::chrono::microseconds step = std::chrono::microseconds(200)) {
+  const auto t0 = Clock::now();
+  while (!ready()) {
+    if (seconds_since(t0) > limit_s || wait_for(p, 0) != -1) return false;
+    std::this_thread::sleep_for(step);
+  }
+  return true;
+}
+
 TEST_F(Signals, KillNineAtAnyMomentLeavesWholeFilesAndTheNextRunResumes) {
   const unsigned seed = std::random_device{}();
   std::cerr << "kill moments drawn with seed " << seed << "\n";
   std::mt19937 rng(seed);
+  auto ms = [&](int lo, int hi) { return std::chrono::milliseconds(std::uniform_int_distribution<int>(lo, hi)(rng)); };
   std::map<std::string, std::string> kept;  // every reproducer seen so far: must never change or vanish
-  int mid_save_kills = 0;
+  // The moments: during start-up or the first batch; while a save is in flight (its temporary file
+  // exists); right after a save landed; at a random time once busy.
+  const char* moments[] = {"early", "mid-save", "after-save", "random", "mid-save", "after-save"};
+  std::map<std::string, int> hit;
   for (int round = 0; round < 6; ++round) {
-    SCOPED_TRACE("round " + std::to_string(round));
-    Proc p = start(campaign((dir / ("s" + std::to_string(round) + ".json")).string(), "--time 60 -q"),
+    const std::string moment = moments[round];
+    SCOPED_TRACE("round " + std::to_string(round) + " (" + moment + ")");
+    fs::create_directories(corpus);
+    const size_t before = visible_files(corpus);
+    Proc p = start(campaign((dir / ("s" + std::to_string(round) + ".json")).string(), "--time 90 -q"),
                    dir / ("log" + std::to_string(round)), env);
-    if (round % 2 == 1) {
-      // Wait for a reproducer write in flight (its temporary file) and kill right then.
-      const auto t0 = Clock::now();
-      while (!any_temporary(corpus) && seconds_since(t0) < 25) std::this_thread::sleep_for(std::chrono::microseconds(200));
-      mid_save_kills += any_temporary(corpus);
-    } else {
-      std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(100, 7000)(rng)));
+    bool reached = true;
+    if (moment == "early") std::this_thread::sleep_for(ms(50, 3000));
+    else if (moment == "mid-save") reached = await(p, [&] { return any_temporary(corpus); }, 60);
+    else if (moment == "after-save") reached = await(p, [&] { return visible_files(corpus) > before; }, 60);
+    else {
+      reached = await(p, [&] { return fs::exists(dir / "cache"); }, 60);
+      std::this_thread::sleep_for(ms(100, 8000));
     }
+    hit[moment] += reached;
     kill_group(p);
     ASSERT_TRUE(group_gone(p.pid, 5)) << "processes of the killed campaign are still running";
     const CorpusState s = inspect(corpus);
@@ -78,7 +104,7 @@ TEST_F(Signals, KillNineAtAnyMomentLeavesWholeFilesAndTheNextRunResumes) {
   // Resume: the same campaign, run to the end, saves no bucket that is already there.
   std::set<std::string> before;
   for (const auto& [name, sig] : inspect(corpus).signature_of) before.insert(sig);
-  const auto [status, out] = run(campaign((dir / "final.json").string(), "--count 96 -q"), dir / "final.log", env);
+  const auto [status, out] = run(campaign((dir / "final.json").string(), "--count 64 -q"), dir / "final.log", env);
   ASSERT_TRUE(exited_with(status, 0) || exited_with(status, 1)) << out;
   const CorpusState s = inspect(corpus);
   EXPECT_TRUE(s.problems.empty()) << join(s.problems);
@@ -92,9 +118,12 @@ TEST_F(Signals, KillNineAtAnyMomentLeavesWholeFilesAndTheNextRunResumes) {
     ASSERT_TRUE(s.signature_of.count(name)) << name;
     EXPECT_FALSE(before.count(s.signature_of.at(name))) << "bucket saved again: " << s.signature_of.at(name);
   }
-  EXPECT_FALSE(kept.empty()) << "no reproducer was saved before a kill: the test proved nothing";
-  std::cerr << kept.size() << " reproducers survived 6 kills (" << mid_save_kills << " during a save); "
-            << s.files.size() << " after the resumed run\n";
+  // The moments that matter most must have happened, or the test proved little.
+  EXPECT_GE(hit["mid-save"], 1) << "never killed during a save";
+  EXPECT_GE(hit["after-save"], 1) << "never killed right after a save";
+  EXPECT_FALSE(kept.empty());
+  std::cerr << kept.size() << " reproducers survived 6 kills (" << hit["mid-save"] << " during a save, " << hit["after-save"]
+            << " right after one); " << s.files.size() << " after the resumed run\n";
 }
 
 // The last progress line's numbers: programs reported by the workers, and buckets seen.
@@ -135,10 +164,14 @@ void interrupt_test(const fs::path& dir, const std::vector<std::string>& args, c
   std::cerr << "exited " << took << " s after the signal\n";
   EXPECT_TRUE(exited_with(status, 0) || exited_with(status, 1)) << "status " << status << "\n" << slurp(dir / "log");
   EXPECT_TRUE(group_gone(p.pid, 3)) << "a worker outlived the campaign";
+  std::vector<std::string> left;
+  EXPECT_TRUE(none_left(dir.string(), 5, &left)) << "still running after the campaign:" << join(left);
   const nlohmann::json s = nlohmann::json::parse(slurp(dir / "s.json"));
   EXPECT_EQ(s["interrupted"], true) << s.dump(2);
   EXPECT_GT(s["programs"].get<int>(), 0) << "the work done before the signal is missing from the summary";
-  if (want_bucket) EXPECT_GT(s["buckets"].get<int>(), 0) << s.dump(2);
+  if (want_bucket) {
+    EXPECT_GT(s["buckets"].get<int>(), 0) << s.dump(2);
+  }
   // Our own signal must not become a finding: no bucket blames a kernel for it.
   for (const auto& b : s["signatures"]) {
     const std::string name = b.get<std::string>();
