@@ -113,7 +113,8 @@ TEST_F(Signals, KillNineAtAnyMomentLeavesWholeFilesAndTheNextRunResumes) {
     ASSERT_TRUE(s.files.count(name)) << name << " vanished";
     EXPECT_EQ(s.files.at(name), text) << name << " changed";
   }
-  for (const auto& path : read_json(dir / "final.json")["saved"]) {
+  const nlohmann::json summary = read_json(dir / "final.json");
+  for (const auto& path : summary["saved"]) {
     const std::string name = fs::path(path.get<std::string>()).filename().string();
     ASSERT_TRUE(s.signature_of.count(name)) << name;
     EXPECT_FALSE(before.count(s.signature_of.at(name))) << "bucket saved again: " << s.signature_of.at(name);
