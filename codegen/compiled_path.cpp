@@ -84,6 +84,19 @@ class BatchCompiler {
   std::string setup_error_;
 };
 
+// A shared object that does not load because of the machine rather than the code: the cache directory
+// on a noexec file system, the entry removed under us, no memory to map it. Throws UserError then; a
+// missing symbol (the code calls a function nobody defines) stays a compile error, a finding.
+void check_load_environment(const std::string& so_path, const std::string& message) {
+  static constexpr const char* kSigns[] = {"failed to map segment", "cannot open shared object file",
+                                           "Cannot allocate memory", "Permission denied", "Operation not permitted"};
+  for (const char* sign : kSigns)
+    if (message.find(sign) != std::string::npos)
+      throw UserError("cannot load compiled code from " + so_path + " (" + message +
+                      "); is the cache directory on a noexec file system, or out of memory? Set UOPFUZZ_CACHE_DIR "
+                      "to another directory");
+}
+
 }  // namespace
 
 std::string verdict_name(Verdict v) {
@@ -158,7 +171,10 @@ std::vector<KernelOutcome> run_compiled(const std::vector<const Program*>& batch
         }
         case RunStatus::crash: o.verdict = Verdict::crash; break;
         case RunStatus::timeout: o.verdict = Verdict::timeout; break;
-        case RunStatus::load_error: o.verdict = Verdict::compile_error; break;
+        case RunStatus::load_error:
+          check_load_environment(g.so_path, r.message);
+          o.verdict = Verdict::compile_error;
+          break;
       }
       o.signal = r.signal;
       o.message = r.message;

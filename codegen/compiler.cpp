@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <pwd.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -38,11 +39,69 @@ bool read_file(const std::string& path, std::string& out) {
   return static_cast<bool>(in) || in.eof();
 }
 
+// Writes `data` to a new file; on failure errno says why (ENOSPC, EDQUOT, EIO, ...).
 bool write_file(const std::string& path, const std::string& data) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(data.data(), static_cast<std::streamsize>(data.size()));
-  out.close();
-  return static_cast<bool>(out);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  for (size_t done = 0; done < data.size();) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int e = n < 0 ? errno : ENOSPC;
+      ::close(fd);
+      errno = e;
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return ::close(fd) == 0;  // NFS and quotas may report a failed write only here
+}
+
+// What the compiler says when the machine, not the source, is at fault: a full disk or quota, a file
+// system it cannot write, no memory, no file descriptors, a broken installation (a missing cc1, as, ld
+// or libm), a helper killed from outside (gcc's wording for the OOM killer). Compilers run with
+// LC_ALL=C, so these are the C library's and the drivers' English texts.
+constexpr const char* kEnvironmentSigns[] = {
+    "No space left on device", "Disk quota exceeded", "Read-only file system", "Input/output error",
+    "File too large", "Too many open files", "Cannot allocate memory", "out of memory", "memory exhausted",
+    "Permission denied", "Cannot create temporary file", "cannot execute", "unable to execute command",
+    "Killed signal terminated program", "cannot find -l", "cannot open output file"};
+
+// Bytes available to us on the file system holding `path`, or UINTMAX_MAX when it cannot be told.
+uintmax_t available_bytes(const std::string& path, bool& no_inodes) {
+  struct statvfs v;
+  no_inodes = false;
+  if (::statvfs(path.c_str(), &v) != 0) return UINTMAX_MAX;
+  no_inodes = v.f_files > 0 && v.f_favail == 0;
+  return static_cast<uintmax_t>(v.f_bavail) * v.f_frsize;
+}
+
+// Why a failed compiler call is a problem of the environment rather than of the sources, or "" when it
+// is a genuine compile error (the compiler ran to the end and rejected the code).
+std::string environment_failure(const ProcessResult& r, const std::vector<std::string>& dirs) {
+  if (r.signal != 0) return "the C compiler was " + r.describe() + " (out of memory, or killed from outside)";
+  for (const std::string* text : {&r.err, &r.out})
+    for (const char* sign : kEnvironmentSigns)
+      if (text->find(sign) != std::string::npos) return std::string("the C compiler reports: ") + sign;
+  // Compilers whose wording we do not know: a full disk where their temporary files and output go.
+  constexpr uintmax_t kLow = uintmax_t{1} << 20;
+  for (const std::string& d : dirs) {
+    bool no_inodes = false;
+    const uintmax_t free = available_bytes(d, no_inodes);
+    if (no_inodes) return "the file system of " + d + " has no free inodes";
+    if (free < kLow) return "the file system of " + d + " is full (" + std::to_string(free) + " bytes free)";
+  }
+  return "";
+}
+
+// The first lines of a compiler's output, for a message.
+std::string head_lines(const std::string& text, size_t max_lines) {
+  size_t pos = 0;
+  for (size_t n = 0; n < max_lines && pos < text.size(); ++n) {
+    const size_t nl = text.find('\n', pos);
+    pos = nl == std::string::npos ? text.size() : nl + 1;
+  }
+  return text.substr(0, pos) + (pos < text.size() ? "...\n" : "");
 }
 
 void make_dirs_0700(const std::string& path) {
@@ -201,7 +260,7 @@ CompileResult compile_shared(const std::vector<std::string>& sources, const Comp
 
   TempDir tmp;
   std::string tmpl = dir + "/tmp-XXXXXX";
-  if (!::mkdtemp(tmpl.data())) throw UserError("cannot create a directory in " + dir + ": " + strerror(errno));
+  if (!::mkdtemp(tmpl.data())) throw UserError("cannot create a directory in the cache " + dir + ": " + strerror(errno));
   tmp.path = tmpl;
   std::vector<std::string> argv{id.path};
   argv.insert(argv.end(), flags.begin(), flags.end());
@@ -210,16 +269,23 @@ CompileResult compile_shared(const std::vector<std::string>& sources, const Comp
   argv.push_back(out);
   for (size_t i = 0; i < sources.size(); ++i) {
     const std::string file = tmp.path + "/k" + std::to_string(i) + ".c";
-    if (!write_file(file, sources[i])) throw UserError("cannot write " + file + ": " + strerror(errno));
+    if (!write_file(file, sources[i])) throw UserError("cannot write " + file + " in the cache: " + strerror(errno));
     argv.push_back(file);
   }
   argv.push_back("-lm");
   ProcessOptions po;
   po.timeout_s = opt.timeout_s;
   po.max_stdout = po.max_stderr = size_t{1} << 20;
+  // English diagnostics (environment_failure reads them); intermediate files (.s, .o) in the private
+  // directory, so they are removed with it and a kill -9 leaves nothing in /tmp for long.
+  po.env = {"LC_ALL=C", "TMPDIR=" + tmp.path};
   const ProcessResult r = run_process(argv, po);
   if (!r.ok()) {
     if (!r.started) throw UserError("cannot run the C compiler: " + r.message);
+    // A full disk, no memory, a broken installation: a setup problem, never a compile-error finding.
+    if (const std::string why = environment_failure(r, {tmp.path}); !why.empty())
+      throw UserError("cannot compile in " + dir + ": " + why + "; this is a problem of the machine, not of the " +
+                      "program:\n" + head_lines(r.err + r.out, 20));
     res.message = opt.cc + " failed (" + r.describe() + "):\n" + r.err + r.out;
     for (size_t i = 0; i < sources.size(); ++i)
       res.message += "--- source k" + std::to_string(i) + ".c ---\n" + numbered_source(sources[i]);
@@ -229,7 +295,7 @@ CompileResult compile_shared(const std::vector<std::string>& sources, const Comp
   if (!read_file(out, elf)) throw UserError("cannot read the compiler's output " + out);
   const std::string staged = tmp.path + "/entry.so";
   if (!write_file(staged, with_trailer(std::move(elf))))
-    throw UserError("cannot write " + staged + ": " + strerror(errno));
+    throw UserError("cannot write " + staged + " in the cache: " + strerror(errno));
   if (::rename(staged.c_str(), entry.c_str()) != 0)  // atomic: readers see no file or a whole one
     throw UserError("cannot move a build into the cache " + entry + ": " + strerror(errno));
   prune(dir);

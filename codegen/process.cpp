@@ -151,8 +151,18 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  std::vector<char*> envp;  // environ with opt.env's keys replaced
+  for (char** e = environ; e && *e; ++e) {
+    const std::string_view entry(*e);
+    const std::string_view key = entry.substr(0, entry.find('='));
+    bool replaced = false;
+    for (const std::string& o : opt.env) replaced = replaced || std::string_view(o).substr(0, o.find('=')) == key;
+    if (!replaced) envp.push_back(*e);
+  }
+  for (const std::string& o : opt.env) envp.push_back(const_cast<char*>(o.c_str()));
+  envp.push_back(nullptr);
   pid_t pid = -1;
-  const int rc = posix_spawn(&pid, exe.c_str(), &fa, &attr, args.data(), environ);
+  const int rc = posix_spawn(&pid, exe.c_str(), &fa, &attr, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
   ::close(out[1]);

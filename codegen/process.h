@@ -15,6 +15,9 @@ struct ProcessOptions {
   double timeout_s = 60;
   size_t max_stdout = size_t{64} << 20;
   size_t max_stderr = size_t{1} << 20;
+  // "KEY=VALUE" entries set in the child's environment (replacing the harness's value of KEY); the
+  // rest of the environment is inherited.
+  std::vector<std::string> env;
 };
 
 struct ProcessResult {

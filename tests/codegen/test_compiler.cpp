@@ -243,5 +243,17 @@ TEST(CodegenProcess, OutputIsBounded) {
   EXPECT_EQ(e.err, "err\n");
 }
 
+TEST(CodegenProcess, EnvironmentOverrides) {
+  ::setenv("UOPFUZZ_TEST_A", "harness", 1);
+  ::setenv("UOPFUZZ_TEST_B", "kept", 1);
+  ProcessOptions o;
+  o.env = {"UOPFUZZ_TEST_A=child", "UOPFUZZ_TEST_C=new"};
+  const ProcessResult r =
+      run_process({"sh", "-c", "echo $UOPFUZZ_TEST_A $UOPFUZZ_TEST_B $UOPFUZZ_TEST_C; env | grep -c '^UOPFUZZ_TEST_A='"}, o);
+  EXPECT_EQ(r.out, "child kept new\n1\n");
+  ::unsetenv("UOPFUZZ_TEST_A");
+  ::unsetenv("UOPFUZZ_TEST_B");
+}
+
 }  // namespace
 }  // namespace uf::test

@@ -36,14 +36,14 @@ class Environment : public ::testing::Test {
   std::vector<std::string> env() const { return {"UOPFUZZ_CACHE_DIR=" + cache.string()}; }
 
   // A tmpfs of `size` bytes at `where`, private to this process and its children; false if not permitted.
-  bool mount_tmpfs(const fs::path& where, const std::string& size) {
+  bool mount_tmpfs(const fs::path& where, const std::string& size, unsigned long flags = 0) {
     static bool unshared = false;
     if (!unshared) {
       if (::unshare(CLONE_NEWNS) != 0 || ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return false;
       unshared = true;
     }
     fs::create_directories(where);
-    if (::mount("tmpfs", where.c_str(), "tmpfs", 0, ("size=" + size).c_str()) != 0) return false;
+    if (::mount("tmpfs", where.c_str(), "tmpfs", flags, ("size=" + size).c_str()) != 0) return false;
     mounts.push_back(where);
     return true;
   }
@@ -118,6 +118,82 @@ TEST_F(Environment, FullDiskUnderTheSummaryStillReportsIt) {
   EXPECT_CLEAR_FAILURE(ran, "cannot write");
   EXPECT_NE(ran.second.find("8 programs"), std::string::npos) << "the summary must still be printed:\n" << ran.second;
   for (const auto& e : fs::directory_iterator(out)) EXPECT_EQ(e.path().filename(), "filler") << "left behind: " << e.path();
+}
+
+// Room in the cache for the C source but not for the linked object: `ld: final link failed: No space
+// left on device` is a setup error (exit 2), not a compile-error finding.
+TEST_F(Environment, FullDiskUnderTheCacheIsNotACompileError) {
+  if (!mount_tmpfs(cache, "256k")) GTEST_SKIP() << "cannot mount a tmpfs here (needs CAP_SYS_ADMIN)";
+  ASSERT_EQ(::chmod(cache.c_str(), 0700), 0);  // the cache refuses a directory others may write
+  fill(cache);
+  fs::resize_file(cache / "filler", fs::file_size(cache / "filler") - 20480);  // room for k0.c, not for the .so
+  const auto ran = run({"run", program}, dir / "log", env());
+  EXPECT_CLEAR_FAILURE(ran, "No space left on device");
+  EXPECT_EQ(ran.second.find("verdict: compile-error"), std::string::npos) << ran.second;
+  // The failed build left nothing behind but the filler.
+  for (const auto& e : fs::directory_iterator(cache)) EXPECT_EQ(e.path().filename(), "filler") << "left behind: " << e.path();
+}
+
+// The same in a campaign: it stops with a clear error and saves no compile-error reproducer.
+TEST_F(Environment, FullDiskUnderTheCacheStopsACampaignWithoutFalseFindings) {
+  if (!mount_tmpfs(cache, "256k")) GTEST_SKIP() << "cannot mount a tmpfs here (needs CAP_SYS_ADMIN)";
+  ASSERT_EQ(::chmod(cache.c_str(), 0700), 0);
+  fill(cache);
+  fs::resize_file(cache / "filler", fs::file_size(cache / "filler") - 20480);
+  const fs::path corpus = dir / "corpus";
+  // One program: its translation unit fits, so the compiler itself runs out of space (a larger batch
+  // would fail earlier, writing its source, which is a clear error as well).
+  const auto ran = run({"fuzz", "--count", "1", "--jobs", "1", "-q", "--corpus", corpus.string(), "--json",
+                        (dir / "s.json").string()},
+                       dir / "log", env());
+  EXPECT_CLEAR_FAILURE(ran, "No space left on device");
+  EXPECT_TRUE(!fs::exists(corpus) || fs::is_empty(corpus)) << "a full disk is not a finding";
+  const nlohmann::json s = nlohmann::json::parse(slurp(dir / "s.json"));
+  EXPECT_EQ(s["compile_errors"].get<int>(), 0) << s.dump(2);
+}
+
+// Compilers whose environment fails them in ways a tmpfs cannot show: stand-ins that answer --version
+// and then fail like gcc does on a full quota, when the OOM killer takes cc1, when ld is missing, or
+// that are killed by a signal themselves. Each is a clear setup error, in `run` and in a campaign.
+TEST_F(Environment, CompilerFailuresOfTheMachineAreNotFindings) {
+  const std::vector<std::pair<std::string, std::string>> fakes{
+      {"quota", "echo \"/usr/bin/ld: final link failed: Disk quota exceeded\" >&2; exit 1"},
+      {"oom", "echo \"gcc: fatal error: Killed signal terminated program cc1\" >&2; exit 1"},
+      {"no-ld", "echo \"collect2: fatal error: cannot find 'ld'\" >&2; echo \"gcc: fatal error: cannot execute 'as': "
+                "execvp: No such file or directory\" >&2; exit 1"},
+      {"killed", "kill -9 $$"}};
+  for (const auto& [name, body] : fakes) {
+    SCOPED_TRACE(name);
+    const fs::path cc = dir / ("cc-" + name);
+    std::ofstream(cc) << "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'fakecc 1.0'; exit 0; fi\n" << body << "\n";
+    fs::permissions(cc, fs::perms::owner_all);
+    auto ran = run({"run", program, "--cc", cc.string()}, dir / "log", env());
+    EXPECT_CLEAR_FAILURE(ran, "not of the program");
+    EXPECT_EQ(ran.second.find("verdict: compile-error"), std::string::npos) << ran.second;
+    const fs::path corpus = dir / ("corpus-" + name);
+    ran = run({"fuzz", "--count", "8", "--jobs", "2", "-q", "--cc", cc.string(), "--corpus", corpus.string()}, dir / "log",
+              env());
+    EXPECT_CLEAR_FAILURE(ran, "not of the program");
+    EXPECT_TRUE(!fs::exists(corpus) || fs::is_empty(corpus)) << "not a finding";
+  }
+  // A genuine compile error stays one: a compiler that rejects the code.
+  const fs::path cc = dir / "cc-rejects";
+  std::ofstream(cc) << "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'fakecc 1.0'; exit 0; fi\n"
+                    << "echo \"k0.c:3:1: error: expected ';' before '}' token\" >&2; exit 1\n";
+  fs::permissions(cc, fs::perms::owner_all);
+  const auto ran = run({"run", program, "--cc", cc.string()}, dir / "log", env());
+  EXPECT_TRUE(exited_with(ran.first, 1)) << ran.second;
+  EXPECT_NE(ran.second.find("verdict: compile-error"), std::string::npos) << ran.second;
+}
+
+// Shared objects in a cache on a noexec file system cannot be loaded: a clear setup error, not a
+// compile error.
+TEST_F(Environment, NoexecCacheIsAClearError) {
+  if (!mount_tmpfs(cache, "8m", MS_NOEXEC)) GTEST_SKIP() << "cannot mount a tmpfs here (needs CAP_SYS_ADMIN)";
+  ASSERT_EQ(::chmod(cache.c_str(), 0700), 0);
+  const auto ran = run({"run", program}, dir / "log", env());
+  EXPECT_CLEAR_FAILURE(ran, "noexec");
+  EXPECT_EQ(ran.second.find("verdict: compile-error"), std::string::npos) << ran.second;
 }
 
 TEST_F(Environment, CorpusUnderARegularFileIsAClearError) {
