@@ -2,6 +2,7 @@
 #include "fuzz/shrink.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 
@@ -40,7 +41,7 @@ std::vector<Scalar> simpler_values(DType d, Scalar v) {
   } else if (is_signed(d)) {
     offer(Scalar::of_int(v.i / 10));
     offer(Scalar::of_int(v.i / 2));
-    if (v.i < 0) offer(Scalar::of_int(-v.i));
+    if (v.i < 0 && v.i != INT64_MIN) offer(Scalar::of_int(-v.i));  // -INT64_MIN is not an int64
   } else if (is_unsigned(d)) {
     offer(Scalar::of_uint(v.u / 10));
     offer(Scalar::of_uint(v.u / 2));
