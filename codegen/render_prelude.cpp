@@ -31,8 +31,18 @@ const char* const kPrelude = R"PRELUDE(/* uopfuzz prelude: exact exec_alu helper
 #error "uopfuzz kernels need FLT_EVAL_METHOD == 0 (float and double evaluated in their own precision)"
 #endif
 
+/* The four largest helpers stay out of line. Inlined, each f16 op or float->int cast expands into a
+   dozen branches that the optimiser then works through: about 30 % of the compile time of a batch.
+   Out of line, every kernel calls the same code whether its batch holds 1 or 64 kernels (inlining
+   decisions otherwise depend on the size of the translation unit), so a finding replays alone. */
+#if defined(__has_attribute) && __has_attribute(noipa)
+#define UF_OUTLINE static __attribute__((noipa)) /* also no constant-propagated clones */
+#else
+#define UF_OUTLINE static __attribute__((noinline))
+#endif
+
 /* f16: halves are carried as float values and stored as their binary16 bits. */
-static inline float uf_h2f(uint16_t h) {
+UF_OUTLINE float uf_h2f(uint16_t h) {
   uint32_t s = (uint32_t)(h & 0x8000u) << 16, a = h & 0x7fffu, b;
   float f;
   if (a < 0x400u) { f = (float)a * 0x1p-24f; return s ? -f : f; }  /* zero and subnormals */
@@ -43,7 +53,7 @@ static inline float uf_h2f(uint16_t h) {
 /* Round a binary64 to the nearest binary16 value (ties to even; >= 65520 overflows to inf). Adding
    and subtracting c = 2^(e+42), for |x| in [2^e, 2^(e+1)), rounds |x| to 11 significant bits in one
    IEEE addition (the unit of c is 2^(e-10)); below 2^-14 the unit is fixed at 2^-24 (c = 2^28). */
-static inline float uf_rh(double x) {
+UF_OUTLINE float uf_rh(double x) {
   double a = fabs(x), c, r;
   uint64_t b;
   if (!(a < 65520.0)) return (float)(a != a ? x : copysign(INFINITY, x));
@@ -58,7 +68,7 @@ static inline float uf_rh(double x) {
   return (float)copysign(r, x);
 }
 /* The bits of f, which must be a binary16 value already (every f16 value in a kernel is). */
-static inline uint16_t uf_f2h(float f) {
+UF_OUTLINE uint16_t uf_f2h(float f) {
   uint32_t b, a;
   uint16_t s;
   memcpy(&b, &f, 4);
@@ -71,7 +81,7 @@ static inline uint16_t uf_f2h(float f) {
 static inline uint16_t uf_d2h(double x) { return uf_f2h(uf_rh(x)); }
 
 /* trunc(x) as an exact integer, modulo 2^64. NaN and inf (UNDEFINED in the reference) give 0. */
-static inline uint64_t uf_f2u64(double x) {
+UF_OUTLINE uint64_t uf_f2u64(double x) {
   uint64_t b, m, v;
   int e;
   memcpy(&b, &x, 8);
@@ -162,6 +172,7 @@ static inline float uf_frombits_f16(uint16_t u) { return uf_h2f(u); }
 UF_SINT(i8, int8_t, uint8_t, 8, INT8_MAX) UF_SINT(i16, int16_t, uint16_t, 16, INT16_MAX)
 UF_SINT(i32, int32_t, uint32_t, 32, INT32_MAX) UF_SINT(i64, int64_t, uint64_t, 64, INT64_MAX)
 UF_UINT(u8, uint8_t, 8) UF_UINT(u16, uint16_t, 16) UF_UINT(u32, uint32_t, 32) UF_UINT(u64, uint64_t, 64)
+#undef UF_OUTLINE
 #undef UF_MAX
 #undef UF_BITS_F
 #undef UF_INT

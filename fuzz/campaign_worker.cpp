@@ -8,7 +8,9 @@
 //   E message            a fatal worker error (the corpus cannot be written, ...)
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 
@@ -68,10 +70,13 @@ void run_worker(const CampaignOptions& o, int w, int fd) {
   std::set<std::string> seen;
   const FindingContext ctx{std::to_string(w), o.cfg, first_line_of(o.cfg.cc + " --version 2>/dev/null")};
   Coverage coverage;
-  size_t batch = o.min_batch;
+  size_t batch = std::clamp(o.first_batch, o.min_batch, o.max_batch);
+  double seconds_per_program = 0;  // of the last batch: sizes the final batch of a --time run
   uint64_t index = 0;
   while (!g_stop && index < quota && (o.time_s <= 0 || elapsed() < o.time_s)) {
-    const size_t n = static_cast<size_t>(std::min<uint64_t>(batch, quota - index));
+    size_t n = static_cast<size_t>(std::min<uint64_t>(batch, quota - index));
+    if (o.time_s > 0 && seconds_per_program > 0)  // end near --time instead of one whole batch later
+      n = std::min(n, static_cast<size_t>(std::max(1.0, std::ceil((o.time_s - elapsed()) / seconds_per_program))));
     std::vector<Program> programs;
     programs.reserve(n);
     for (size_t k = 0; k < n; ++k) programs.push_back(generate(program_seed(o.seed, static_cast<uint64_t>(w), index + k), o.policy));
@@ -131,6 +136,8 @@ void run_worker(const CampaignOptions& o, int w, int fd) {
       }
     }
     index += n;
+    seconds_per_program = dt / static_cast<double>(n);
+    if (n < batch) continue;  // a short final batch says nothing about the batch size
     if (dt < o.target_batch_s / 2 && batch < o.max_batch) batch = std::min(o.max_batch, batch * 2);
     else if (dt > o.target_batch_s * 2 && batch > o.min_batch) batch = std::max(o.min_batch, batch / 2);
   }
