@@ -2,6 +2,7 @@
 #include "core/program.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace uf {
 
@@ -59,15 +60,31 @@ std::vector<const UOp*> linearize(const Program& p) {
   return order;
 }
 
+const Origin& OriginMap::at(const UOp* u) const {
+  const iterator it = find(u);
+  if (it == end()) throw std::out_of_range("OriginMap::at: no origin for this node");
+  return it->second;
+}
+
 void Program::collect_buffers() {
-  std::vector<const UOp*> all = buffers;
+  const size_t listed = buffers.size();
   if (sink) {
     Program tmp;
     tmp.graph = graph;
     tmp.sink = sink;
     for (const UOp* u : linearize(tmp))
-      if (u->op == Op::BUFFER) all.push_back(u);
+      if (u->op == Op::BUFFER) buffers.push_back(u);
   }
+  try {
+    sort_buffers();
+  } catch (...) {
+    buffers.resize(listed);
+    throw;
+  }
+}
+
+void Program::sort_buffers() {
+  std::vector<const UOp*> all = buffers;  // `buffers` stays as it was if this throws
   std::sort(all.begin(), all.end(), [](const UOp* a, const UOp* b) { return a->slot != b->slot ? a->slot < b->slot : a->id < b->id; });
   all.erase(std::unique(all.begin(), all.end()), all.end());
   for (size_t i = 1; i < all.size(); ++i)

@@ -1,8 +1,8 @@
 // The .uop reader. One pass over the lines; data/expect/got lines are resolved once the buffers are known.
 #include <charconv>
+#include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <unordered_set>
 
 #include "core/text.h"
 
@@ -36,6 +36,20 @@ bool to_int(std::string_view s, T& v) {
   return r.ec == std::errc() && r.ptr == s.data() + s.size();
 }
 
+// Node ids (three a line): plain digits in a fast loop; anything else (signs, overflow, junk) goes to
+// to_int, so results and messages are exactly those of from_chars.
+bool to_id(std::string_view s, int64_t& v) {
+  if (s.empty() || s.size() > 18) return to_int(s, v);
+  int64_t r = 0;
+  for (char c : s) {
+    const unsigned d = static_cast<unsigned char>(c) - unsigned{'0'};
+    if (d > 9) return to_int(s, v);
+    r = r * 10 + d;
+  }
+  v = r;
+  return true;
+}
+
 std::string quote(std::string_view s) {
   std::string q = "'";
   for (char c : s.substr(0, 40)) q += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
@@ -65,7 +79,7 @@ class Reader {
     }
     if (!header_) throw UserError("empty file: expected 'uops 1'", 1);
     if (!p_.sink) throw UserError("no SINK: the last node must be the SINK", last_content_line_);
-    p_.collect_buffers();
+    p_.sort_buffers();  // every BUFFER has its own node line, so all are listed already
     for (const ValuesLine& v : pending_) values(v);
     return std::move(p_);
   }
@@ -103,14 +117,14 @@ class Reader {
 
   const UOp* source(std::string_view t) {
     int64_t id;
-    if (t.size() < 2 || t[0] != '%' || !to_int(t.substr(1), id)) fail("expected a source like %3, got " + quote(t));
+    if (t.size() < 2 || t[0] != '%' || !to_id(t.substr(1), id)) fail("expected a source like %3, got " + quote(t));
     if (id < 0 || id >= static_cast<int64_t>(ids_.size())) fail("unknown node " + std::string(t) + " (sources must be earlier nodes)");
     return ids_[id];
   }
 
   void node() {
     int64_t id;
-    if (!to_int(tok_[0].substr(1), id)) fail("bad node id " + quote(tok_[0]));
+    if (!to_id(tok_[0].substr(1), id)) fail("bad node id " + quote(tok_[0]));
     if (id != static_cast<int64_t>(ids_.size())) fail("node ids must be 0, 1, 2, ... in order: expected %" + std::to_string(ids_.size()) + ", got " + std::string(tok_[0]));
     if (p_.sink) fail("node after the SINK: the SINK must be the last node");
     if (tok_.size() < 4 || tok_[1] != "=") fail("expected '%ID = OP DTYPE ...'");
@@ -224,12 +238,25 @@ Program parse_program(std::string_view text, const std::string& filename) {
 Program read_program(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw UserError("is a directory, not a program file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError("cannot read file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw UserError("cannot read file");
-  return parse_program(ss.str(), path);
+  // One read into one buffer (a stringstream would copy the text twice more).
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw UserError("cannot read file");
+  std::string text;
+  if (std::fseek(f, 0, SEEK_END) == 0) {
+    if (const long size = std::ftell(f); size > 0) {
+      std::rewind(f);
+      text.resize(static_cast<size_t>(size));
+      text.resize(std::fread(text.data(), 1, text.size(), f));
+    } else {
+      std::rewind(f);
+    }
+  }
+  char chunk[1 << 16];  // what is left: all of a pipe, or a file that grew
+  for (size_t got; (got = std::fread(chunk, 1, sizeof chunk, f)) > 0;) text.append(chunk, got);
+  const bool bad = std::ferror(f);
+  std::fclose(f);
+  if (bad) throw UserError("cannot read file");
+  return parse_program(text, path);
 }
 
 std::string located(const std::string& filename, const UserError& e) {

@@ -1,7 +1,10 @@
 // The type rules and the interning factory.
 #include "core/uop.h"
 
-#include <functional>
+#include <algorithm>
+#include <bit>
+#include <new>
+#include <type_traits>
 
 #include "core/name_index.h"
 
@@ -79,7 +82,6 @@ std::string shape_text(const UOp* u) {
 NodeType value(DType d) { return {d, AddrSpace::ALU, 0, 0}; }
 
 NodeType infer_memory_op(Op op, std::span<const UOp* const> src) {
-  const std::string n = op_name(op);
   switch (op) {
     case Op::INDEX: {
       if (src.empty() || !src[0]->is_memory()) fail("INDEX needs memory");
@@ -111,7 +113,7 @@ NodeType infer_memory_op(Op op, std::span<const UOp* const> src) {
     case Op::SINK: return value(DType::Void);
     default: break;
   }
-  fail(n + ": no memory rule");
+  fail(op_name(op) + ": no memory rule");
 }
 
 }  // namespace
@@ -119,11 +121,11 @@ NodeType infer_memory_op(Op op, std::span<const UOp* const> src) {
 NodeType infer(Op op, std::span<const UOp* const> src, std::optional<DType> declared,
                std::span<const int64_t> shape, int64_t slot) {
   const OpInfo& oi = info(op);
-  const std::string n = oi.name;
+  const std::string_view n = oi.name;  // a string only when a message is built: infer runs per node
   if (oi.arity != VARIADIC && static_cast<int>(src.size()) != oi.arity)
-    fail(n + " takes " + std::to_string(oi.arity) + " sources, got " + std::to_string(src.size()));
+    fail(std::string(n) + " takes " + std::to_string(oi.arity) + " sources, got " + std::to_string(src.size()));
   auto need_declared = [&] {
-    if (!declared || is_void(*declared)) fail(n + " needs a value dtype");
+    if (!declared || is_void(*declared)) fail(std::string(n) + " needs a value dtype");
     return *declared;
   };
 
@@ -132,19 +134,19 @@ NodeType infer(Op op, std::span<const UOp* const> src, std::optional<DType> decl
     t = value(need_declared());
   } else if (op == Op::BUFFER || op == Op::ALLOC) {
     const DType d = need_declared();
-    if (shape.size() != 1) fail(n + " is flat");
-    if (shape[0] < 1) fail(n + " length must be at least 1");
-    if (shape[0] > kMaxBufferLen) fail(n + " length " + std::to_string(shape[0]) + " is too large (max " +
+    if (shape.size() != 1) fail(std::string(n) + " is flat");
+    if (shape[0] < 1) fail(std::string(n) + " length must be at least 1");
+    if (shape[0] > kMaxBufferLen) fail(std::string(n) + " length " + std::to_string(shape[0]) + " is too large (max " +
                                        std::to_string(kMaxBufferLen) + ")");
-    if (slot < 0 || slot > kMaxSlot) fail(n + " slot " + std::to_string(slot) + " is out of range");
+    if (slot < 0 || slot > kMaxSlot) fail(std::string(n) + " slot " + std::to_string(slot) + " is out of range");
     t = {d, op == Op::BUFFER ? AddrSpace::GLOBAL : AddrSpace::LOCAL, 1, shape[0]};
   } else if (oi.result == ResultRule::MEMORY || op == Op::STORE || op == Op::SINK) {
     t = infer_memory_op(op, src);
   } else {
     // ALU ops: values of one dtype (WHERE: a bool condition, then two values of one dtype).
     for (const UOp* s : src) {
-      if (s->is_memory()) fail(n + " needs values, not memory (LOAD it first)");
-      if (is_void(s->dtype)) fail(n + " of void");
+      if (s->is_memory()) fail(std::string(n) + " needs values, not memory (LOAD it first)");
+      if (is_void(s->dtype)) fail(std::string(n) + " of void");
     }
     std::span<const UOp* const> vals = src;
     if (op == Op::WHERE) {
@@ -155,8 +157,8 @@ NodeType infer(Op op, std::span<const UOp* const> src, std::optional<DType> decl
     const DType d = vals[0]->dtype;
     for (const UOp* s : vals)
       if (s->dtype != d)
-        fail(n + ": dtype mismatch " + name(d) + " vs " + name(s->dtype) + " (use CAST)");
-    if (!operand_class_accepts(oi.operands, d)) fail(n + " " + class_message(oi.operands));
+        fail(std::string(n) + ": dtype mismatch " + name(d) + " vs " + name(s->dtype) + " (use CAST)");
+    if (!operand_class_accepts(oi.operands, d)) fail(std::string(n) + " " + class_message(oi.operands));
     if (op == Op::CAST) {
       t = value(need_declared());
     } else if (op == Op::BITCAST) {
@@ -170,39 +172,93 @@ NodeType infer(Op op, std::span<const UOp* const> src, std::optional<DType> decl
     }
   }
   if (declared && *declared != t.dtype)
-    fail(n + ": result is " + name(t.dtype) + ", not " + name(*declared));
+    fail(std::string(n) + ": result is " + name(t.dtype) + ", not " + name(*declared));
   return t;
 }
 
-size_t Graph::Hash::operator()(const UOp* u) const {
-  size_t h = static_cast<size_t>(u->op) * 0x9E3779B97F4A7C15ull ^ static_cast<size_t>(u->dtype) << 8;
-  auto mix = [&h](uint64_t v) { h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2); };
-  mix(u->value.u);
-  mix(static_cast<uint64_t>(u->len));
-  mix(static_cast<uint64_t>(u->slot));
-  for (const UOp* s : u->src) mix(s->id);
-  return h;
+namespace {
+
+// FxHash-style word mixing, then a final avalanche so the low bits (the table index) depend on all.
+inline uint64_t mix(uint64_t h, uint64_t v) { return (std::rotl(h, 5) ^ v) * 0x9E3779B97F4A7C15ull; }
+
+uint32_t node_tag(const UOp& k) {
+  uint64_t h = static_cast<uint64_t>(k.op) | static_cast<uint64_t>(k.dtype) << 8 |
+               static_cast<uint64_t>(k.src.size()) << 16;
+  h = mix(h, k.value.u);
+  h = mix(h, static_cast<uint64_t>(k.len));
+  h = mix(h, static_cast<uint64_t>(k.slot));
+  for (const UOp* s : k.src) h = mix(h, s->id);
+  h ^= h >> 29;
+  h *= 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 32;
+  return static_cast<uint32_t>(h);
 }
 
-bool Graph::Eq::operator()(const UOp* a, const UOp* b) const {
-  return a->op == b->op && a->dtype == b->dtype && a->value.u == b->value.u && a->len == b->len &&
-         a->slot == b->slot && a->src == b->src;
+bool same_node(const UOp& a, const UOp& b) {
+  if (a.op != b.op || a.dtype != b.dtype || a.value.u != b.value.u || a.len != b.len || a.slot != b.slot ||
+      a.src.size() != b.src.size())
+    return false;
+  for (size_t i = 0; i < a.src.size(); ++i)
+    if (a.src[i] != b.src[i]) return false;
+  return true;
 }
 
-const UOp* Graph::intern(UOp&& candidate) {
-  if (auto it = table_.find(&candidate); it != table_.end()) return *it;
-  candidate.id = static_cast<uint32_t>(nodes_.size());
-  nodes_.push_back(std::move(candidate));
-  const UOp* u = &nodes_.back();
-  table_.insert(u);
+}  // namespace
+
+void* Graph::allocate(size_t bytes) {
+  static_assert(alignof(UOp) <= alignof(std::max_align_t));
+  static_assert(std::is_trivially_destructible_v<UOp>, "the arena never runs destructors");
+  bytes = (bytes + alignof(UOp) - 1) & ~(alignof(UOp) - 1);
+  if (bytes > left_) {
+    // Blocks double up to 1 MB: small programs (the fuzz loop) stay small, big files allocate rarely.
+    const size_t size = std::max(bytes, next_block_);
+    next_block_ = std::min<size_t>(next_block_ * 2, size_t{1} << 20);
+    blocks_.push_back(std::make_unique_for_overwrite<std::byte[]>(size));
+    free_ = blocks_.back().get();
+    left_ = size;
+  }
+  void* p = free_;
+  free_ += bytes;
+  left_ -= bytes;
+  return p;
+}
+
+void Graph::grow_table() {
+  std::vector<Entry> old = std::move(table_);
+  table_.assign(old.empty() ? 64 : 2 * old.size(), Entry{0, 0});
+  const size_t mask = table_.size() - 1;
+  for (const Entry& e : old) {
+    if (!e.id_plus_1) continue;
+    size_t i = e.tag & mask;
+    while (table_[i].id_plus_1) i = (i + 1) & mask;
+    table_[i] = e;
+  }
+}
+
+const UOp* Graph::intern(const UOp& key) {
+  if (2 * (nodes_.size() + 1) > table_.size()) grow_table();
+  const uint32_t tag = node_tag(key);
+  const size_t mask = table_.size() - 1;
+  size_t i = tag & mask;
+  for (; table_[i].id_plus_1; i = (i + 1) & mask)
+    if (table_[i].tag == tag && same_node(*nodes_[table_[i].id_plus_1 - 1], key)) return nodes_[table_[i].id_plus_1 - 1];
+  // New: the node, then its sources, in one arena allocation.
+  const size_t n = key.src.size();
+  void* mem = allocate(sizeof(UOp) + n * sizeof(const UOp*));
+  auto** srcs = reinterpret_cast<const UOp**>(static_cast<std::byte*>(mem) + sizeof(UOp));
+  std::copy(key.src.begin(), key.src.end(), srcs);
+  UOp* u = new (mem) UOp(key);
+  u->id = static_cast<uint32_t>(nodes_.size());
+  u->src = std::span<const UOp* const>(srcs, n);
+  nodes_.push_back(u);
+  table_[i] = Entry{tag, u->id + 1};
   return u;
 }
 
 const UOp* Graph::make(Op op, std::span<const UOp* const> src, std::optional<DType> declared) {
   UOPFUZZ_CHECK(op != Op::CONST && op != Op::BUFFER && op != Op::ALLOC);
   const NodeType t = infer(op, src, declared);
-  UOp u{op, t.dtype, t.space, t.rank, 0, t.len, 0, Scalar::zero(), {src.begin(), src.end()}};
-  return intern(std::move(u));
+  return intern(UOp{op, t.dtype, t.space, t.rank, 0, t.len, 0, Scalar::zero(), src});
 }
 
 const UOp* Graph::constant(DType d, Scalar v) {

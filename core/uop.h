@@ -9,12 +9,11 @@
 // length; INDEX turns memory into a rank-0 address in the same address space; LOAD reads an address
 // into a value (ALU); STORE writes one; AFTER(mem, deps...) is mem, ordered after deps.
 #pragma once
+#include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <span>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 #include "core/dtype.h"
@@ -38,7 +37,9 @@ struct UOp {
   int64_t len = 0;     // element count of rank-1 memory
   int64_t slot = 0;    // BUFFER: kernel parameter position; ALLOC: a number that names it
   Scalar value{};      // CONST
-  std::vector<const UOp*> src;
+  // The sources, stored right after the node in its graph's arena: reading them touches the node's own
+  // cache line (or the next), not a separate heap block.
+  std::span<const UOp* const> src;
 
   bool is_memory() const { return space != AddrSpace::ALU; }
   // The BUFFER or ALLOC under any AFTERs and INDEX: what an address or memory refers to.
@@ -84,12 +85,23 @@ class Graph {
   size_t size() const { return nodes_.size(); }
 
  private:
-  struct Hash { size_t operator()(const UOp* u) const; };
-  struct Eq { bool operator()(const UOp* a, const UOp* b) const; };
-  const UOp* intern(UOp&& candidate);
+  // Nodes live in an arena of growing blocks, each followed by its sources; they are never freed one by
+  // one and UOp is trivially destructible, so destroying a graph frees a few blocks, not one per node.
+  // The intern table is open addressing over node ids with a 32-bit hash tag per entry: a node is hashed
+  // once, and a lookup compares the tag before touching any node.
+  struct Entry {
+    uint32_t tag;
+    uint32_t id_plus_1;  // 0: empty
+  };
+  const UOp* intern(const UOp& key);
+  void* allocate(size_t bytes);
+  void grow_table();
 
-  std::deque<UOp> nodes_;
-  std::unordered_set<const UOp*, Hash, Eq> table_;
+  std::vector<std::unique_ptr<std::byte[]>> blocks_;
+  std::byte* free_ = nullptr;
+  size_t left_ = 0, next_block_ = 4096;
+  std::vector<const UOp*> nodes_;  // by id
+  std::vector<Entry> table_;       // size a power of two, at most half full
 };
 
 }  // namespace uf

@@ -23,8 +23,17 @@ int run_fmt(const FileOptions& o) {
 // Prints one `expect K = ...` line per BUFFER. With --check, compares against the file's own expect
 // lines and exits 1 on the first difference.
 int run_interp(const FileOptions& o) {
-  const Program p = load_program(o.file);
-  const RefResult r = interpret(p);
+  // load_program, keeping the linear order: verify and interpret share it instead of each linearizing.
+  Program p;
+  std::vector<const UOp*> order;
+  try {
+    p = read_program(o.file);
+    order = linearize(p);
+    verify(p, order);
+  } catch (const UserError& e) {
+    throw UserError(located(o.file, e));
+  }
+  const RefResult r = interpret(p, order);
   if (r.undefined) {
     const auto it = p.origin.find(r.undefined->node);
     std::cerr << o.file;
