@@ -37,7 +37,7 @@ struct CampaignOptions {
   // it, and big ones make --time and Ctrl-C wait. Kernels compile alike in a batch of 1 or of 128 (the
   // prelude keeps its large helpers out of line, bench/RESULTS.md), so findings replay alone.
   size_t min_batch = 8, first_batch = 32, max_batch = 64;
-  double target_batch_s = 2.0;
+  double target_batch_s = 3.0;
 };
 
 struct CampaignSummary {
