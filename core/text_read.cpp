@@ -88,6 +88,7 @@ class Reader {
   [[noreturn]] void fail(const std::string& msg) { throw UserError(msg, line_); }
 
   void line(std::string_view raw) {
+    if (header_ && fast_node(raw)) return;
     if (raw.find('\0') != std::string_view::npos) fail("NUL byte in text");
     std::string_view s = trim(raw);
     if (s.substr(0, 5) == "meta " || s.substr(0, 5) == "meta\t") { meta(trim(s.substr(5))); return; }
@@ -138,10 +139,71 @@ class Reader {
     } catch (const TypeError& e) {
       fail(e.what());
     }
+    define(u, id);
+  }
+
+  void define(const UOp* u, int64_t id) {
     ids_.push_back(u);
     p_.origin.try_emplace(u, Origin{static_cast<int>(id), line_});
     if (u->op == Op::BUFFER) p_.buffers.push_back(u);
     if (u->op == Op::SINK) p_.sink = u;
+  }
+
+  // Digits at p (at most 18, so no overflow); advances p. False, p unchanged, if there are none.
+  static bool digits(const char*& p, const char* end, int64_t& v) {
+    const char* q = p;
+    int64_t r = 0;
+    for (; q < end && q - p < 18; ++q) {
+      const unsigned d = static_cast<unsigned char>(*q) - unsigned{'0'};
+      if (d > 9) break;
+      r = r * 10 + d;
+    }
+    if (q == p || (q < end && static_cast<unsigned>(static_cast<unsigned char>(*q) - '0') <= 9)) return false;
+    p = q;
+    v = r;
+    return true;
+  }
+
+  // The common line, `%ID = OP DTYPE %A %B ...` in canonical spacing for an op with sources, in one
+  // pass and without tokens (node lines are nearly all of a big file). Anything else, or anything the
+  // general path would reject before building the node, returns false having changed nothing: the
+  // general path then reads the line and gives its exact message. Every byte is checked as part of an
+  // expected token, so a NUL, '#', tab or '\r' also falls back.
+  bool fast_node(std::string_view raw) {
+    const char* p = raw.data();
+    const char* const end = p + raw.size();
+    int64_t id;
+    if (p == end || *p++ != '%' || !digits(p, end, id) || id != static_cast<int64_t>(ids_.size()) || p_.sink)
+      return false;
+    if (end - p < 3 || p[0] != ' ' || p[1] != '=' || p[2] != ' ') return false;
+    p += 3;
+    auto word = [&] {
+      const char* t = p;
+      while (p < end && *p != ' ') ++p;
+      return std::string_view(t, static_cast<size_t>(p - t));
+    };
+    const auto op = parse_op(word());
+    if (!op || *op == Op::BUFFER || *op == Op::ALLOC || *op == Op::CONST || p == end) return false;
+    ++p;
+    const auto d = parse_dtype(word());
+    if (!d) return false;
+    src_.clear();
+    while (p < end) {
+      int64_t s;
+      if (end - p < 3 || p[0] != ' ' || p[1] != '%') return false;
+      p += 2;
+      if (!digits(p, end, s) || s >= static_cast<int64_t>(ids_.size()) || (p < end && *p != ' ')) return false;
+      src_.push_back(ids_[static_cast<size_t>(s)]);
+    }
+    last_content_line_ = line_;
+    const UOp* u = nullptr;
+    try {
+      u = p_.graph->make(*op, src_, *d);
+    } catch (const TypeError& e) {
+      fail(e.what());
+    }
+    define(u, id);
+    return true;
   }
 
   DType dtype(std::string_view t) {

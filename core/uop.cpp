@@ -242,12 +242,13 @@ const UOp* Graph::intern(const UOp& key) {
   size_t i = tag & mask;
   for (; table_[i].id_plus_1; i = (i + 1) & mask)
     if (table_[i].tag == tag && same_node(*nodes_[table_[i].id_plus_1 - 1], key)) return nodes_[table_[i].id_plus_1 - 1];
-  // New: the node, then its sources, in one arena allocation.
+  // New: the node, then its sources padded to three (UOp::operands3), in one arena allocation.
   const size_t n = key.src.size();
-  void* mem = allocate(sizeof(UOp) + n * sizeof(const UOp*));
+  void* mem = allocate(sizeof(UOp) + std::max<size_t>(n, 3) * sizeof(const UOp*));
   auto** srcs = reinterpret_cast<const UOp**>(static_cast<std::byte*>(mem) + sizeof(UOp));
-  std::copy(key.src.begin(), key.src.end(), srcs);
   UOp* u = new (mem) UOp(key);
+  std::copy(key.src.begin(), key.src.end(), srcs);
+  for (size_t k = n; k < 3; ++k) srcs[k] = n ? srcs[0] : u;
   u->id = static_cast<uint32_t>(nodes_.size());
   u->src = std::span<const UOp* const>(srcs, n);
   nodes_.push_back(u);

@@ -41,6 +41,11 @@ struct UOp {
   // cache line (or the next), not a separate heap block.
   std::span<const UOp* const> src;
 
+  // src[0], src[1], src[2] with the missing ones repeating src[0] (a node without sources: itself). The
+  // storage behind `src` is padded to three, so a hot loop reads three operands without branching on
+  // the arity. Variadic nodes may have more sources than these three.
+  const UOp* const* operands3() const { return src.data(); }
+
   bool is_memory() const { return space != AddrSpace::ALU; }
   // The BUFFER or ALLOC under any AFTERs and INDEX: what an address or memory refers to.
   const UOp* base() const;

@@ -16,6 +16,7 @@
 //
 // The table itself is interp/alu_ops.h (internal); exec_alu and the interpreter's loop both run it.
 #pragma once
+#include <array>
 #include <string>
 
 #include "core/dtype.h"
@@ -48,12 +49,27 @@ std::string undefined_reason(Op op, DType result, DType operand, const Scalar* o
 
 // Truncation of an exact integer, given mod 2^64 in `v`, to an integer or bool dtype. Branch-free in the
 // signedness, which a random program makes unpredictable.
+// Branch-free in the signedness, which a random program makes unpredictable: keep the low bits, then
+// sign-extend by xor-subtract (sign 0 for unsigned). One table entry per dtype, loaded once.
+struct WrapRule {
+  uint64_t mask;  // the dtype's bits
+  uint64_t sign;  // its sign bit when signed, else 0
+};
+inline constexpr auto kWrapRules = [] {
+  std::array<WrapRule, kNumDTypes> t{};
+  for (int i = 0; i < kNumDTypes; ++i) {
+    const DType d = static_cast<DType>(i);
+    if (!is_int(d)) continue;
+    const int n = bits(d);
+    t[i] = {n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1, is_signed(d) ? uint64_t{1} << (n - 1) : 0};
+  }
+  return t;
+}();
+
 inline Scalar wrap_int(DType d, uint64_t v) {
-  if (is_bool(d)) return Scalar::of_uint(v != 0);
-  const int shift = 64 - bits(d);
-  const uint64_t low = v << shift;
-  const uint64_t sign_extended = static_cast<uint64_t>(static_cast<int64_t>(low) >> shift);
-  return Scalar::of_uint(is_signed(d) ? sign_extended : low >> shift);
+  if (d == DType::Bool) return Scalar::of_uint(v != 0);  // the one dtype of kind B: no table load
+  const WrapRule w = kWrapRules[static_cast<int>(d)];
+  return Scalar::of_uint(((v & w.mask) ^ w.sign) - w.sign);
 }
 
 }  // namespace uf

@@ -13,8 +13,8 @@
 // For a program that passes verify(), every topological order gives the same result; the interpreter
 // does not re-check that (verify does), it simply follows `order`.
 //
-// Speed: `order` is compiled into a flat tape of (op, dtypes, operand slots) over a flat value array;
-// CONSTs are preloaded, AFTER and memory declarations cost nothing at run time.
+// Speed: one pass over `order`, values in a flat array by node id, one dispatch per ALU node on its op
+// and operand family; AFTER and memory declarations compute nothing.
 #pragma once
 #include <cstdint>
 #include <map>
