@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -245,6 +246,16 @@ std::string numbered_source(const std::string& src, size_t max_lines) {
   return out;
 }
 
+namespace {
+std::mutex g_stats_mu;
+CompilerStats g_stats;  // per process: each campaign worker reports its own
+}  // namespace
+
+CompilerStats compiler_stats() {
+  std::lock_guard<std::mutex> lock(g_stats_mu);
+  return g_stats;
+}
+
 CompileResult compile_shared(const std::vector<std::string>& sources, const CompileOptions& opt) {
   const CompilerId id = compiler_id(opt.cc);
   const std::vector<std::string> flags = split_command(opt.cflags);
@@ -279,7 +290,13 @@ CompileResult compile_shared(const std::vector<std::string>& sources, const Comp
   // English diagnostics (environment_failure reads them); intermediate files (.s, .o) in the private
   // directory, so they are removed with it and a kill -9 leaves nothing in /tmp for long.
   po.env = {"LC_ALL=C", "TMPDIR=" + tmp.path};
+  const auto started = std::chrono::steady_clock::now();
   const ProcessResult r = run_process(argv, po);
+  {
+    std::lock_guard<std::mutex> lock(g_stats_mu);
+    ++g_stats.calls;
+    g_stats.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  }
   if (!r.ok()) {
     if (!r.started) throw UserError("cannot run the C compiler: " + r.message);
     // A full disk, no memory, a broken installation: a setup problem, never a compile-error finding.

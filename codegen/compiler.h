@@ -22,6 +22,7 @@
 // concurrent processes compiling the same source all succeed and never see half a file. Hits refresh
 // the entry's mtime; past kMaxCacheEntries entries the least recently used quarter is removed.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,14 @@ struct CompileResult {
 // Compile errors are results, not exceptions. Throws UserError when the compiler cannot be found or
 // run, or the cache directory cannot be used: those are problems of the setup, not of the sources.
 CompileResult compile_shared(const std::vector<std::string>& sources, const CompileOptions& opt = {});
+
+// Compiler processes this process has run (cache hits excluded) and their summed wall time: what the
+// fuzz loop's "compiler busy" and "programs per compiler call" figures are made of.
+struct CompilerStats {
+  int64_t calls = 0;
+  double seconds = 0;
+};
+CompilerStats compiler_stats();
 
 // The cache directory: $UOPFUZZ_CACHE_DIR, else $XDG_CACHE_HOME/uopfuzz, else ~/.cache/uopfuzz.
 // Created with mode 0700 when missing; refused (UserError) when not ours or writable by others.

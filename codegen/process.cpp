@@ -120,7 +120,14 @@ std::vector<std::string> split_command(std::string_view cmd) {
   return words;
 }
 
+namespace {
+volatile sig_atomic_t g_cancelled = 0;
+}  // namespace
+
+void cancel_processes() { g_cancelled = 1; }
+
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& opt) {
+  if (g_cancelled) throw Interrupted("interrupted before running " + (argv.empty() ? std::string("a process") : argv[0]));
   ProcessResult r;
   if (argv.empty()) { r.message = "empty command"; return r; }
   const std::string exe = find_executable(argv[0]);
@@ -182,6 +189,14 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   bool reaped = false;
   while (!reaped) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (g_cancelled) {  // the caller is stopping: nothing it started may outlive it
+      ::kill(-pid, SIGKILL);
+      ::kill(pid, SIGKILL);
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+      ::close(out[0]);
+      ::close(err[0]);
+      throw Interrupted("interrupted while running " + argv[0]);
+    }
     if (left <= 0 || r.output_overflow) {
       r.timed_out = !r.output_overflow;
       char secs[32];

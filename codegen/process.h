@@ -5,6 +5,7 @@
 // past its bound, the whole group is killed (SIGKILL), so a hanging or runaway child, and anything it
 // started, can never hang the harness. stderr beyond its bound is read and dropped.
 #pragma once
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,7 +32,17 @@ struct ProcessResult {
   std::string describe() const;  // "exit 1", "killed by signal 11", "timed out after ..."
 };
 
+// Throws Interrupted once cancel_processes() was called (then the child has been killed and reaped).
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& opt = {});
+
+// For a process that is stopping (a campaign worker on SIGTERM; async-signal-safe): the child of a
+// run_process in flight is killed within 50 ms, and every run_process from then on throws Interrupted.
+// Children run in their own process groups, so without this a worker killed later would leave its
+// compiler running.
+void cancel_processes();
+struct Interrupted : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 // Splits a command line the way a POSIX shell splits words, without running one: blanks separate
 // words; '...' is literal; "..." keeps blanks and honours \" \\ \$ \`; a backslash outside quotes

@@ -6,12 +6,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
 
+#include "codegen/process.h"
 #include "fuzz/corpus.h"
 
 namespace uf {
@@ -28,7 +30,13 @@ struct Worker {
   bool done = false;
 };
 
-void apply_line(const std::string& line, CampaignSummary& s, std::vector<Coverage>& coverage, size_t w) {
+// What a worker reports cumulatively: the latest line replaces the previous one.
+struct WorkerTotals {
+  Coverage coverage;
+  CompilerStats compiler;
+};
+
+void apply_line(const std::string& line, CampaignSummary& s, WorkerTotals& totals) {
   if (line.size() < 2) return;
   const std::string rest = line.substr(2);
   std::istringstream in(rest);
@@ -37,7 +45,7 @@ void apply_line(const std::string& line, CampaignSummary& s, std::vector<Coverag
       int64_t v[9] = {};
       for (auto& x : v) in >> x;
       s.programs += v[0]; s.valid += v[1]; s.undefined += v[2]; s.mismatching += v[3]; s.crashes += v[4];
-      s.compile_errors += v[5]; s.render_errors += v[6]; s.timeouts += v[7]; s.compiler_calls += v[8];
+      s.compile_errors += v[5]; s.render_errors += v[6]; s.timeouts += v[7]; s.batches += v[8];
       break;
     }
     case 'B': s.buckets.insert(rest); break;
@@ -53,7 +61,13 @@ void apply_line(const std::string& line, CampaignSummary& s, std::vector<Coverag
       for (auto& x : c.op_dtype) in >> x;
       for (auto& x : c.cast) in >> x;
       for (auto& x : c.bitcast) in >> x;
-      coverage[w] = c;
+      totals.coverage = c;
+      break;
+    }
+    case 'K': {
+      int64_t us = 0;
+      in >> totals.compiler.calls >> us;
+      totals.compiler.seconds = static_cast<double>(us) / 1e6;
       break;
     }
     case 'E': s.errors.push_back(rest); break;
@@ -91,8 +105,11 @@ nlohmann::json CampaignSummary::to_json() const {
   j["seconds"] = seconds;
   j["programs_per_second"] = seconds > 0 ? programs / seconds : 0.0;
   j["saved"] = saved;
+  j["batches"] = batches;
   j["compiler_calls"] = compiler_calls;
-  j["programs_per_compiler_call"] = compiler_calls ? static_cast<double>(valid) / compiler_calls : 0.0;
+  j["programs_per_compiler_call"] = compiler_calls ? static_cast<double>(valid) / static_cast<double>(compiler_calls) : 0.0;
+  j["compile_seconds"] = compile_seconds;
+  j["compiler_busy"] = seconds > 0 && jobs > 0 ? compile_seconds / (seconds * jobs) : 0.0;
   j["coverage"] = coverage.summary();
   j["coverage_missing"] = coverage.missing();
   j["interrupted"] = interrupted;
@@ -108,6 +125,9 @@ std::string CampaignSummary::to_text() const {
     << compile_errors << " compile-error, " << render_errors << " render-error; " << buckets.size() << " buckets, "
     << saved.size() << " new reproducers\n"
     << "uopfuzz: coverage: " << coverage.summary() << "\n";
+  if (compiler_calls > 0)
+    o << "uopfuzz: compiler: " << compiler_calls << " calls (" << static_cast<double>(valid) / static_cast<double>(compiler_calls)
+      << " programs each), busy " << 100 * compile_seconds / std::max(1e-9, seconds * jobs) << " % of " << jobs << " × wall\n";
   for (const auto& b : buckets) o << "uopfuzz: bucket: " << b << "\n";
   for (const auto& f : saved) o << "uopfuzz: saved " << f << "\n";
   for (const auto& e : errors) o << "uopfuzz: error: " << e << "\n";
@@ -142,6 +162,8 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
       int code = 0;
       try {
         run_worker(o, w, fds[1]);
+      } catch (const Interrupted&) {
+        // Stopped by SIGINT/SIGTERM inside a compile or render: what it finished is already reported.
       } catch (const std::exception& e) {
         const std::string msg = "E worker " + std::to_string(w) + ": " + e.what() + "\n";
         if (::write(fds[1], msg.data(), msg.size()) < 0) code = 2;
@@ -154,7 +176,7 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
   }
 
   CampaignSummary s;
-  std::vector<Coverage> coverage(workers.size());
+  std::vector<WorkerTotals> totals(workers.size());
   double last_progress = 0;
   bool stopping = false;
   double stop_at = 0;
@@ -186,13 +208,13 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
       }
       w.pending.append(buf, static_cast<size_t>(n));
       for (size_t nl; (nl = w.pending.find('\n')) != std::string::npos;) {
-        apply_line(w.pending.substr(0, nl), s, coverage, i);
+        apply_line(w.pending.substr(0, nl), s, totals[i]);
         w.pending.erase(0, nl + 1);
       }
     }
     if (o.progress && elapsed() - last_progress >= 1.0) {
       s.coverage = Coverage{};
-      for (const Coverage& c : coverage) s.coverage.merge(c);
+      for (const WorkerTotals& t : totals) s.coverage.merge(t.coverage);
       std::cerr << progress_line(s, elapsed()) << std::endl;
       last_progress = elapsed();
     }
@@ -206,7 +228,12 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
   s.coverage = Coverage{};
-  for (const Coverage& c : coverage) s.coverage.merge(c);
+  for (const WorkerTotals& t : totals) {
+    s.coverage.merge(t.coverage);
+    s.compiler_calls += t.compiler.calls;
+    s.compile_seconds += t.compiler.seconds;
+  }
+  s.jobs = o.jobs;
   s.seconds = elapsed();
   s.interrupted = g_interrupted != 0;
   return s;

@@ -44,8 +44,10 @@ struct CampaignSummary {
   int64_t programs = 0, valid = 0, undefined = 0;
   int64_t mismatching = 0, crashes = 0, compile_errors = 0, render_errors = 0, timeouts = 0;  // programs
   int64_t new_mismatches = 0;  // new mismatch buckets saved (FORMAT.md's `mismatches`)
-  int64_t compiler_calls = 0;
-  double compile_seconds = 0;  // wall time inside compiler calls, summed over workers
+  int64_t batches = 0;         // programs are checked in batches, one compiler call each when all compile
+  int64_t compiler_calls = 0;  // every compiler process the workers ran: batches, bisections, reductions
+  double compile_seconds = 0;  // wall time inside those calls, summed over workers
+  int jobs = 1;
   std::set<std::string> buckets;
   std::vector<std::string> saved;
   std::vector<std::string> errors;  // worker failures (corpus unwritable, ...)

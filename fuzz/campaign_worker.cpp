@@ -1,10 +1,11 @@
 // One campaign worker: generate, check in batches, reduce and save new failures, report to the parent.
 //
 // Report lines (one write each, so lines from a worker never interleave):
-//   P programs valid undefined mismatching crashes compile_errors render_errors timeouts compiler_calls
+//   P programs valid undefined mismatching crashes compile_errors render_errors timeouts batches
 //   B signature          a failure bucket seen
 //   S path<TAB>class     a reproducer saved
 //   C n n n ...          coverage counters (cumulative)
+//   K calls microseconds compiler processes run and their wall time (cumulative)
 //   E message            a fatal worker error (the corpus cannot be written, ...)
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include <cstdio>
 
 #include "fuzz/campaign.h"
+#include "codegen/process.h"
 #include "fuzz/corpus.h"
 #include "fuzz/generator.h"
 #include "fuzz/reduce.h"
@@ -24,7 +26,10 @@ namespace uf {
 namespace {
 
 volatile std::sig_atomic_t g_stop = 0;
-void request_stop(int) { g_stop = 1; }
+void request_stop(int) {
+  g_stop = 1;
+  cancel_processes();  // the compiler or renderer in flight dies now, not after the parent's SIGKILL
+}
 
 void report(int fd, const std::string& line) {
   const std::string s = line + "\n";
@@ -117,10 +122,14 @@ void run_worker(const CampaignOptions& o, int w, int fd) {
       if (o.reduce) {
         ReduceOptions ro;
         ro.time_limit_s = o.time_s > 0 ? std::max(5.0, std::min(o.reduce_time_s, o.time_s - elapsed())) : o.reduce_time_s;
-        ReduceResult red = reduce(programs[k], obs.signature, o.cfg, ro);
-        if (red.observation.signature == obs.signature) {  // keep the reduced form only if it still fails alike
-          reproducer = std::move(red.program);
-          failure = red.observation;
+        try {
+          ReduceResult red = reduce(programs[k], obs.signature, o.cfg, ro);
+          if (red.observation.signature == obs.signature) {  // keep the reduced form only if it still fails alike
+            reproducer = std::move(red.program);
+            failure = red.observation;
+          }
+        } catch (const Interrupted&) {
+          // Stopping: the finding is saved as found rather than lost.
         }
       }
       reproducer.set_meta("campaign_seed", std::to_string(o.seed));
@@ -136,6 +145,8 @@ void run_worker(const CampaignOptions& o, int w, int fd) {
       }
     }
     index += n;
+    const CompilerStats cs = compiler_stats();
+    report(fd, "K " + std::to_string(cs.calls) + " " + std::to_string(static_cast<int64_t>(cs.seconds * 1e6)));
     seconds_per_program = dt / static_cast<double>(n);
     if (n < batch) continue;  // a short final batch says nothing about the batch size
     if (dt < o.target_batch_s / 2 && batch < o.max_batch) batch = std::min(o.max_batch, batch * 2);
