@@ -39,6 +39,7 @@ std::string Program::node_name(const UOp* u, const std::vector<const UOp*>* orde
 
 std::vector<const UOp*> linearize(const Program& p) {
   std::vector<const UOp*> order;
+  order.reserve(p.graph->size());
   std::vector<uint8_t> seen(p.graph->size(), 0);
   for (const UOp* b : p.buffers) {
     if (!seen[b->id]) { seen[b->id] = 1; order.push_back(b); }

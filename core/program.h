@@ -60,7 +60,8 @@ class OriginMap {
   const Origin& at(const UOp* u) const;  // std::out_of_range when absent
   // Keeps an existing origin (a node's first definition); returns whether `o` was added.
   bool try_emplace(const UOp* u, Origin o) {
-    if (u->id >= by_id_.size()) by_id_.resize(std::max<size_t>(u->id + 1, 2 * by_id_.size()), value_type{nullptr, {}});
+    if (u->id >= by_id_.size())  // to the whole capacity: one fill per (geometric) regrowth, not one per node
+      by_id_.resize(std::max<size_t>(u->id + 1, by_id_.capacity()), value_type{nullptr, {}});
     if (by_id_[u->id].first) return false;
     by_id_[u->id] = {u, o};
     ++size_;
@@ -68,6 +69,7 @@ class OriginMap {
   }
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
+  void reserve(size_t nodes) { by_id_.reserve(nodes); }
   void clear() { by_id_.clear(); size_ = 0; }
 
  private:

@@ -1,6 +1,9 @@
 // The .uop reader. One pass over the lines; data/expect/got lines are resolved once the buffers are known.
 #include <charconv>
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <memory>
 #include <filesystem>
 #include <unordered_set>
 
@@ -69,6 +72,14 @@ class Reader {
   Reader(std::string_view text, const std::string& filename) : text_(text) { p_.filename = filename; }
 
   Program run() {
+    // One node a line at most: reserve for that (capped, so a file of blank lines cannot claim memory).
+    size_t lines = 1;  // memchr: std::count is a byte loop at -O2
+    for (const char* p = text_.data(), *end = p + text_.size(); (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)))); ++p)
+      ++lines;
+    lines = std::min<size_t>(lines, 1 << 20);
+    p_.graph->reserve(lines);
+    p_.origin.reserve(lines);
+    ids_.reserve(lines);
     size_t start = 0;
     while (start <= text_.size()) {
       size_t end = text_.find('\n', start);
@@ -152,12 +163,9 @@ class Reader {
   // Digits at p (at most 18, so no overflow); advances p. False, p unchanged, if there are none.
   static bool digits(const char*& p, const char* end, int64_t& v) {
     const char* q = p;
+    const char* const limit = end - p > 18 ? p + 18 : end;
     int64_t r = 0;
-    for (; q < end && q - p < 18; ++q) {
-      const unsigned d = static_cast<unsigned char>(*q) - unsigned{'0'};
-      if (d > 9) break;
-      r = r * 10 + d;
-    }
+    for (unsigned d; q < limit && (d = static_cast<unsigned char>(*q) - unsigned{'0'}) <= 9; ++q) r = r * 10 + d;
     if (q == p || (q < end && static_cast<unsigned>(static_cast<unsigned char>(*q) - '0') <= 9)) return false;
     p = q;
     v = r;
@@ -300,25 +308,31 @@ Program parse_program(std::string_view text, const std::string& filename) {
 Program read_program(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw UserError("is a directory, not a program file");
-  // One read into one buffer (a stringstream would copy the text twice more).
+  // One read into one uninitialised buffer (a stringstream copied the text twice more, a string zeroes it).
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw UserError("cannot read file");
-  std::string text;
+  std::unique_ptr<char[]> text;
+  size_t size = 0, capacity = 0;
   if (std::fseek(f, 0, SEEK_END) == 0) {
-    if (const long size = std::ftell(f); size > 0) {
-      std::rewind(f);
-      text.resize(static_cast<size_t>(size));
-      text.resize(std::fread(text.data(), 1, text.size(), f));
-    } else {
-      std::rewind(f);
-    }
+    const long end = std::ftell(f);
+    capacity = end > 0 ? static_cast<size_t>(end) + 1 : 0;  // +1: the end is seen without a second read
+    std::rewind(f);
   }
-  char chunk[1 << 16];  // what is left: all of a pipe, or a file that grew
-  for (size_t got; (got = std::fread(chunk, 1, sizeof chunk, f)) > 0;) text.append(chunk, got);
+  for (;;) {
+    if (!text || size == capacity) {  // first, then for a pipe or a file that grew: double
+      if (text || capacity == 0) capacity = std::max<size_t>(2 * capacity, 1 << 16);
+      auto bigger = std::make_unique_for_overwrite<char[]>(capacity);
+      if (size) std::memcpy(bigger.get(), text.get(), size);
+      text = std::move(bigger);
+    }
+    const size_t got = std::fread(text.get() + size, 1, capacity - size, f);
+    if (got == 0) break;
+    size += got;
+  }
   const bool bad = std::ferror(f);
   std::fclose(f);
   if (bad) throw UserError("cannot read file");
-  return parse_program(text, path);
+  return parse_program(std::string_view(text.get(), size), path);
 }
 
 std::string located(const std::string& filename, const UserError& e) {

@@ -121,7 +121,7 @@ NodeType infer_memory_op(Op op, std::span<const UOp* const> src) {
 NodeType infer(Op op, std::span<const UOp* const> src, std::optional<DType> declared,
                std::span<const int64_t> shape, int64_t slot) {
   const OpInfo& oi = info(op);
-  const std::string_view n = oi.name;  // a string only when a message is built: infer runs per node
+  const char* const n = oi.name;  // a string only when a message is built: infer runs per node
   if (oi.arity != VARIADIC && static_cast<int>(src.size()) != oi.arity)
     fail(std::string(n) + " takes " + std::to_string(oi.arity) + " sources, got " + std::to_string(src.size()));
   auto need_declared = [&] {
@@ -235,6 +235,11 @@ void Graph::grow_table() {
   }
 }
 
+void Graph::reserve(size_t nodes) {
+  nodes_.reserve(nodes);
+  while (table_.size() < 2 * nodes) grow_table();
+}
+
 const UOp* Graph::intern(const UOp& key) {
   if (2 * (nodes_.size() + 1) > table_.size()) grow_table();
   const uint32_t tag = node_tag(key);
@@ -247,7 +252,7 @@ const UOp* Graph::intern(const UOp& key) {
   void* mem = allocate(sizeof(UOp) + std::max<size_t>(n, 3) * sizeof(const UOp*));
   auto** srcs = reinterpret_cast<const UOp**>(static_cast<std::byte*>(mem) + sizeof(UOp));
   UOp* u = new (mem) UOp(key);
-  std::copy(key.src.begin(), key.src.end(), srcs);
+  for (size_t k = 0; k < n; ++k) srcs[k] = key.src[k];  // a loop: std::copy calls memmove for 2 pointers
   for (size_t k = n; k < 3; ++k) srcs[k] = n ? srcs[0] : u;
   u->id = static_cast<uint32_t>(nodes_.size());
   u->src = std::span<const UOp* const>(srcs, n);

@@ -88,6 +88,8 @@ class Graph {
   const UOp* memory(Op op, DType d, int64_t len, int64_t slot) { return memory(op, d, std::span(&len, 1), slot); }
 
   size_t size() const { return nodes_.size(); }
+  // Room for `nodes` nodes without regrowing the table (a reader that knows its line count).
+  void reserve(size_t nodes);
 
  private:
   // Nodes live in an arena of growing blocks, each followed by its sources; they are never freed one by
