@@ -122,6 +122,13 @@ std::vector<std::string> split_command(std::string_view cmd) {
 
 namespace {
 volatile sig_atomic_t g_cancelled = 0;
+
+// The child and everything in its process group (it leads one).
+void kill_and_reap(pid_t pid, int& status) {
+  ::kill(-pid, SIGKILL);
+  ::kill(pid, SIGKILL);
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+}
 }  // namespace
 
 void cancel_processes() { g_cancelled = 1; }
@@ -190,9 +197,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   while (!reaped) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (g_cancelled) {  // the caller is stopping: nothing it started may outlive it
-      ::kill(-pid, SIGKILL);
-      ::kill(pid, SIGKILL);
-      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+      kill_and_reap(pid, status);
       ::close(out[0]);
       ::close(err[0]);
       throw Interrupted("interrupted while running " + argv[0]);
@@ -203,9 +208,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
       std::snprintf(secs, sizeof secs, "%g", opt.timeout_s);
       r.message = r.timed_out ? std::string("after ") + secs + " s"
                               : "more than " + std::to_string(opt.max_stdout) + " bytes";
-      ::kill(-pid, SIGKILL);
-      ::kill(pid, SIGKILL);
-      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+      kill_and_reap(pid, status);
       break;
     }
     pollfd fds[2];

@@ -15,8 +15,8 @@
 #include <csignal>
 #include <cstdio>
 
-#include "fuzz/campaign.h"
 #include "codegen/process.h"
+#include "fuzz/campaign.h"
 #include "fuzz/corpus.h"
 #include "fuzz/generator.h"
 #include "fuzz/reduce.h"

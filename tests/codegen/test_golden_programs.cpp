@@ -17,10 +17,7 @@ struct Golden {
 };
 
 std::vector<Golden> read_golden_programs() {
-  std::vector<std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(shared_path("golden/programs")))
-    if (e.path().extension() == ".uop") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
+  const std::vector<std::string> files = golden_program_files();
   std::vector<Golden> out;
   for (const std::string& f : files) {
     Golden g{std::filesystem::path(f).filename().string(), read_program(f)};

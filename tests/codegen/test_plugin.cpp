@@ -14,10 +14,7 @@ namespace {
 std::string plugin_cmd() { return std::string("'") + UOPFUZZ_RENDER_PLUGIN + "'"; }
 
 TEST(CodegenPlugin, WrappingTheBuiltInRendererGivesTheSameResults) {
-  std::vector<std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(shared_path("golden/programs")))
-    if (e.path().extension() == ".uop") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
+  const std::vector<std::string> files = golden_program_files();
   std::vector<Program> programs;
   for (const std::string& f : files) {
     Program p = read_program(f);

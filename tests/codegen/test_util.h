@@ -22,6 +22,15 @@ namespace uf::test {
 inline std::string shared_path(const std::string& rel) { return std::string(UOPFUZZ_SHARED_DIR) + "/" + rel; }
 inline std::string source_path(const std::string& rel) { return std::string(UOPFUZZ_SOURCE_DIR) + "/" + rel; }
 
+// The independent generator's whole programs (../shared/golden/programs/*.uop), in name order.
+inline std::vector<std::string> golden_program_files() {
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(shared_path("golden/programs")))
+    if (e.path().extension() == ".uop") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 inline std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream ss;
