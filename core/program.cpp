@@ -38,26 +38,19 @@ std::string Program::node_name(const UOp* u, const std::vector<const UOp*>* orde
 }
 
 std::vector<const UOp*> linearize(const Program& p) {
+  const Graph& g = *p.graph;
+  std::vector<uint8_t> live(g.size(), 0);
+  for (const UOp* b : p.buffers) live[g.own(b)->id] = 1;
+  // Sources are made before their users, so one sweep down from the SINK marks everything it reaches.
+  if (p.sink) live[g.own(p.sink)->id] = 1;
+  if (p.sink)
+    for (size_t id = size_t{p.sink->id} + 1; id-- > 0;)
+      if (live[id])
+        for (const UOp* s : g.node(id)->src) live[s->id] = 1;
   std::vector<const UOp*> order;
-  order.reserve(p.graph->size());
-  std::vector<uint8_t> seen(p.graph->size(), 0);
-  for (const UOp* b : p.buffers) {
-    if (!seen[b->id]) { seen[b->id] = 1; order.push_back(b); }
-  }
-  if (!p.sink) return order;
-  // Explicit stack of (node, next source to visit): no recursion, so a 200,000-node chain is fine.
-  std::vector<std::pair<const UOp*, size_t>> stack{{p.sink, 0}};
-  seen[p.sink->id] = 1;
-  while (!stack.empty()) {
-    auto& [u, next] = stack.back();
-    if (next < u->src.size()) {
-      const UOp* s = u->src[next++];
-      if (!seen[s->id]) { seen[s->id] = 1; stack.emplace_back(s, 0); }
-    } else {
-      order.push_back(u);
-      stack.pop_back();
-    }
-  }
+  order.reserve(g.size());
+  for (size_t id = 0; id < live.size(); ++id)
+    if (live[id]) order.push_back(g.node(id));
   return order;
 }
 

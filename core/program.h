@@ -99,8 +99,10 @@ struct Program {
   void sort_buffers();
 };
 
-// The deterministic linear order: every BUFFER first by slot, then a depth-first post-order from the
-// SINK visiting sources left to right. Iterative, so arbitrarily long chains are fine. The SINK is last.
+// The deterministic linear order: the program's BUFFERs and every node the SINK reaches, in creation
+// order (node id). Sources are always made before their users, so this is a topological order; for a
+// parsed file it is the file's own order minus dead code. It also walks the graph's arena front to back,
+// which the hardware prefetcher follows: the interpreter and the renderer never wait on a node.
 std::vector<const UOp*> linearize(const Program& p);
 
 // Checks what the type rules cannot see node by node: constant indices in bounds, data lines of the

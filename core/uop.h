@@ -88,6 +88,12 @@ class Graph {
   const UOp* memory(Op op, DType d, int64_t len, int64_t slot) { return memory(op, d, std::span(&len, 1), slot); }
 
   size_t size() const { return nodes_.size(); }
+  const UOp* node(size_t id) const { return nodes_[id]; }  // id < size()
+  // `u` itself, checked to be a node of this graph (an internal invariant: ids index per-graph arrays).
+  const UOp* own(const UOp* u) const {
+    UOPFUZZ_CHECK(u->id < nodes_.size() && nodes_[u->id] == u);
+    return u;
+  }
   // Room for `nodes` nodes without regrowing the table (a reader that knows its line count).
   void reserve(size_t nodes);
 

@@ -1,12 +1,13 @@
 // The body of the ALU table (alu.h states the rules). Internal to interp/.
 //
 // Each family (integer, float, CAST, BITCAST) is one function, with the op as a template parameter: the
-// switch on it folds away, so exec_alu and the interpreter's loop (which dispatches once on op and family,
-// decided when the tape is compiled) run the same code with no second dispatch and no duplicate semantics.
+// switch on it folds away, so exec_alu and the interpreter's loop (which dispatches once on op and family)
+// run the same code with no second dispatch and no duplicate semantics.
 #pragma once
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "core/error.h"
 #include "interp/alu.h"
@@ -91,26 +92,81 @@ inline uint64_t cmod(bool sgn, Scalar a, Scalar b) {
   return static_cast<uint64_t>(a.i % b.i);
 }
 
+// The ops that have a result for every operand and cost a few instructions, per family: "total" ops.
+// Their results are the functions below (int_total, float_total); the interpreter computes a whole
+// group at once and picks one by op, a select where a jump on a random op would mostly mispredict.
+inline constexpr Op kTotalIntOps[] = {Op::ADD, Op::SUB, Op::MUL, Op::MULACC, Op::MAX,
+                                      Op::NEG, Op::AND, Op::OR,  Op::XOR};
+inline constexpr Op kTotalFloatOps[] = {Op::ADD, Op::SUB, Op::MUL, Op::MULACC, Op::MAX, Op::NEG};
+template <size_t N>
+constexpr int position(const Op (&group)[N], Op op) {
+  for (size_t k = 0; k < N; ++k)
+    if (group[k] == op) return static_cast<int>(k);
+  return -1;
+}
+constexpr bool is_total_int(Op op) { return position(kTotalIntOps, op) >= 0; }
+constexpr bool is_total_float(Op op) { return position(kTotalFloatOps, op) >= 0; }
+
+// A total integer op's exact result mod 2^64, before wrapping to the result dtype.
+template <Op OP>
+inline uint64_t int_total(bool sgn, Scalar a, Scalar b, Scalar c) {
+  static_assert(is_total_int(OP));
+  switch (OP) {
+    case Op::ADD: return a.u + b.u;
+    case Op::SUB: return a.u - b.u;
+    case Op::MUL: return a.u * b.u;
+    case Op::MULACC: return a.u * b.u + c.u;
+    case Op::MAX: return (sgn ? a.i < b.i : a.u < b.u) ? b.u : a.u;
+    case Op::NEG: return 0 - a.u;
+    case Op::AND: return a.u & b.u;
+    case Op::OR: return a.u | b.u;
+    case Op::XOR: return a.u ^ b.u;
+    default: return 0;
+  }
+}
+
+// A total float op's exact binary64 result, before rounding to the result dtype.
+template <Op OP>
+inline double float_total(double x, double y, double z) {
+  static_assert(is_total_float(OP));
+  switch (OP) {
+    case Op::ADD: return x + y;
+    case Op::SUB: return x - y;
+    case Op::MUL: return x * y;
+    case Op::MULACC: {
+      const double product = x * y;  // rounded on its own: never fused (-ffp-contract=off)
+      return product + z;
+    }
+    case Op::MAX: return y > x ? y : x;  // Python max: a unless b > a
+    case Op::NEG: return -x;
+    default: return 0;
+  }
+}
+
+// The total op at position k of its group, all of the group computed (k must be a position).
+template <size_t... K>
+inline uint64_t pick_int_total(int k, bool sgn, Scalar a, Scalar b, Scalar c, std::index_sequence<K...>) {
+  const uint64_t all[] = {int_total<kTotalIntOps[K]>(sgn, a, b, c)...};
+  return all[k];
+}
+template <size_t... K>
+inline double pick_float_total(int k, double x, double y, double z, std::index_sequence<K...>) {
+  const double all[] = {float_total<kTotalFloatOps[K]>(x, y, z)...};
+  return all[k];
+}
+
 // Integers and bools. Operands are exact values in their 64-bit representation; the result is the exact
 // result mod 2^64, wrapped to the result dtype (bool: nonzero).
 template <Op OP>
 inline AluResult int_op(DType result, DType operand, Scalar a, Scalar b, Scalar c) {
   const bool sgn = is_signed(operand);
+  if constexpr (is_total_int(OP)) return ok(wrap_int(result, int_total<OP>(sgn, a, b, c)));
   const bool a_less_b = sgn ? a.i < b.i : a.u < b.u;
   uint64_t r;
   switch (OP) {
-    case Op::ADD: r = a.u + b.u; break;
-    case Op::SUB: r = a.u - b.u; break;
-    case Op::MUL: r = a.u * b.u; break;
-    case Op::MULACC: r = a.u * b.u + c.u; break;
-    case Op::MAX: r = a_less_b ? b.u : a.u; break;
     case Op::CMPLT: return of_bool(a_less_b);
     case Op::CMPNE: return of_bool(a.u != b.u);
     case Op::CMPEQ: return of_bool(a.u == b.u);
-    case Op::NEG: r = 0 - a.u; break;
-    case Op::AND: r = a.u & b.u; break;
-    case Op::OR: r = a.u | b.u; break;
-    case Op::XOR: r = a.u ^ b.u; break;
     case Op::SHL:
       if (sgn && b.i < 0) return undefined(AluUndefined::NegativeShift);
       r = b.u >= 64 ? 0 : a.u << b.u;  // amounts in [width, 64) shift every bit out after wrapping too
@@ -133,19 +189,11 @@ inline AluResult int_op(DType result, DType operand, Scalar a, Scalar b, Scalar 
 template <Op OP>
 inline AluResult float_op(DType result, Scalar a, Scalar b, Scalar c) {
   const double x = a.f, y = b.f;
+  if constexpr (is_total_float(OP)) return of_float(result, float_total<OP>(x, y, c.f));
   switch (OP) {
-    case Op::ADD: return of_float(result, x + y);
-    case Op::SUB: return of_float(result, x - y);
-    case Op::MUL: return of_float(result, x * y);
-    case Op::MULACC: {
-      const double product = x * y;  // rounded on its own: never fused (-ffp-contract=off)
-      return of_float(result, product + c.f);
-    }
-    case Op::MAX: return of_float(result, y > x ? y : x);  // Python max: a unless b > a
     case Op::CMPLT: return of_bool(x < y);
     case Op::CMPNE: return of_bool(x != y);  // true when either is NaN
     case Op::CMPEQ: return of_bool(x == y);
-    case Op::NEG: return of_float(result, -x);
     case Op::RECIP: return of_float(result, 1.0 / x);
     case Op::SQRT: return of_float(result, x < 0 ? kNaN : std::sqrt(x));  // sqrt(-0.0) is -0.0
     case Op::EXP2: return of_float(result, std::pow(2.0, x));             // Python's 2 ** x

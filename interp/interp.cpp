@@ -4,11 +4,13 @@
 // first only wrote and re-read a copy of it. What a random program costs is the dispatch, which the
 // branch predictor mostly gets wrong. So a node's dispatch code comes from its op and dtype alone (one
 // table), loaded one node ahead: after a mispredicted dispatch the next target is already known, not a
-// chain of dependent loads away (that alone took 28 to 19 ns a node). Values live in an array by node id.
+// chain of dependent loads away (that alone took 28 to 19 ns a node). Fewer distinct targets mispredict
+// less, so the total ops of each family (alu_ops.h) share one code: computing the whole group and picking
+// one costs less than the jump it replaces (17 ns a node, from 19). Values live in an array by node id.
 #include "interp/interp.h"
 
 #include <array>
-#include <memory>
+#include <utility>
 
 #include "interp/alu_ops.h"
 
@@ -36,6 +38,9 @@ constexpr bool has_float_family(Op op) {
 }
 constexpr Code int_code(Op op) { return static_cast<Code>(2 * static_cast<int>(op)); }
 constexpr Code float_code(Op op) { return static_cast<Code>(2 * static_cast<int>(op) + 1); }
+// The total ops of each family share one code (alu_ops.h): all computed, one picked by op.
+constexpr Code kIntTotal = static_cast<Code>(2 * kNumOps), kFloatTotal = static_cast<Code>(2 * kNumOps + 1);
+static_assert(2 * kNumOps + 1 <= UINT8_MAX);
 
 // The code of a node from its op and dtype: one table load, no branch.
 // Rows of 16 so the index is a shift.
@@ -46,8 +51,21 @@ constexpr auto kCode = [] {
   for (int o = 0; o < kNumOps; ++o)
     for (int d = 0; d < kNumDTypes; ++d) {
       const Op op = static_cast<Op>(o);
-      t[o * kCodeRow + d] = family_by_result(op) && is_float(static_cast<DType>(d)) ? float_code(op) : int_code(op);
+      const bool is_float_family = family_by_result(op) && is_float(static_cast<DType>(d));
+      if (is_float_family) t[o * kCodeRow + d] = alu::is_total_float(op) ? kFloatTotal : float_code(op);
+      else t[o * kCodeRow + d] = alu::is_total_int(op) && family_by_result(op) ? kIntTotal : int_code(op);
     }
+  return t;
+}();
+// A total op's position in its family's group, by op (-1: not total in that family).
+constexpr auto kIntTotalPosition = [] {
+  std::array<int8_t, kNumOps> t{};
+  for (int o = 0; o < kNumOps; ++o) t[o] = static_cast<int8_t>(alu::position(alu::kTotalIntOps, static_cast<Op>(o)));
+  return t;
+}();
+constexpr auto kFloatTotalPosition = [] {
+  std::array<int8_t, kNumOps> t{};
+  for (int o = 0; o < kNumOps; ++o) t[o] = static_cast<int8_t>(alu::position(alu::kTotalFloatOps, static_cast<Op>(o)));
   return t;
 }();
 
@@ -56,17 +74,40 @@ std::string memory_text(const UOp* m) {
          std::to_string(m->slot);
 }
 
+// The per-node arrays, kept by the thread from one call to the next: the fuzz loop interprets thousands
+// of programs, and fresh arrays cost an allocation and page faults each time, and for a big program a
+// zeroing pass that pushes everything else out of the cache. `values` is zeroed only when it grows; an
+// entry this call never writes (what a node without sources "reads", a STORE's value) then holds an
+// earlier call's value, which nothing uses: it only has to be initialised.
+struct NodeArrays {
+  std::vector<Scalar> values;  // by node id; BUFFER/ALLOC: index into memories_
+  std::vector<uint8_t> ran;    // by node id: evaluated (or declared memory) yet
+  bool busy = false;
+};
+constexpr size_t kKeptNodes = size_t{1} << 22;  // beyond this (32 MB of values) a call frees its arrays
+
 class Machine {
  public:
-  Machine(const Program& p, const std::vector<const UOp*>& order) : p_(p), order_(order) {
+  Machine(const Program& p, const std::vector<const UOp*>& order) : p_(p), order_(order), arrays_(thread_arrays()) {
+    UOPFUZZ_CHECK(!arrays_.busy);  // interpret is not reentrant on one thread (nothing calls back into it)
+    arrays_.busy = true;
     const size_t n = p_.graph->size();
-    values_ = std::make_unique<Scalar[]>(n);  // zeroed: nodes without a value (STORE) are still read
-    ran_.assign(n, 0);
+    if (arrays_.values.size() < n) arrays_.values.resize(n, Scalar::zero());
+    arrays_.ran.assign(n, 0);
+    values_ = arrays_.values.data();
+    ran_ = arrays_.ran.data();
     memories_.reserve(16);  // typical programs: a few memories of a few elements, so no regrowth
     cells_.reserve(256);
     written_.reserve(256);
     for (const UOp* b : p_.buffers) add_memory(b);
   }
+
+  ~Machine() {
+    arrays_.busy = false;
+    if (arrays_.values.size() > kKeptNodes) arrays_ = NodeArrays{};
+  }
+  Machine(const Machine&) = delete;
+  Machine& operator=(const Machine&) = delete;
 
   RefResult run() {
     RefResult r;
@@ -129,8 +170,8 @@ class Machine {
   }
 
   std::optional<Undefined> execute() {
-    Scalar* const v = values_.get();
-    uint8_t* const ran = ran_.data();
+    Scalar* const v = values_;
+    uint8_t* const ran = ran_;
     const size_t count = order_.size();
     const UOp* const* const order = order_.data();
     auto code_of = [](const UOp* u) { return kCode[static_cast<size_t>(u->op) * kCodeRow + static_cast<size_t>(u->dtype)]; };
@@ -140,11 +181,6 @@ class Machine {
       const Code code = next;
       // The next node's code, before this dispatch: when this one is mispredicted, the next is ready.
       next = code_of(order[i + 1 < count ? i + 1 : i]);
-      // Big programs: the order visits the arena in an interleaving the hardware prefetcher does not
-      // follow, so fetch the node (both lines of it and its sources) some way ahead.
-      const char* const ahead = reinterpret_cast<const char*>(order[i + kAhead < count ? i + kAhead : i]);
-      __builtin_prefetch(ahead);
-      __builtin_prefetch(ahead + 64);
       const UOp* const* const s = u->operands3();
       const uint32_t i0 = s[0]->id, i1 = s[1]->id, i2 = s[2]->id;
       // A node without sources "reads" itself, which has not run: it takes this branch, and passes.
@@ -180,6 +216,18 @@ class Machine {
     __builtin_unreachable();
 #include "core/ops.def"
 #undef OP
+        case kIntTotal:
+          v[u->id] = wrap_int(result, alu::pick_int_total(kIntTotalPosition[static_cast<size_t>(u->op)],
+                                                          is_signed(operand), a, b, c,
+                                                          std::make_index_sequence<std::size(alu::kTotalIntOps)>()));
+          ran[u->id] = 1;
+          continue;
+        case kFloatTotal:
+          v[u->id] = Scalar::of_float(alu::round_to(
+              result, alu::pick_float_total(kFloatTotalPosition[static_cast<size_t>(u->op)], a.f, b.f, c.f,
+                                            std::make_index_sequence<std::size(alu::kTotalFloatOps)>())));
+          ran[u->id] = 1;
+          continue;
         default: __builtin_unreachable();  // every code comes from kCode
       }
     not_alu:
@@ -225,7 +273,6 @@ class Machine {
     return std::nullopt;
   }
 
-  static constexpr size_t kAhead = 16;
   static constexpr auto kIsFloat = [] {
     std::array<bool, kNumDTypes> t{};
     for (int i = 0; i < kNumDTypes; ++i) t[i] = is_float(static_cast<DType>(i));
@@ -234,8 +281,14 @@ class Machine {
 
   const Program& p_;
   const std::vector<const UOp*>& order_;
-  std::unique_ptr<Scalar[]> values_;  // by node id; BUFFER/ALLOC: index into memories_
-  std::vector<uint8_t> ran_;          // by node id: evaluated (or declared memory) yet
+  static NodeArrays& thread_arrays() {
+    thread_local NodeArrays arrays;
+    return arrays;
+  }
+
+  NodeArrays& arrays_;
+  Scalar* values_;  // arrays_.values
+  uint8_t* ran_;    // arrays_.ran
   std::vector<Memory> memories_;
   Values cells_;                  // every element of every memory
   std::vector<uint8_t> written_;  // per cell: defined yet (BUFFER cells always; ALLOC cells once stored)

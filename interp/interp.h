@@ -13,8 +13,10 @@
 // For a program that passes verify(), every topological order gives the same result; the interpreter
 // does not re-check that (verify does), it simply follows `order`.
 //
-// Speed: one pass over `order`, values in a flat array by node id, one dispatch per ALU node on its op
-// and operand family; AFTER and memory declarations compute nothing.
+// Speed: one pass over `order`, values in a flat array by node id (kept by the thread between calls), one
+// dispatch per node on its op and operand family, except that the cheap total ops of a family share one
+// dispatch (all computed, one picked); AFTER and memory declarations compute nothing. linearize's order
+// walks the node arena front to back, which keeps a big program streaming from memory.
 #pragma once
 #include <cstdint>
 #include <map>

@@ -35,6 +35,7 @@ RC_GTEST_PROP(CoreProperties, LinearOrderRespectsEveryEdge, ()) {
   for (const UOp* u : order)
     for (const UOp* s : u->src) RC_ASSERT(pos[s->id] >= 0 && pos[s->id] < pos[u->id]);
   RC_ASSERT(order.back() == p.sink);
+  for (size_t i = 1; i < order.size(); ++i) RC_ASSERT(order[i - 1]->id < order[i]->id);  // creation order
   RC_ASSERT(linearize(p) == order);  // deterministic
 }
 
