@@ -80,8 +80,13 @@ void run_worker(const CampaignOptions& o, int w, int fd) {
   uint64_t index = 0;
   while (!g_stop && index < quota && (o.time_s <= 0 || elapsed() < o.time_s)) {
     size_t n = static_cast<size_t>(std::min<uint64_t>(batch, quota - index));
-    if (o.time_s > 0 && seconds_per_program > 0)  // end near --time instead of one whole batch later
-      n = std::min(n, static_cast<size_t>(std::max(1.0, std::ceil((o.time_s - elapsed()) / seconds_per_program))));
+    if (o.time_s > 0 && seconds_per_program > 0) {  // end near --time instead of one whole batch later
+      // ...but never with a batch under min_batch, which would waste a compiler call: stop now when that
+      // is nearer to --time than the end of a min_batch batch would be.
+      const double fit = (o.time_s - elapsed()) / seconds_per_program;  // programs that fit in the time left
+      if (fit < static_cast<double>(o.min_batch) / 2) break;
+      n = std::min(n, std::max(o.min_batch, static_cast<size_t>(std::ceil(fit))));
+    }
     std::vector<Program> programs;
     programs.reserve(n);
     for (size_t k = 0; k < n; ++k) programs.push_back(generate(program_seed(o.seed, static_cast<uint64_t>(w), index + k), o.policy));

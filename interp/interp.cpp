@@ -84,30 +84,44 @@ struct NodeArrays {
   std::vector<uint8_t> ran;    // by node id: evaluated (or declared memory) yet
   bool busy = false;
 };
-constexpr size_t kKeptNodes = size_t{1} << 22;  // beyond this (32 MB of values) a call frees its arrays
+
+// The thread's arrays, sized for n nodes, for the lifetime of one call (released when it ends, however it
+// ends: a bad data line throws from the Machine's constructor).
+class NodeArraysLease {
+ public:
+  explicit NodeArraysLease(size_t n) : a_(thread_arrays()) {
+    UOPFUZZ_CHECK(!a_.busy);  // interpret is not reentrant on one thread (nothing calls back into it)
+    a_.busy = true;
+    if (a_.values.size() < n) a_.values.resize(n, Scalar::zero());
+    a_.ran.assign(n, 0);
+  }
+  ~NodeArraysLease() {
+    a_.busy = false;
+    if (a_.values.size() > kKeptNodes) a_ = NodeArrays{};  // a huge program's arrays are not kept
+  }
+  NodeArraysLease(const NodeArraysLease&) = delete;
+  NodeArraysLease& operator=(const NodeArraysLease&) = delete;
+  Scalar* values() { return a_.values.data(); }
+  uint8_t* ran() { return a_.ran.data(); }
+
+ private:
+  static constexpr size_t kKeptNodes = size_t{1} << 22;  // 32 MB of values
+  static NodeArrays& thread_arrays() {
+    thread_local NodeArrays arrays;
+    return arrays;
+  }
+  NodeArrays& a_;
+};
 
 class Machine {
  public:
-  Machine(const Program& p, const std::vector<const UOp*>& order) : p_(p), order_(order), arrays_(thread_arrays()) {
-    UOPFUZZ_CHECK(!arrays_.busy);  // interpret is not reentrant on one thread (nothing calls back into it)
-    arrays_.busy = true;
-    const size_t n = p_.graph->size();
-    if (arrays_.values.size() < n) arrays_.values.resize(n, Scalar::zero());
-    arrays_.ran.assign(n, 0);
-    values_ = arrays_.values.data();
-    ran_ = arrays_.ran.data();
+  Machine(const Program& p, const std::vector<const UOp*>& order)
+      : p_(p), order_(order), arrays_(p.graph->size()), values_(arrays_.values()), ran_(arrays_.ran()) {
     memories_.reserve(16);  // typical programs: a few memories of a few elements, so no regrowth
     cells_.reserve(256);
     written_.reserve(256);
     for (const UOp* b : p_.buffers) add_memory(b);
   }
-
-  ~Machine() {
-    arrays_.busy = false;
-    if (arrays_.values.size() > kKeptNodes) arrays_ = NodeArrays{};
-  }
-  Machine(const Machine&) = delete;
-  Machine& operator=(const Machine&) = delete;
 
   RefResult run() {
     RefResult r;
@@ -281,14 +295,9 @@ class Machine {
 
   const Program& p_;
   const std::vector<const UOp*>& order_;
-  static NodeArrays& thread_arrays() {
-    thread_local NodeArrays arrays;
-    return arrays;
-  }
-
-  NodeArrays& arrays_;
-  Scalar* values_;  // arrays_.values
-  uint8_t* ran_;    // arrays_.ran
+  NodeArraysLease arrays_;
+  Scalar* const values_;  // arrays_.values()
+  uint8_t* const ran_;    // arrays_.ran()
   std::vector<Memory> memories_;
   Values cells_;                  // every element of every memory
   std::vector<uint8_t> written_;  // per cell: defined yet (BUFFER cells always; ALLOC cells once stored)

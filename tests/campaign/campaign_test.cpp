@@ -52,10 +52,10 @@ TEST_F(Campaign, OwnRendererRunsClean) {
   EXPECT_EQ(s["valid"].get<int>() + s["undefined"].get<int>(), 96);
   EXPECT_EQ(s["buckets"], 0) << s.dump(2);
   EXPECT_TRUE(s["saved"].empty());
-  // 48 programs per worker: a batch of 32 (the first size), then the 16 left; one compile each.
-  EXPECT_EQ(s["batches"], 4) << s.dump(2);
-  EXPECT_EQ(s["compiler_calls"], 4) << s.dump(2);
-  EXPECT_DOUBLE_EQ(s["programs_per_compiler_call"].get<double>(), s["valid"].get<double>() / 4);
+  // 48 programs per worker: one batch each (the first size is 64), one compile each.
+  EXPECT_EQ(s["batches"], 2) << s.dump(2);
+  EXPECT_EQ(s["compiler_calls"], 2) << s.dump(2);
+  EXPECT_DOUBLE_EQ(s["programs_per_compiler_call"].get<double>(), s["valid"].get<double>() / 2);
   EXPECT_GT(s["compile_seconds"].get<double>(), 0.0);
   EXPECT_LE(s["compile_seconds"].get<double>(), 2 * s["seconds"].get<double>());
 }

@@ -218,12 +218,14 @@ TEST(InterpApi, RejectsAnOrderThatRunsANodeBeforeItsSource) {
   std::vector<const UOp*> order = linearize(p);
   std::reverse(order.begin(), order.end());
   EXPECT_THROW(interpret(p, order), InternalError);
+  EXPECT_FALSE(interpret(parse(with_index(kPartlyWrittenAlloc, "1"))).undefined);  // the thread's interpreter is free again
 }
 
 TEST(InterpApi, RejectsDataOfTheWrongLength) {
   Program p = parse(kDeadUndefined);
   p.data[0] = {Scalar::of_float(1.0), Scalar::of_float(2.0)};
-  EXPECT_THROW(interpret(p), UserError);
+  EXPECT_THROW(interpret(p), UserError);  // thrown while the call sets up its memory
+  EXPECT_FALSE(interpret(parse(with_index(kPartlyWrittenAlloc, "1"))).undefined);  // the thread's interpreter is free again
 }
 
 }  // namespace
