@@ -91,9 +91,9 @@ class NodeArraysLease {
  public:
   explicit NodeArraysLease(size_t n) : a_(thread_arrays()) {
     UOPFUZZ_CHECK(!a_.busy);  // interpret is not reentrant on one thread (nothing calls back into it)
-    a_.busy = true;
     if (a_.values.size() < n) a_.values.resize(n, Scalar::zero());
     a_.ran.assign(n, 0);
+    a_.busy = true;  // last: if growing threw (bad_alloc), the arrays are still free
   }
   ~NodeArraysLease() {
     a_.busy = false;
