@@ -19,7 +19,7 @@ enum class OperandClass : uint8_t { ANY, INT, INT_BOOL, FLOAT, NUM };
 enum class ResultRule : uint8_t { SAME, BOOL, TARGET, VOID, MEMORY };
 
 inline constexpr int VARIADIC = -1;
-enum OpFlag : uint8_t { ALU = 1, MEM = 2, COMMUTATIVE = 4 };
+enum OpFlag : uint8_t { ALU = 1, MEM = 2, COMMUTATIVE = 4, TOTAL = 8 };
 
 struct OpInfo {
   const char* name;
@@ -41,6 +41,7 @@ constexpr const char* name(Op op) { return info(op).name; }
 constexpr bool is_alu(Op op) { return info(op).flags & ALU; }
 constexpr bool is_memory_op(Op op) { return info(op).flags & MEM; }
 constexpr bool is_commutative(Op op) { return info(op).flags & COMMUTATIVE; }
+constexpr bool is_total(Op op) { return info(op).flags & TOTAL; }
 
 std::optional<Op> parse_op(std::string_view s);
 

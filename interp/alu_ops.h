@@ -4,6 +4,7 @@
 // switch on it folds away, so exec_alu and the interpreter's loop (which dispatches once on op and family)
 // run the same code with no second dispatch and no duplicate semantics.
 #pragma once
+#include <array>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -92,20 +93,38 @@ inline uint64_t cmod(bool sgn, Scalar a, Scalar b) {
   return static_cast<uint64_t>(a.i % b.i);
 }
 
-// The ops that have a result for every operand and cost a few instructions, per family: "total" ops.
-// Their results are the functions below (int_total, float_total); the interpreter computes a whole
-// group at once and picks one by op, a select where a jump on a random op would mostly mispredict.
-inline constexpr Op kTotalIntOps[] = {Op::ADD, Op::SUB, Op::MUL, Op::MULACC, Op::MAX,
-                                      Op::NEG, Op::AND, Op::OR,  Op::XOR};
-inline constexpr Op kTotalFloatOps[] = {Op::ADD, Op::SUB, Op::MUL, Op::MULACC, Op::MAX, Op::NEG};
+// The interpreter's groups: the TOTAL ops (core/ops.def) whose result is a value of the operand dtype,
+// per family. Their results are the functions below (int_total, float_total); the interpreter computes
+// a whole group at once and picks one by op, a select where a jump on a random op would mostly mispredict.
+constexpr bool is_total_int(Op op) {
+  return is_total(op) && is_arith(op) && info(op).result == ResultRule::SAME && info(op).operands != OperandClass::FLOAT;
+}
+constexpr bool is_total_float(Op op) {
+  const OperandClass c = info(op).operands;
+  return is_total(op) && is_arith(op) && info(op).result == ResultRule::SAME && c != OperandClass::INT &&
+         c != OperandClass::INT_BOOL;
+}
 template <size_t N>
-constexpr int position(const Op (&group)[N], Op op) {
+constexpr std::array<Op, N> ops_where(bool (*in)(Op)) {
+  std::array<Op, N> group{};
+  size_t k = 0;
+  for (int o = 0; o < kNumOps; ++o)
+    if (in(static_cast<Op>(o))) group[k++] = static_cast<Op>(o);
+  return group;
+}
+constexpr size_t count_ops(bool (*in)(Op)) {
+  size_t n = 0;
+  for (int o = 0; o < kNumOps; ++o) n += in(static_cast<Op>(o));
+  return n;
+}
+inline constexpr auto kTotalIntOps = ops_where<count_ops(is_total_int)>(is_total_int);
+inline constexpr auto kTotalFloatOps = ops_where<count_ops(is_total_float)>(is_total_float);
+template <size_t N>
+constexpr int position(const std::array<Op, N>& group, Op op) {
   for (size_t k = 0; k < N; ++k)
     if (group[k] == op) return static_cast<int>(k);
   return -1;
 }
-constexpr bool is_total_int(Op op) { return position(kTotalIntOps, op) >= 0; }
-constexpr bool is_total_float(Op op) { return position(kTotalFloatOps, op) >= 0; }
 
 // A total integer op's exact result mod 2^64, before wrapping to the result dtype.
 template <Op OP>
@@ -121,7 +140,7 @@ inline uint64_t int_total(bool sgn, Scalar a, Scalar b, Scalar c) {
     case Op::AND: return a.u & b.u;
     case Op::OR: return a.u | b.u;
     case Op::XOR: return a.u ^ b.u;
-    default: return 0;
+    default: UOPFUZZ_CHECK(!"a total integer op with a case here"); return 0;
   }
 }
 
@@ -139,7 +158,7 @@ inline double float_total(double x, double y, double z) {
     }
     case Op::MAX: return y > x ? y : x;  // Python max: a unless b > a
     case Op::NEG: return -x;
-    default: return 0;
+    default: UOPFUZZ_CHECK(!"a total float op with a case here"); return 0;
   }
 }
 

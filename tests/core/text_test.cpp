@@ -102,36 +102,30 @@ TEST(Text, LongChainsNeedNoRecursion) {
 // The canonical order is the file's own order (a depth-first order from the SINK would put the i32 lane
 // first here); dead code is dropped and the IDs close up.
 TEST(Text, CanonicalOrderIsTheFilesOrderWithoutDeadCode) {
-  const std::string text =
+  const std::string head =
       "uops 1\n"
       "%0 = BUFFER f32[1] slot=0\n"
       "%1 = BUFFER i32[1] slot=1\n"
       "%2 = CONST i32 0\n"
       "%3 = INDEX f32 %0 %2\n"
       "%4 = INDEX i32 %1 %2\n"
-      "%5 = LOAD f32 %3\n"
-      "%6 = MUL f32 %5 %5\n"
-      "%7 = LOAD i32 %4\n"
-      "%8 = ADD i32 %7 %7\n"
-      "%9 = STORE void %3 %6\n"
-      "%10 = STORE void %4 %8\n"
-      "%11 = SINK void %10 %9\n";
+      "%5 = LOAD f32 %3\n";
+  const std::string text = head +
+                           "%6 = MUL f32 %5 %5\n"
+                           "%7 = LOAD i32 %4\n"
+                           "%8 = ADD i32 %7 %7\n"
+                           "%9 = STORE void %3 %6\n"
+                           "%10 = STORE void %4 %8\n"
+                           "%11 = SINK void %10 %9\n";
   EXPECT_EQ(print_program(parse_program(text)), text);
-  const std::string with_dead_code =
-      "uops 1\n"
-      "%0 = BUFFER f32[1] slot=0\n"
-      "%1 = BUFFER i32[1] slot=1\n"
-      "%2 = CONST i32 0\n"
-      "%3 = INDEX f32 %0 %2\n"
-      "%4 = INDEX i32 %1 %2\n"
-      "%5 = LOAD f32 %3\n"
-      "%6 = NEG f32 %5\n"  // dead: nothing uses it
-      "%7 = MUL f32 %5 %5\n"
-      "%8 = LOAD i32 %4\n"
-      "%9 = ADD i32 %8 %8\n"
-      "%10 = STORE void %3 %7\n"
-      "%11 = STORE void %4 %9\n"
-      "%12 = SINK void %11 %10\n";
+  const std::string with_dead_code = head +
+                                     "%6 = NEG f32 %5\n"  // dead: nothing uses it
+                                     "%7 = MUL f32 %5 %5\n"
+                                     "%8 = LOAD i32 %4\n"
+                                     "%9 = ADD i32 %8 %8\n"
+                                     "%10 = STORE void %3 %7\n"
+                                     "%11 = STORE void %4 %9\n"
+                                     "%12 = SINK void %11 %10\n";
   EXPECT_EQ(print_program(parse_program(with_dead_code)), text);
 }
 
