@@ -42,11 +42,12 @@ std::vector<const UOp*> linearize(const Program& p) {
   std::vector<uint8_t> live(g.size(), 0);
   for (const UOp* b : p.buffers) live[g.own(b)->id] = 1;
   // Sources are made before their users, so one sweep down from the SINK marks everything it reaches.
-  if (p.sink) live[g.own(p.sink)->id] = 1;
-  if (p.sink)
+  if (p.sink) {
+    live[g.own(p.sink)->id] = 1;
     for (size_t id = size_t{p.sink->id} + 1; id-- > 0;)
       if (live[id])
         for (const UOp* s : g.node(id)->src) live[s->id] = 1;
+  }
   std::vector<const UOp*> order;
   order.reserve(g.size());
   for (size_t id = 0; id < live.size(); ++id)

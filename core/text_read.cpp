@@ -1,10 +1,10 @@
 // The .uop reader. One pass over the lines; data/expect/got lines are resolved once the buffers are known.
-#include <charconv>
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
-#include <memory>
 #include <filesystem>
+#include <memory>
 #include <unordered_set>
 
 #include "core/text.h"

@@ -48,9 +48,8 @@ AluResult exec_alu(Op op, DType result, DType operand, const Scalar* operands);
 std::string undefined_reason(Op op, DType result, DType operand, const Scalar* operands);
 
 // Truncation of an exact integer, given mod 2^64 in `v`, to an integer or bool dtype. Branch-free in the
-// signedness, which a random program makes unpredictable.
-// Branch-free in the signedness, which a random program makes unpredictable: keep the low bits, then
-// sign-extend by xor-subtract (sign 0 for unsigned). One table entry per dtype, loaded once.
+// signedness, which a random program makes unpredictable: keep the low bits, then sign-extend by
+// xor-subtract (sign 0 for unsigned). One table entry per dtype, loaded once.
 struct WrapRule {
   uint64_t mask;  // the dtype's bits
   uint64_t sign;  // its sign bit when signed, else 0

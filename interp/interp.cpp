@@ -58,16 +58,14 @@ constexpr auto kCode = [] {
   return t;
 }();
 // A total op's position in its family's group, by op (-1: not total in that family).
-constexpr auto kIntTotalPosition = [] {
+template <size_t N>
+constexpr std::array<int8_t, kNumOps> positions_by_op(const std::array<Op, N>& group) {
   std::array<int8_t, kNumOps> t{};
-  for (int o = 0; o < kNumOps; ++o) t[o] = static_cast<int8_t>(alu::position(alu::kTotalIntOps, static_cast<Op>(o)));
+  for (int o = 0; o < kNumOps; ++o) t[o] = static_cast<int8_t>(alu::position(group, static_cast<Op>(o)));
   return t;
-}();
-constexpr auto kFloatTotalPosition = [] {
-  std::array<int8_t, kNumOps> t{};
-  for (int o = 0; o < kNumOps; ++o) t[o] = static_cast<int8_t>(alu::position(alu::kTotalFloatOps, static_cast<Op>(o)));
-  return t;
-}();
+}
+constexpr auto kIntTotalPosition = positions_by_op(alu::kTotalIntOps);
+constexpr auto kFloatTotalPosition = positions_by_op(alu::kTotalFloatOps);
 
 std::string memory_text(const UOp* m) {
   return std::string(name(m->op)) + " " + name(m->dtype) + "[" + std::to_string(m->len) + "] slot=" +
