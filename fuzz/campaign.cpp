@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
@@ -78,12 +79,24 @@ std::string progress_line(const CampaignSummary& s, double t) {
   char buf[512];
   const auto cov = s.coverage.op_dtype_count();
   std::snprintf(buf, sizeof buf,
-                "uopfuzz: %6.1fs  %lld programs (%.0f/s)  valid %lld  undefined %.1f%%  failures %lld  buckets %zu  saved %zu  "
+                "uopfuzz: %6.1fs  %lld programs (%.1f/s)  valid %lld  undefined %.1f%%  failures %lld  buckets %zu  saved %zu  "
                 "coverage %zu/%zu op×dtype",
                 t, static_cast<long long>(s.programs), t > 0 ? s.programs / t : 0.0, static_cast<long long>(s.valid),
                 s.programs ? 100.0 * s.undefined / s.programs : 0.0,
                 static_cast<long long>(s.mismatching + s.crashes + s.compile_errors + s.render_errors + s.timeouts),
                 s.buckets.size(), s.saved.size(), cov.covered, cov.total);
+  return buf;
+}
+
+// Numbers for people: rates and shares to one decimal, durations to the centisecond.
+double rounded(double v, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::round(v * scale) / scale;
+}
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
   return buf;
 }
 
@@ -102,14 +115,15 @@ nlohmann::json CampaignSummary::to_json() const {
   j["timeouts"] = timeouts;
   j["buckets"] = buckets.size();
   j["signatures"] = buckets;
-  j["seconds"] = seconds;
-  j["programs_per_second"] = seconds > 0 ? programs / seconds : 0.0;
+  j["seconds"] = rounded(seconds, 2);
+  j["programs_per_second"] = rounded(seconds > 0 ? programs / seconds : 0.0, 1);
   j["saved"] = saved;
   j["batches"] = batches;
   j["compiler_calls"] = compiler_calls;
-  j["programs_per_compiler_call"] = compiler_calls ? static_cast<double>(valid) / static_cast<double>(compiler_calls) : 0.0;
-  j["compile_seconds"] = compile_seconds;
-  j["compiler_busy"] = seconds > 0 && jobs > 0 ? compile_seconds / (seconds * jobs) : 0.0;
+  j["programs_per_compiler_call"] =
+      rounded(compiler_calls ? static_cast<double>(valid) / static_cast<double>(compiler_calls) : 0.0, 1);
+  j["compile_seconds"] = rounded(compile_seconds, 2);
+  j["compiler_busy"] = rounded(seconds > 0 && jobs > 0 ? compile_seconds / (seconds * jobs) : 0.0, 3);
   j["coverage"] = coverage.summary();
   j["coverage_missing"] = coverage.missing();
   j["interrupted"] = interrupted;
@@ -119,15 +133,16 @@ nlohmann::json CampaignSummary::to_json() const {
 
 std::string CampaignSummary::to_text() const {
   std::ostringstream o;
-  o << "uopfuzz: " << programs << " programs in " << seconds << " s (" << (seconds > 0 ? programs / seconds : 0) << "/s), "
+  o << "uopfuzz: " << programs << " programs in " << fixed(seconds, 1) << " s (" << fixed(seconds > 0 ? programs / seconds : 0, 1) << "/s), "
     << valid << " compared, " << undefined << " undefined\n"
     << "uopfuzz: failures: " << mismatching << " mismatch, " << crashes << " crash, " << timeouts << " timeout, "
     << compile_errors << " compile-error, " << render_errors << " render-error; " << buckets.size() << " buckets, "
     << saved.size() << " new reproducers\n"
     << "uopfuzz: coverage: " << coverage.summary() << "\n";
   if (compiler_calls > 0)
-    o << "uopfuzz: compiler: " << compiler_calls << " calls (" << static_cast<double>(valid) / static_cast<double>(compiler_calls)
-      << " programs each), busy " << 100 * compile_seconds / std::max(1e-9, seconds * jobs) << " % of " << jobs << " × wall\n";
+    o << "uopfuzz: compiler: " << compiler_calls << " calls ("
+      << fixed(static_cast<double>(valid) / static_cast<double>(compiler_calls), 1) << " programs each), busy "
+      << fixed(100 * compile_seconds / std::max(1e-9, seconds * jobs), 1) << " % of " << jobs << " × wall\n";
   for (const auto& b : buckets) o << "uopfuzz: bucket: " << b << "\n";
   for (const auto& f : saved) o << "uopfuzz: saved " << f << "\n";
   for (const auto& e : errors) o << "uopfuzz: error: " << e << "\n";

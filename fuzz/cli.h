@@ -24,6 +24,9 @@ std::vector<Command> file_commands(CLI::App& app);      // fmt, interp
 std::vector<Command> compiled_commands(CLI::App& app);  // render, run
 std::vector<Command> fuzz_commands(CLI::App& app);      // gen, reduce, fuzz
 
+// `uopfuzz --version`: version, git commit, and the C compilers found in PATH with their versions.
+std::string version_text();
+
 // Reads and verifies a program file; errors carry FILE:LINE.
 Program load_program(const std::string& path);
 // Writes `text` to `path` atomically (temporary file in the same directory, then rename), or to

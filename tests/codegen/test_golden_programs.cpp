@@ -1,4 +1,4 @@
-// The golden programs (shared/golden/programs, expect lines from tinygrad's exec_alu) through the
+// The golden programs (tests/golden/programs, expect lines from tinygrad's exec_alu) through the
 // compiled path, in one batch per compiler configuration. Programs whose `meta reference` says
 // UNDEFINED are run too (they must not crash) but never compared.
 #include <algorithm>

@@ -19,13 +19,13 @@
 
 namespace uf::test {
 
-inline std::string shared_path(const std::string& rel) { return std::string(UOPFUZZ_SHARED_DIR) + "/" + rel; }
+inline std::string golden_path(const std::string& rel) { return std::string(UOPFUZZ_GOLDEN_DIR) + "/" + rel; }
 inline std::string source_path(const std::string& rel) { return std::string(UOPFUZZ_SOURCE_DIR) + "/" + rel; }
 
-// The independent generator's whole programs (../shared/golden/programs/*.uop), in name order.
+// The independent generator's whole programs (tests/golden/programs/*.uop), in name order.
 inline std::vector<std::string> golden_program_files() {
   std::vector<std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(shared_path("golden/programs")))
+  for (const auto& e : std::filesystem::directory_iterator(golden_path("programs")))
     if (e.path().extension() == ".uop") files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
   return files;
@@ -122,7 +122,7 @@ inline AluCase parse_alu_line(const std::string& line, int n) {
 
 inline std::vector<AluCase> read_alu_golden() {
   std::vector<AluCase> cases;
-  std::ifstream in(shared_path("golden/alu.txt"));
+  std::ifstream in(golden_path("alu.txt"));
   std::string line;
   int n = 0;
   while (std::getline(in, line)) {

@@ -68,7 +68,7 @@ std::string slurp(const std::filesystem::path& f) {
 
 TEST(Text, GoldenProgramsRoundTrip) {
   int n = 0;
-  for (const auto& e : std::filesystem::directory_iterator(std::string(UOPFUZZ_SHARED_DIR) + "/golden/programs")) {
+  for (const auto& e : std::filesystem::directory_iterator(std::string(UOPFUZZ_GOLDEN_DIR) + "/programs")) {
     const std::string text = slurp(e.path());
     Program p = parse_program(text, e.path().string());
     verify(p);

@@ -14,7 +14,7 @@
 namespace uf::testing {
 
 inline std::filesystem::path golden_path(const std::string& rel) {
-  return std::filesystem::path(UOPFUZZ_SHARED_DIR) / "golden" / rel;
+  return std::filesystem::path(UOPFUZZ_GOLDEN_DIR) / rel;
 }
 
 inline std::vector<std::string> read_lines(const std::filesystem::path& path) {
