@@ -8,7 +8,7 @@
 src=$PWD
 [[ -f $src/fuzz/libfuzzer/targets.cmake ]] || { echo "build.sh: run from the repository root" >&2; exit 1; }
 build=$WORK/uopfuzz-libfuzzer
-# Division of a float by zero is IEEE arithmetic the reference computes on purpose (SEMANTICS.md), and
+# Division of a float by zero is IEEE arithmetic the reference computes on purpose (docs/semantics.md), and
 # unsigned wrap-around is defined (hashes, the RNG): neither is a finding, though OSS-Fuzz's
 # `undefined` flag set reports both.
 quiet="-fno-sanitize=float-divide-by-zero,unsigned-integer-overflow"

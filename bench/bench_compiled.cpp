@@ -11,14 +11,14 @@
 #include <chrono>
 
 #include "bench/workloads.h"
-#include "codegen/compiler.h"
-#include "codegen/native.h"
-#include "codegen/render.h"
-#include "codegen/sandbox.h"
-#include "fuzz/generator.h"
-#include "fuzz/oracle.h"
-#include "fuzz/reduce.h"
-#include "fuzz/shrink.h"
+#include "codegen/runtime/compiler.h"
+#include "codegen/runtime/native.h"
+#include "codegen/render/render.h"
+#include "codegen/runtime/sandbox.h"
+#include "fuzz/gen/generator.h"
+#include "fuzz/oracle/oracle.h"
+#include "fuzz/oracle/reduce.h"
+#include "fuzz/oracle/shrink.h"
 
 namespace uf::bench {
 

@@ -7,9 +7,9 @@
 #include <map>
 
 #include "bench/workloads.h"
-#include "codegen/render.h"
+#include "codegen/render/render.h"
 #include "core/text.h"
-#include "fuzz/generator.h"
+#include "fuzz/gen/generator.h"
 #include "interp/interp.h"
 
 namespace uf::bench {

@@ -11,9 +11,9 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "fuzz/generator.h"
-#include "fuzz/oracle.h"
-#include "fuzz/rng.h"
+#include "fuzz/gen/generator.h"
+#include "fuzz/oracle/oracle.h"
+#include "fuzz/gen/rng.h"
 #include "interp/interp.h"
 
 extern char** environ;

@@ -1,10 +1,10 @@
 // run_compiled: rendering, batched compiling with bisection on failure, sandboxed runs.
 #include "codegen/compiled_path.h"
 
-#include "codegen/native.h"
+#include "codegen/runtime/native.h"
 #include "codegen/plugin.h"
-#include "codegen/render.h"
-#include "codegen/sandbox.h"
+#include "codegen/render/render.h"
+#include "codegen/runtime/sandbox.h"
 #include "core/error.h"
 
 namespace uf {

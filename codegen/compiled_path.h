@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/compiler.h"
+#include "codegen/runtime/compiler.h"
 #include "core/program.h"
 
 namespace uf {

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "codegen/process.h"
+#include "codegen/runtime/process.h"
 #include "core/error.h"
 #include "core/text.h"
 

@@ -1,4 +1,4 @@
-// Renderer plug-ins: FORMAT.md's `--renderer-cmd CMD` protocol.
+// Renderer plug-ins: docs/format.md's `--renderer-cmd CMD` protocol.
 //
 // The program is written in canonical form (core's print_program) to a private temporary `.uop` file,
 // then `CMD PROGRAM_FILE FUNCTION_NAME` runs with CMD split like a shell command line but with no shell

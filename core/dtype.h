@@ -68,7 +68,7 @@ union Scalar {
 };
 static_assert(sizeof(Scalar) == 8);
 
-// The comparison rule of SEMANTICS.md: ints and bools exactly; floats bit for bit, all NaNs equal.
+// The comparison rule of docs/semantics.md: ints and bools exactly; floats bit for bit, all NaNs equal.
 bool same_value(DType d, Scalar a, Scalar b);
 
 // IEEE binary16 <-> binary64. to_half rounds to nearest even; beyond the largest finite half gives inf.
@@ -79,7 +79,7 @@ inline double round_to_half(double x) { return half_to_double(double_to_half(x))
 // The representation invariant above, enforced: ints wrapped and extended, bools 0/1, f16/f32 rounded.
 Scalar normalize(DType d, Scalar v);
 
-// Value text as FORMAT.md writes it. Floats print as the shortest decimal that reads back to the same
+// Value text as docs/format.md writes it. Floats print as the shortest decimal that reads back to the same
 // binary64, in Python's repr style (`0.1`, `-0.0`, `1e-45`, `3.4028234663852886e+38`, `inf`, `nan`).
 std::string format_scalar(DType d, Scalar v);
 void append_scalar(std::string& out, DType d, Scalar v);

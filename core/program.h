@@ -106,7 +106,7 @@ struct Program {
 std::vector<const UOp*> linearize(const Program& p);
 
 // Checks what the type rules cannot see node by node: constant indices in bounds, data lines of the
-// right length, and the ordering rule of SEMANTICS.md (conflicting accesses to one BUFFER/ALLOC must be
+// right length, and the ordering rule of docs/semantics.md (conflicting accesses to one BUFFER/ALLOC must be
 // connected by a path). Throws UserError naming the nodes (with the file line when known).
 void verify(const Program& p, const std::vector<const UOp*>& order);
 inline void verify(const Program& p) { verify(p, linearize(p)); }

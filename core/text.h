@@ -1,4 +1,4 @@
-// The .uop text format (FORMAT.md): reading and canonical printing.
+// The .uop text format (docs/format.md): reading and canonical printing.
 //
 // read_program never crashes and never recurses: every malformed input is a UserError whose line is
 // set, and callers print it as `FILE:LINE: message`. The printer's output is the canonical form:

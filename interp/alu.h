@@ -1,4 +1,4 @@
-// The reference ALU: one table that says what every ALU op computes (SEMANTICS.md, "The one rule").
+// The reference ALU: one table that says what every ALU op computes (docs/semantics.md, "The one rule").
 //
 // The rule is tinygrad's exec_alu: compute on the operands' exact values the way Python would
 // (unbounded integers, binary64 floats), then truncate to the result dtype:

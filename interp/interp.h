@@ -1,4 +1,4 @@
-// The reference interpreter: what a program means (SEMANTICS.md).
+// The reference interpreter: what a program means (docs/semantics.md).
 //
 // It runs the nodes of `order` once each, in that order, and returns the final contents of every BUFFER,
 // or UNDEFINED naming the first node (in that order) that has no defined result. Only nodes in `order`

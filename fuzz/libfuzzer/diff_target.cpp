@@ -20,8 +20,8 @@
 #include <string>
 
 #include "codegen/compiled_path.h"
-#include "fuzz/corpus.h"
-#include "fuzz/oracle.h"
+#include "fuzz/campaign/corpus.h"
+#include "fuzz/oracle/oracle.h"
 
 namespace {
 

@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "core/text.h"
-#include "fuzz/generator.h"
-#include "fuzz/rng.h"
+#include "fuzz/gen/generator.h"
+#include "fuzz/gen/rng.h"
 
 extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
 

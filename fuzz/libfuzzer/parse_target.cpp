@@ -1,7 +1,7 @@
 // libFuzzer target: arbitrary bytes -> read, verify, interpret.
 //
 // Malformed input must be a UserError, never a crash, a leak, a hang or an InternalError (an uncaught
-// one aborts, which libFuzzer reports). For input that reads, FORMAT.md's round trip must hold:
+// one aborts, which libFuzzer reports). For input that reads, docs/format.md's round trip must hold:
 // print(parse(print(p))) == print(p), the canonical text verifies exactly when the input did, and the
 // reference computes bit for bit the same result from both.
 #include <cstdint>

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/text.h"
-#include "fuzz/shrink.h"
+#include "fuzz/oracle/shrink.h"
 #include "tests/support/run_uopfuzz.h"
 
 namespace uf {

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "fuzz/corpus.h"
+#include "fuzz/campaign/corpus.h"
 
 namespace uf {
 namespace {

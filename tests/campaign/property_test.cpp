@@ -14,10 +14,10 @@
 #include <sstream>
 
 #include "core/text.h"
-#include "fuzz/corpus.h"
-#include "fuzz/generator.h"
-#include "fuzz/reduce.h"
-#include "fuzz/shrink.h"
+#include "fuzz/campaign/corpus.h"
+#include "fuzz/gen/generator.h"
+#include "fuzz/oracle/reduce.h"
+#include "fuzz/oracle/shrink.h"
 
 namespace uf {
 namespace {

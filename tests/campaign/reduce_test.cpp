@@ -4,9 +4,9 @@
 #include <cstdlib>
 
 #include "core/text.h"
-#include "fuzz/generator.h"
-#include "fuzz/reduce.h"
-#include "fuzz/shrink.h"
+#include "fuzz/gen/generator.h"
+#include "fuzz/oracle/reduce.h"
+#include "fuzz/oracle/shrink.h"
 
 namespace uf {
 namespace {

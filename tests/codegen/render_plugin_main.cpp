@@ -1,8 +1,8 @@
-// A renderer plug-in (FORMAT.md protocol) that wraps the built-in renderer: prints render_c of the
+// A renderer plug-in (docs/format.md protocol) that wraps the built-in renderer: prints render_c of the
 // program file under the given function name. Used to test --renderer-cmd end to end.
 #include <iostream>
 
-#include "codegen/render.h"
+#include "codegen/render/render.h"
 #include "core/text.h"
 
 int main(int argc, char** argv) {

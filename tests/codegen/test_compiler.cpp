@@ -9,9 +9,9 @@
 #include <random>
 #include <set>
 
-#include "codegen/process.h"
-#include "codegen/sandbox.h"
-#include "codegen/sha256.h"
+#include "codegen/runtime/process.h"
+#include "codegen/runtime/sandbox.h"
+#include "codegen/runtime/sha256.h"
 #include "test_util.h"
 
 namespace uf::test {

@@ -1,8 +1,8 @@
-// Hand-picked cases, one or more per place where plain C differs from the reference (SEMANTICS.md,
+// Hand-picked cases, one or more per place where plain C differs from the reference (docs/semantics.md,
 // "Where plain C differs", and what the renderer found beyond it). The expected values are worked out
-// by hand from SEMANTICS.md, in alu.txt's line format; each runs with its operands as constants and as
+// by hand from docs/semantics.md, in alu.txt's line format; each runs with its operands as constants and as
 // loaded values, under gcc (default flags and -O0) and clang -O2 with FMA available.
-#include "codegen/process.h"
+#include "codegen/runtime/process.h"
 #include "test_util.h"
 
 namespace uf::test {

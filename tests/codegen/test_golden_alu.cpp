@@ -2,12 +2,12 @@
 // render -> one compiler call per batch -> sandboxed run, with the operands both as constants (so the
 // C compiler folds them) and as values loaded from buffers (so the generated code computes them),
 // under gcc at the default flags, gcc -O0 and clang -O2. Results must equal the golden ones by
-// SEMANTICS.md's rule (ints exactly, floats bit for bit with all NaNs equal, -0.0 != 0.0). UNDEFINED
+// docs/semantics.md's rule (ints exactly, floats bit for bit with all NaNs equal, -0.0 != 0.0). UNDEFINED
 // lines are compiled and run too (their programs must still come back ok) but not compared.
 #include <future>
 #include <map>
 
-#include "codegen/process.h"
+#include "codegen/runtime/process.h"
 #include "test_util.h"
 
 namespace uf::test {

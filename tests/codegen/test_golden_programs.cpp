@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "codegen/process.h"
+#include "codegen/runtime/process.h"
 #include "test_util.h"
 
 namespace uf::test {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "codegen/render.h"
+#include "codegen/render/render.h"
 #include "test_util.h"
 
 namespace uf::test {

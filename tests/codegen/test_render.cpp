@@ -1,12 +1,12 @@
-// The renderer's text: the book's examples (chapter 4) as golden C files, and their run results.
+// The renderer's text: the example programs of tests/programs/ as golden C files, and their run results.
 // Golden files live in tests/codegen/golden/NAME.c and hold render_function(program, NAME) exactly.
 // To regenerate after an intended change: UOPFUZZ_UPDATE_GOLDEN=1 (the test then reports SKIPPED).
 #include <chrono>
 #include <cmath>
 #include <fstream>
 
-#include "codegen/render.h"
-#include "codegen/render_rules.h"
+#include "codegen/render/render.h"
+#include "codegen/render/rules.h"
 #include "test_util.h"
 
 namespace uf::test {

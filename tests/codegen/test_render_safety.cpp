@@ -4,8 +4,8 @@
 // actually produced (checked on random integer programs, with the division results checked exactly).
 #include <random>
 
-#include "codegen/bounds.h"
-#include "codegen/render.h"
+#include "codegen/render/bounds.h"
+#include "codegen/render/render.h"
 #include "test_util.h"
 
 namespace uf::test {

@@ -6,8 +6,8 @@
 #include <chrono>
 #include <cmath>
 
-#include "codegen/native.h"
-#include "codegen/sandbox.h"
+#include "codegen/runtime/native.h"
+#include "codegen/runtime/sandbox.h"
 #include "test_util.h"
 
 namespace uf::test {

@@ -65,7 +65,7 @@ TEST(ScalarText, ParseRangesAndForms) {
 TEST(Half, EveryHalfRoundTrips) {
   for (uint32_t h = 0; h < 0x10000; ++h) {
     const double d = half_to_double(static_cast<uint16_t>(h));
-    if (std::isnan(d)) continue;  // NaN payloads are not values (SEMANTICS.md)
+    if (std::isnan(d)) continue;  // NaN payloads are not values (docs/semantics.md)
     ASSERT_EQ(double_to_half(d), h) << std::hex << h;
   }
 }

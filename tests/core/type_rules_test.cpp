@@ -1,4 +1,4 @@
-// The type rules: every chapter 4.9 message, interning, and inference of dtype/shape/address space.
+// The type rules: every type-rule message, interning, and inference of dtype/shape/address space.
 #include <gtest/gtest.h>
 
 #include "core/text.h"

@@ -12,9 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "codegen/compiler.h"
+#include "codegen/runtime/compiler.h"
 #include "faults_util.h"
-#include "fuzz/corpus.h"
+#include "fuzz/campaign/corpus.h"
 
 namespace uf::faults {
 namespace {

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "core/text.h"
-#include "fuzz/coverage.h"
-#include "fuzz/generator.h"
+#include "fuzz/campaign/coverage.h"
+#include "fuzz/gen/generator.h"
 
 namespace uf {
 namespace {

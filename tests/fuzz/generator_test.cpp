@@ -6,9 +6,9 @@
 #include <set>
 
 #include "core/text.h"
-#include "fuzz/coverage.h"
-#include "fuzz/generator.h"
-#include "fuzz/generator_impl.h"
+#include "fuzz/campaign/coverage.h"
+#include "fuzz/gen/generator.h"
+#include "fuzz/gen/generator_impl.h"
 
 namespace uf {
 namespace {

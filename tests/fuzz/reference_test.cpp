@@ -11,8 +11,8 @@
 #include <unordered_map>
 
 #include "core/text.h"
-#include "fuzz/generator.h"
-#include "fuzz/generator_impl.h"
+#include "fuzz/gen/generator.h"
+#include "fuzz/gen/generator_impl.h"
 #include "interp/alu.h"
 #include "interp/interp.h"
 
@@ -85,7 +85,7 @@ TEST(GeneratorReference, FactsAreSound) {
   }
 }
 
-// SEMANTICS.md: a good generator makes UNDEFINED rare. The brief's bar is 5%; by construction it is ~0.
+// docs/semantics.md: a good generator makes UNDEFINED rare. The brief's bar is 5%; by construction it is ~0.
 TEST(GeneratorReference, UndefinedRateIsLow) {
   constexpr int kSeeds = 2000;
   int undefined = 0;

@@ -1,5 +1,5 @@
 // An independent model of the integer ops: Python's unbounded integers (boost cpp_int), written from
-// SEMANTICS.md and Python's definitions, not from interp/. The interpreter computes modulo 2^64 on the
+// docs/semantics.md and Python's definitions, not from interp/. The interpreter computes modulo 2^64 on the
 // 64-bit representation; this model computes the exact integer and truncates it at the end, as tinygrad
 // does. Agreement between the two is the property tests' claim.
 #pragma once

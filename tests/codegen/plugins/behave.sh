@@ -1,5 +1,5 @@
 #!/bin/sh
-# A fake renderer plug-in for the sandbox tests (FORMAT.md protocol: behave.sh PROGRAM_FILE FUNCTION_NAME).
+# A fake renderer plug-in for the sandbox tests (docs/format.md protocol: behave.sh PROGRAM_FILE FUNCTION_NAME).
 # The program's `meta behaviour = ...` line picks what it does; the programs have one f32 BUFFER.
 prog="$1"
 fn="$2"

@@ -1,0 +1,52 @@
+// The uopfuzz command line: each cli_*.cpp registers its subcommands; main.cpp runs the chosen one.
+//
+// Exit codes (docs/format.md): 0 success, 1 a failure of the compiled path / something new found,
+// 2 usage or input error (`FILE:LINE: message` on stderr), 3 UNDEFINED under the reference,
+// 70 an internal error of uopfuzz itself (a bug: please report the file:line it prints).
+#pragma once
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/text.h"
+
+namespace uf::cli {
+
+enum Exit : int { kOk = 0, kFailure = 1, kUsage = 2, kUndefined = 3, kInternal = 70 };
+
+struct Command {
+  CLI::App* app;
+  std::function<int()> run;
+};
+
+std::vector<Command> file_commands(CLI::App& app);      // fmt, interp
+std::vector<Command> compiled_commands(CLI::App& app);  // render, run
+std::vector<Command> fuzz_commands(CLI::App& app);      // gen, reduce, fuzz
+
+// `uopfuzz --version`: version, git commit, and the C compilers found in PATH with their versions.
+std::string version_text();
+
+// Reads and verifies a program file; errors carry FILE:LINE.
+Program load_program(const std::string& path);
+// Writes `text` to `path` atomically (temporary file in the same directory, then rename), or to
+// stdout when path is empty or "-". Throws UserError when the file cannot be written.
+void write_output(const std::string& path, const std::string& text);
+
+}  // namespace uf::cli
+
+#include "codegen/compiled_path.h"
+
+namespace uf::cli {
+
+// The compiled-path flags every command that compiles shares: --cc, --cflags, --renderer-cmd, --timeout.
+// A flag given on the command line wins; otherwise a program's `meta cc/cflags/renderer` (recorded when
+// the case was found) is used, so `uopfuzz run FILE` alone reproduces a corpus file's miscompile.
+struct CompiledFlags {
+  std::string cc, cflags, renderer_cmd;
+  double timeout_s = 0;
+  void add_to(CLI::App* app);
+  CompiledPathConfig config(const Program* recorded = nullptr) const;
+};
+
+}  // namespace uf::cli

@@ -1,0 +1,121 @@
+// `uopfuzz render`, `uopfuzz run` and `uopfuzz replay`: one program through the compiled path.
+#include <iostream>
+#include <memory>
+
+#include "cli/cli.h"
+#include "fuzz/oracle/oracle.h"
+
+namespace uf::cli {
+
+void CompiledFlags::add_to(CLI::App* app) {
+  app->add_option("--cc", cc, "C compiler of the compiled path (default gcc, or the file's meta cc)");
+  app->add_option("--cflags", cflags, "compiler flags (default: exact and fast, or the file's meta cflags)");
+  app->add_option("--renderer-cmd", renderer_cmd, "render with this command instead: CMD PROGRAM_FILE FUNCTION_NAME");
+  app->add_option("--timeout", timeout_s, "seconds one kernel run may take before it is a timeout")->check(CLI::PositiveNumber);
+}
+
+CompiledPathConfig CompiledFlags::config(const Program* recorded) const {
+  CompiledPathConfig cfg;
+  auto pick = [&](const std::string& flag, const char* meta, std::string& out) {
+    if (!flag.empty()) out = flag;
+    else if (recorded)
+      if (const std::string* v = recorded->meta_value(meta)) out = *v;
+  };
+  pick(cc, "cc", cfg.cc);
+  pick(cflags, "cflags", cfg.cflags);
+  pick(renderer_cmd, "renderer", cfg.renderer_cmd);
+  if (cfg.renderer_cmd == "builtin") cfg.renderer_cmd.clear();
+  if (timeout_s > 0) cfg.timeout_s = timeout_s;
+  return cfg;
+}
+
+namespace {
+
+struct RunOptions {
+  std::string file, name = "kernel";
+  CompiledFlags flags;
+};
+
+int run_render(const RunOptions& o) {
+  const Program p = load_program(o.file);
+  std::cout << render_source(p, o.name, o.flags.config());
+  return kOk;
+}
+
+// Runs both paths; prints the lines that differ and the verdict. Returns the observation, or nullopt
+// (after printing the reason) when the reference is UNDEFINED.
+std::optional<Observation> observe(const Program& p, const std::string& file, const CompiledPathConfig& cfg) {
+  const RefResult ref = interpret(p);
+  if (ref.undefined) {
+    std::cerr << file << ": UNDEFINED at " << p.node_name(ref.undefined->node) << ": " << ref.undefined->reason
+              << " (not a test)\n";
+    return std::nullopt;
+  }
+  Observation obs = compare(p, ref, run_compiled(p, cfg));
+  if (obs.verdict == Verdict::mismatch) obs.signature = mismatch_signature(p, cfg);
+  return obs;
+}
+
+void print_observation(const Program& p, const Observation& obs) {
+  for (const auto& [slot, got] : obs.got) {
+    const DType d = p.buffer(slot)->dtype;
+    std::cout << print_values_line("expect", slot, d, obs.expect.at(slot)) << print_values_line("got", slot, d, got);
+  }
+  if (!obs.message.empty()) std::cerr << obs.message << (obs.message.back() == '\n' ? "" : "\n");
+  std::cout << "verdict: " << verdict_name(obs.verdict);
+  if (!obs.signature.empty() && obs.verdict != Verdict::ok) std::cout << " (" << obs.signature << ")";
+  std::cout << "\n";
+}
+
+int run_run(const RunOptions& o) {
+  const Program p = load_program(o.file);
+  const auto obs = observe(p, o.file, o.flags.config(&p));
+  if (!obs) return kUndefined;
+  print_observation(p, *obs);
+  return obs->verdict == Verdict::ok ? kOk : kFailure;
+}
+
+// A corpus file as a regression test: `meta status = open` means the divergence is known and still
+// unfixed (a third-party compiler bug, say), so it must still reproduce with its recorded signature;
+// any other status (fixed) means the compiled path must now agree with the reference.
+int run_replay(const RunOptions& o) {
+  const Program p = load_program(o.file);
+  const auto obs = observe(p, o.file, o.flags.config(&p));
+  if (!obs) return kUndefined;
+  print_observation(p, *obs);
+  const std::string* status = p.meta_value("status");
+  const std::string* signature = p.meta_value("signature");
+  if (status && *status == "open") {
+    if (obs->verdict != Verdict::ok && signature && obs->signature == *signature) return kOk;
+    std::cerr << o.file << ": status open, but the recorded failure (" << (signature ? *signature : "no signature")
+              << ") did not reproduce: if it was fixed, set `meta status = fixed`\n";
+    return kFailure;
+  }
+  return obs->verdict == Verdict::ok ? kOk : kFailure;
+}
+
+}  // namespace
+
+std::vector<Command> compiled_commands(CLI::App& app) {
+  auto render_opts = std::make_shared<RunOptions>();
+  CLI::App* render = app.add_subcommand("render", "Print the C source the compiled path uses");
+  render->add_option("FILE", render_opts->file, "program file (.uop)")->required();
+  render->add_option("--name", render_opts->name, "kernel function name (default kernel)");
+  render_opts->flags.add_to(render);
+
+  auto run_opts = std::make_shared<RunOptions>();
+  CLI::App* run = app.add_subcommand("run", "Run reference and compiled path, compare (exit 0 equal, 1 failure, 3 UNDEFINED)");
+  run->add_option("FILE", run_opts->file, "program file (.uop)")->required();
+  run_opts->flags.add_to(run);
+
+  auto replay_opts = std::make_shared<RunOptions>();
+  CLI::App* replay = app.add_subcommand("replay", "Replay a corpus file as a regression test (exit 0 when it behaves as its meta status says)");
+  replay->add_option("FILE", replay_opts->file, "corpus file (.uop)")->required();
+  replay_opts->flags.add_to(replay);
+
+  return {{render, [render_opts] { return run_render(*render_opts); }},
+          {run, [run_opts] { return run_run(*run_opts); }},
+          {replay, [replay_opts] { return run_replay(*replay_opts); }}};
+}
+
+}  // namespace uf::cli

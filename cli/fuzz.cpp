@@ -1,0 +1,130 @@
+// `uopfuzz gen`, `uopfuzz reduce`, `uopfuzz fuzz`.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "fuzz/campaign/campaign.h"
+#include "cli/cli.h"
+#include "fuzz/campaign/corpus.h"
+#include "fuzz/gen/generator.h"
+#include "fuzz/oracle/reduce.h"
+#include "fuzz/oracle/shrink.h"
+
+namespace uf::cli {
+
+namespace {
+
+struct GenOptions {
+  uint64_t seed = 1;
+  int64_t count = 1;
+  std::string out;
+};
+
+// Program `seed` is generate(seed): the number a corpus file's `meta seed` records, so
+// `uopfuzz gen --seed N` rebuilds it exactly. --count N writes seeds S .. S+N-1.
+int run_gen(const GenOptions& o) {
+  if (o.count > 1 && o.out.empty()) throw UserError("gen: --count above 1 needs --out DIR");
+  if (!o.out.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.out, ec);
+    if (ec) throw UserError(o.out + ": cannot create directory (" + ec.message() + ")");
+  }
+  for (int64_t i = 0; i < o.count; ++i) {
+    const uint64_t seed = o.seed + static_cast<uint64_t>(i);
+    Program p = generate(seed);
+    const RefResult ref = interpret(p);
+    if (ref.undefined) p.set_meta("reference", "UNDEFINED (" + ref.undefined->reason + ")");
+    else p.expect = ref.buffers;
+    const std::string text = print_program(p);
+    write_output(o.out.empty() ? "" : (std::filesystem::path(o.out) / ("gen-" + std::to_string(seed) + ".uop")).string(), text);
+  }
+  return kOk;
+}
+
+struct ReduceCliOptions {
+  std::string file, out;
+  double time_s = 300;
+  CompiledFlags flags;
+};
+
+int run_reduce(const ReduceCliOptions& o) {
+  const Program p = load_program(o.file);
+  const CompiledPathConfig cfg = o.flags.config(&p);
+  const BatchResult first = check_batch({&p}, cfg, true);
+  if (!first.defined[0]) {
+    std::cerr << o.file << ": UNDEFINED under the reference: nothing to reduce\n";
+    return kUndefined;
+  }
+  const Observation& obs = first.observations[0];
+  if (obs.verdict == Verdict::ok) {
+    std::cerr << o.file << ": the compiled path agrees with the reference: nothing to reduce\n";
+    return kFailure;
+  }
+  std::cerr << "reduce: " << o.file << " fails as `" << obs.signature << "`, " << program_cost(p).nodes << " nodes\n";
+  ReduceOptions ro;
+  ro.time_limit_s = o.time_s;
+  ro.log = [](const std::string& line) { std::cerr << line << "\n"; };
+  ReduceResult r = reduce(p, obs.signature, cfg, ro);
+  const bool kept = r.observation.signature == obs.signature;
+  FindingContext ctx{"", cfg, ""};
+  if (const std::string* v = p.meta_value("cc_version")) ctx.compiler_version = *v;
+  write_output(o.out, reproducer_text(kept ? r.program : p, kept ? r.observation : obs, ctx));
+  std::cerr << "reduce: " << program_cost(r.program).nodes << " nodes after " << r.steps << " steps, " << r.candidates
+            << " candidates in " << r.compiler_calls << " batches, " << r.seconds << " s\n";
+  return kOk;
+}
+
+struct FuzzCliOptions {
+  CampaignOptions campaign;
+  CompiledFlags flags;
+  bool no_reduce = false, quiet = false;
+};
+
+int run_fuzz(FuzzCliOptions o) {
+  if (o.campaign.time_s <= 0 && o.campaign.count <= 0) o.campaign.time_s = 60;
+  o.campaign.cfg = o.flags.config();
+  o.campaign.reduce = !o.no_reduce;
+  o.campaign.progress = !o.quiet;
+  const CampaignSummary s = run_campaign(o.campaign);
+  std::cerr << s.to_text();
+  if (!o.campaign.json_path.empty()) write_output(o.campaign.json_path, s.to_json().dump(2) + "\n");
+  if (!s.errors.empty()) return kUsage;
+  return s.saved.empty() ? kOk : kFailure;
+}
+
+}  // namespace
+
+std::vector<Command> fuzz_commands(CLI::App& app) {
+  auto gen_opts = std::make_shared<GenOptions>();
+  CLI::App* gen = app.add_subcommand("gen", "Write generated programs (with data and the reference's expect lines)");
+  gen->add_option("--seed", gen_opts->seed, "program seed (a corpus file's meta seed)")->required();
+  gen->add_option("--count", gen_opts->count, "how many programs (seeds S, S+1, ...)")->check(CLI::PositiveNumber);
+  gen->add_option("--out", gen_opts->out, "directory for gen-SEED.uop files (default: one program to stdout)");
+
+  auto reduce_opts = std::make_shared<ReduceCliOptions>();
+  CLI::App* red = app.add_subcommand("reduce", "Minimise a failing program, keeping its failure signature (exit 1: it did not fail)");
+  red->add_option("FILE", reduce_opts->file, "program file (.uop)")->required();
+  red->add_option("-o,--out", reduce_opts->out, "write the reproducer here (default stdout)");
+  red->add_option("--time", reduce_opts->time_s, "give up shrinking after this many seconds (default 300)");
+  reduce_opts->flags.add_to(red);
+
+  auto fuzz_opts = std::make_shared<FuzzCliOptions>();
+  CLI::App* fz = app.add_subcommand("fuzz", "Generate, run, compare, minimise; save new failures (exit 1: new reproducers saved)");
+  CampaignOptions& c = fuzz_opts->campaign;
+  fz->add_option("--seed", c.seed, "campaign seed (default 1)");
+  fz->add_option("--time", c.time_s, "stop after this many seconds (default 60 when --count is not given)");
+  fz->add_option("--count", c.count, "stop after this many programs");
+  fz->add_option("--jobs,-j", c.jobs, "worker processes (default 1)")->check(CLI::Range(1, 256));
+  fz->add_option("--corpus", c.corpus_dir, "where reproducers are saved (default corpus)");
+  fz->add_option("--json", c.json_path, "write the summary here as JSON");
+  fz->add_option("--reduce-time", c.reduce_time_s, "seconds to spend minimising one failure (default 120)");
+  fz->add_flag("--no-reduce", fuzz_opts->no_reduce, "save failures as found, without minimising");
+  fz->add_flag("--quiet,-q", fuzz_opts->quiet, "no progress line");
+  fuzz_opts->flags.add_to(fz);
+
+  return {{gen, [gen_opts] { return run_gen(*gen_opts); }},
+          {red, [reduce_opts] { return run_reduce(*reduce_opts); }},
+          {fz, [fuzz_opts] { return run_fuzz(*fuzz_opts); }}};
+}
+
+}  // namespace uf::cli

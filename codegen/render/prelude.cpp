@@ -1,0 +1,193 @@
+// The C prelude: every helper the rendered kernels call, written once per translation unit.
+//
+// Each helper is the exact exec_alu semantics of one op on one dtype, in C with no undefined behaviour:
+// integer arithmetic is done on uint64_t (wraps by definition) and brought back to the dtype by
+// uf_wrap_T, which converts without relying on implementation-defined signed conversion; division,
+// modulo and shifts guard their traps and out-of-range amounts; float->int goes through the bits.
+// f16 values travel as `float` (every half is exactly a float) and rounding to half is done by
+// uf_rh on the binary64 value, so an f16 op is "compute in binary64, round once", like the reference.
+// EXP2/LOG2/SIN call the C library through volatile function pointers: compilers otherwise rewrite
+// pow(2,x) into exp2(x) (clang) or fold sin of a constant with their own correctly rounded arithmetic
+// (gcc), either of which can differ in the last bit from the library the reference calls at run time.
+#include "codegen/render/render.h"
+
+namespace uf {
+
+namespace {
+
+const char* const kPrelude = R"PRELUDE(/* uopfuzz prelude: exact exec_alu helpers (see docs/semantics.md) */
+#include <float.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#pragma GCC diagnostic ignored "-Wunknown-pragmas"
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wunused-variable"
+#pragma STDC FP_CONTRACT OFF
+/* 16 (TS 18661-3, gcc -march=native on CPUs with AVX512-FP16) only says _Float16 is evaluated in
+   float; float and double keep their own precision, and f16 here is never _Float16 arithmetic. */
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0 && FLT_EVAL_METHOD != 16
+#error "uopfuzz kernels need float and double evaluated in their own precision (FLT_EVAL_METHOD 0)"
+#endif
+
+/* The four largest helpers stay out of line. Inlined, each f16 op or float->int cast expands into a
+   dozen branches that the optimiser then works through: about 30 % of the compile time of a batch.
+   Out of line, every kernel calls the same code whether its batch holds 1 or 64 kernels (inlining
+   decisions otherwise depend on the size of the translation unit), so a finding replays alone. */
+#if defined(__has_attribute) && __has_attribute(noipa)
+#define UF_OUTLINE static __attribute__((noipa)) /* also no constant-propagated clones */
+#else
+#define UF_OUTLINE static __attribute__((noinline))
+#endif
+
+/* f16: halves are carried as float values and stored as their binary16 bits. */
+UF_OUTLINE float uf_h2f(uint16_t h) {
+  uint32_t s = (uint32_t)(h & 0x8000u) << 16, a = h & 0x7fffu, b;
+  float f;
+  if (a < 0x400u) { f = (float)a * 0x1p-24f; return s ? -f : f; }  /* zero and subnormals */
+  b = s | (a >= 0x7c00u ? 0x7f800000u | ((a & 0x3ffu) << 13) : (a + (112u << 10)) << 13);
+  memcpy(&f, &b, 4);
+  return f;
+}
+/* Round a binary64 to the nearest binary16 value (ties to even; >= 65520 overflows to inf). Adding
+   and subtracting c = 2^(e+42), for |x| in [2^e, 2^(e+1)), rounds |x| to 11 significant bits in one
+   IEEE addition (the unit of c is 2^(e-10)); below 2^-14 the unit is fixed at 2^-24 (c = 2^28). */
+UF_OUTLINE float uf_rh(double x) {
+  double a = fabs(x), c, r;
+  uint64_t b;
+  if (!(a < 65520.0)) return (float)(a != a ? x : copysign(INFINITY, x));
+  if (a < 0x1p-14) {
+    r = (a + 0x1p28) - 0x1p28;
+  } else {
+    memcpy(&b, &a, 8);
+    b = (b & 0x7ff0000000000000ull) + (42ull << 52);
+    memcpy(&c, &b, 8);
+    r = (a + c) - c;
+  }
+  return (float)copysign(r, x);
+}
+/* The bits of f, which must be a binary16 value already (every f16 value in a kernel is). */
+UF_OUTLINE uint16_t uf_f2h(float f) {
+  uint32_t b, a;
+  uint16_t s;
+  memcpy(&b, &f, 4);
+  s = (uint16_t)((b >> 16) & 0x8000u);
+  a = b & 0x7fffffffu;
+  if (a >= 0x7f800000u) return (uint16_t)(s | (a > 0x7f800000u ? 0x7e00u : 0x7c00u));
+  if (a < 0x38800000u) return (uint16_t)(s | (uint16_t)(fabsf(f) * 0x1p24f));  /* below 2^-14 */
+  return (uint16_t)(s | (((a >> 23) - 112u) << 10) | ((a >> 13) & 0x3ffu));
+}
+static inline uint16_t uf_d2h(double x) { return uf_f2h(uf_rh(x)); }
+
+/* trunc(x) as an exact integer, modulo 2^64. NaN and inf (UNDEFINED in the reference) give 0. */
+UF_OUTLINE uint64_t uf_f2u64(double x) {
+  uint64_t b, m, v;
+  int e;
+  memcpy(&b, &x, 8);
+  e = (int)((b >> 52) & 0x7ff);
+  if (e == 0x7ff || e < 1023) return 0;
+  m = (b & 0xfffffffffffffull) | (1ull << 52);
+  e -= 1075;                               /* |x| = m * 2^e */
+  v = e >= 64 ? 0 : e >= 0 ? m << e : m >> -e;
+  return (b >> 63) ? 0 - v : v;
+}
+
+/* Python's math.trunc gives an integer, so a zero result is +0.0. */
+static inline float uf_trunc_f(float x) { float t = truncf(x); return t == 0 ? 0.0f : t; }
+static inline double uf_trunc_d(double x) { double t = trunc(x); return t == 0 ? 0.0 : t; }
+
+static double (*volatile uf_pow_fn)(double, double) = pow;
+static double (*volatile uf_log2_fn)(double) = log2;
+static double (*volatile uf_sin_fn)(double) = sin;
+static inline double uf_exp2(double x) { return uf_pow_fn(2.0, x); }
+static inline double uf_log2(double x) { return uf_log2_fn(x); }
+static inline double uf_sin(double x) { return uf_sin_fn(x); }
+
+/* An index the renderer could not prove in bounds: out of bounds is UNDEFINED, so any element will do. */
+static inline int32_t uf_idx(int32_t i, int32_t n) { return i >= 0 && i < n ? i : 0; }
+
+/* Python max: a unless b > a (so MAX(nan,1)=nan, MAX(1,nan)=1, MAX(-0.0,0.0)=-0.0). */
+#define UF_MAX(t, T) static inline T uf_max_##t(T a, T b) { return b > a ? b : a; }
+UF_MAX(bool, bool) UF_MAX(f16, float) UF_MAX(f32, float) UF_MAX(f64, double)
+
+#define UF_BITS_F(t, T, U) \
+  static inline U uf_bits_##t(T a) { U u; memcpy(&u, &a, sizeof u); return u; } \
+  static inline T uf_frombits_##t(U u) { T a; memcpy(&a, &u, sizeof a); return a; }
+UF_BITS_F(f32, float, uint32_t) UF_BITS_F(f64, double, uint64_t)
+static inline uint16_t uf_bits_f16(float a) { return uf_f2h(a); }
+static inline float uf_frombits_f16(uint16_t u) { return uf_h2f(u); }
+
+/* Integers of width W: the value mod 2^W, computed on uint64_t and converted back exactly. */
+#define UF_INT(t, T, U, W, MAXV) \
+  static inline T uf_wrap_##t(uint64_t x) { \
+    x &= UINT64_MAX >> (64 - W); \
+    return x <= (uint64_t)(MAXV) ? (T)x : (T)(-(int64_t)((UINT64_MAX >> (64 - W)) - x) - 1); \
+  } \
+  static inline T uf_add_##t(T a, T b) { return uf_wrap_##t((uint64_t)a + (uint64_t)b); } \
+  static inline T uf_sub_##t(T a, T b) { return uf_wrap_##t((uint64_t)a - (uint64_t)b); } \
+  static inline T uf_mul_##t(T a, T b) { return uf_wrap_##t((uint64_t)a * (uint64_t)b); } \
+  static inline T uf_neg_##t(T a) { return uf_wrap_##t(0 - (uint64_t)a); } \
+  static inline T uf_mulacc_##t(T a, T b, T c) { return uf_wrap_##t((uint64_t)a * (uint64_t)b + (uint64_t)c); } \
+  static inline T uf_max_##t(T a, T b) { return b > a ? b : a; } \
+  static inline U uf_bits_##t(T a) { return (U)a; } \
+  static inline T uf_frombits_##t(U u) { return uf_wrap_##t(u); }
+
+/* Signed: b = 0 gives 0 (mod: a); b = -1 is negation (so MIN / -1 wraps instead of trapping). A shift by
+   b >= W saturates (SHL 0, SHR 0 or -1); a negative shift is UNDEFINED and gives SHL 0, SHR a. */
+#define UF_SINT(t, T, U, W, MAXV) \
+  UF_INT(t, T, U, W, MAXV) \
+  static inline T uf_shl_##t(T a, T b) { return b < 0 || b >= W ? 0 : uf_wrap_##t((uint64_t)a << b); } \
+  static inline T uf_shr_##t(T a, T b) { \
+    int s = b >= W ? W - 1 : (int)b; \
+    if (b < 0) return a; \
+    return a < 0 ? (T)~(~(int64_t)a >> s) : (T)((int64_t)a >> s); \
+  } \
+  static inline T uf_floordiv_##t(T a, T b) { \
+    T q; \
+    if (b == 0) return 0; \
+    if (b == -1) return uf_neg_##t(a); \
+    q = (T)(a / b); \
+    return (q * b != a && ((a < 0) != (b < 0))) ? (T)(q - 1) : q; \
+  } \
+  static inline T uf_floormod_##t(T a, T b) { \
+    T r; \
+    if (b == 0) return a; \
+    if (b == -1) return 0; \
+    r = (T)(a % b); \
+    return (r != 0 && ((r < 0) != (b < 0))) ? (T)(r + b) : r; \
+  } \
+  static inline T uf_cdiv_##t(T a, T b) { return b == 0 ? 0 : b == -1 ? uf_neg_##t(a) : (T)(a / b); } \
+  static inline T uf_cmod_##t(T a, T b) { return b == 0 ? a : b == -1 ? 0 : (T)(a % b); }
+
+#define UF_UINT(t, T, W) \
+  UF_INT(t, T, T, W, UINT64_MAX >> (64 - W)) \
+  static inline T uf_shl_##t(T a, T b) { return b >= W ? 0 : uf_wrap_##t((uint64_t)a << b); } \
+  static inline T uf_shr_##t(T a, T b) { return b >= W ? 0 : (T)((uint64_t)a >> b); } \
+  static inline T uf_floordiv_##t(T a, T b) { return b == 0 ? 0 : (T)(a / b); } \
+  static inline T uf_floormod_##t(T a, T b) { return b == 0 ? a : (T)(a % b); } \
+  static inline T uf_cdiv_##t(T a, T b) { return b == 0 ? 0 : (T)(a / b); } \
+  static inline T uf_cmod_##t(T a, T b) { return b == 0 ? a : (T)(a % b); }
+
+UF_SINT(i8, int8_t, uint8_t, 8, INT8_MAX) UF_SINT(i16, int16_t, uint16_t, 16, INT16_MAX)
+UF_SINT(i32, int32_t, uint32_t, 32, INT32_MAX) UF_SINT(i64, int64_t, uint64_t, 64, INT64_MAX)
+UF_UINT(u8, uint8_t, 8) UF_UINT(u16, uint16_t, 16) UF_UINT(u32, uint32_t, 32) UF_UINT(u64, uint64_t, 64)
+#undef UF_OUTLINE
+#undef UF_MAX
+#undef UF_BITS_F
+#undef UF_INT
+#undef UF_SINT
+#undef UF_UINT
+/* end of prelude */
+)PRELUDE";
+
+}  // namespace
+
+const std::string& render_prelude() {
+  static const std::string text = kPrelude;
+  return text;
+}
+
+}  // namespace uf

@@ -1,0 +1,177 @@
+// The walk over the linear order that turns a program into one C function (see render.h).
+#include "codegen/render/render.h"
+
+#include <map>
+
+#include "codegen/render/bounds.h"
+#include "codegen/render/rules.h"
+
+namespace uf {
+
+namespace {
+
+// An inlined expression longer than this is named instead: it bounds both the nesting depth the C
+// compiler sees and the copying a long chain of single-use nodes would otherwise cost (quadratic).
+constexpr size_t kMaxInline = 200;
+// Scratch arrays go on the stack until a kernel's ALLOCs reach this many bytes; the rest are calloc'd.
+constexpr int64_t kStackBudget = 64 * 1024;
+
+const char* const kKeywords[] = {
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
+    "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
+    "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
+    "volatile", "while", "bool", "true", "false", "main"};
+
+class Renderer {
+ public:
+  Renderer(const Program& p, const std::string& fn) : p_(p), fn_(fn) {}
+
+  std::string run() {
+    const std::vector<const UOp*> order = linearize(p_);
+    const size_t n = p_.graph->size();
+    uses_.assign(n, 0);
+    for (const UOp* u : order)
+      for (const UOp* s : u->src) ++uses_[s->id];
+    bounds_ = int_bounds(order, n);
+    expr_.assign(n, std::string());
+    named_.assign(n, false);
+    for (const UOp* u : order) node(u);
+
+    std::string out = "void " + fn_ + "(";
+    for (size_t i = 0; i < p_.buffers.size(); ++i) {
+      const UOp* b = p_.buffers[i];
+      if (i) out += ", ";
+      out += std::string(c_param_type(b->dtype)) + "* restrict data" + std::to_string(b->slot);
+    }
+    if (p_.buffers.empty()) out += "void";
+    out += ") {\n";
+    for (const std::string& l : lines_) out += "  " + l + "\n";
+    for (const std::string& h : heap_) out += "  free(" + h + ");\n";
+    out += "}\n";
+    return out;
+  }
+
+ private:
+  std::string fresh(const char* prefix) { return prefix + std::to_string(++counter_); }
+
+  void name_value(const UOp* u, const char* prefix, const std::string& value) {
+    const std::string v = fresh(prefix);
+    lines_.push_back(std::string(c_value_type(u->dtype)) + " " + v + " = " + value + ";");
+    expr_[u->id] = v;
+    named_[u->id] = true;
+  }
+
+  static bool scalar_alloc(const UOp* mem) { return mem->op == Op::ALLOC && mem->len == 1; }
+
+  void alloc(const UOp* u) {
+    int& seen = alloc_names_[u->slot];
+    std::string v = "acc" + std::to_string(u->slot);
+    if (++seen > 1) v += "_" + std::to_string(seen);
+    expr_[u->id] = v;
+    const std::string T = c_value_type(u->dtype);
+    const int64_t size = u->len * (u->dtype == DType::F16 ? 4 : bytes(u->dtype));  // f16 scratch holds floats
+    if (u->len == 1) {
+      lines_.push_back(T + " " + v + " = 0;");
+    } else if (stack_used_ + size <= kStackBudget) {
+      stack_used_ += size;
+      lines_.push_back(T + " " + v + "[" + std::to_string(u->len) + "] = {0};");
+    } else {
+      lines_.push_back(T + "* " + v + " = (" + T + "*)calloc(" + std::to_string(u->len) + ", sizeof(" + T +
+                       "));");
+      lines_.push_back("if (!" + v + ") abort();");
+      heap_.push_back(v);
+    }
+  }
+
+  void index(const UOp* u) {
+    const UOp* mem = u->base();
+    const std::string& m = expr_[u->src[0]->id];
+    if (scalar_alloc(mem)) {  // the only element; any other index is UNDEFINED
+      expr_[u->id] = m;
+      return;
+    }
+    const UOp* idx = u->src[1];
+    std::string i = expr_[idx->id];
+    // An index expression pasted into several LOAD/STORE lines would be duplicated: name it once.
+    if (uses_[u->id] > 1 && !named_[idx->id] && idx->op != Op::CONST) {
+      name_value(idx, "alu", i);
+      i = expr_[idx->id];
+    }
+    const Interval r = bounds_[idx->id];
+    if (r.lo < 0 || r.hi >= mem->len) i = "uf_idx(" + i + "," + std::to_string(mem->len) + ")";
+    expr_[u->id] = m + "[" + i + "]";
+  }
+
+  static bool half_buffer(const UOp* addr) {
+    const UOp* mem = addr->base();
+    return mem->op == Op::BUFFER && mem->dtype == DType::F16;
+  }
+
+  void alu(const UOp* u) {
+    std::vector<std::string> ops;
+    ops.reserve(u->src.size());
+    for (const UOp* s : u->src) ops.push_back(expr_[s->id]);
+    const std::string e = alu_expr(u, ops, division_fast_path(u, bounds_));
+    if (uses_[u->id] > 1 || e.size() > kMaxInline) name_value(u, "alu", e);
+    else expr_[u->id] = e;
+  }
+
+  void node(const UOp* u) {
+    switch (u->op) {
+      case Op::CONST: expr_[u->id] = c_constant(u->dtype, u->value); break;
+      case Op::BUFFER: expr_[u->id] = "data" + std::to_string(u->slot); break;
+      case Op::ALLOC: alloc(u); break;
+      case Op::AFTER: expr_[u->id] = expr_[u->src[0]->id]; break;
+      case Op::INDEX: index(u); break;
+      case Op::LOAD: {
+        const std::string& a = expr_[u->src[0]->id];
+        name_value(u, "val", half_buffer(u->src[0]) ? "uf_h2f(" + a + ")" : a);
+        break;
+      }
+      case Op::STORE: {
+        const std::string& v = expr_[u->src[1]->id];
+        lines_.push_back(expr_[u->src[0]->id] + " = " + (half_buffer(u->src[0]) ? "uf_f2h(" + v + ")" : v) + ";");
+        break;
+      }
+      case Op::SINK: break;
+      default: alu(u); break;
+    }
+  }
+
+  const Program& p_;
+  const std::string& fn_;
+  std::vector<int> uses_;
+  std::vector<Interval> bounds_;
+  std::vector<std::string> expr_;
+  std::vector<bool> named_;
+  std::vector<std::string> lines_, heap_;
+  std::map<int64_t, int> alloc_names_;
+  int counter_ = 0;
+  int64_t stack_used_ = 0;
+};
+
+}  // namespace
+
+bool is_c_identifier(const std::string& s) {
+  if (s.empty() || s.size() > 200) return false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    if (!alpha && !(i > 0 && c >= '0' && c <= '9')) return false;
+  }
+  for (const char* k : kKeywords)
+    if (s == k) return false;
+  return true;
+}
+
+std::string render_function(const Program& p, const std::string& fn_name) {
+  if (!is_c_identifier(fn_name) || fn_name.rfind("uf_", 0) == 0 || fn_name.rfind("__", 0) == 0)
+    throw UserError("render: '" + fn_name + "' is not a usable C function name");
+  return Renderer(p, fn_name).run();
+}
+
+std::string render_c(const Program& p, const std::string& fn_name) {
+  return render_prelude() + "\n" + render_function(p, fn_name);
+}
+
+}  // namespace uf

@@ -1,0 +1,163 @@
+// The data table of per-op C rules, and the CAST/BITCAST/constant rules that depend on two dtypes.
+//
+// One row per ALU op, one format per dtype class: bool, integer, f16, f32, f64. `$0 $1 $2` are the
+// operands' C expressions and `$t` the operand dtype's name (helpers are named uf_OP_DTYPE, defined in
+// the prelude). Why each class is written the way it is:
+//  - integers go through prelude helpers (wrapping on uint64_t: no signed overflow, no promotion traps);
+//    comparisons, WHERE and the bitwise ops are plain C because they cannot overflow or trap;
+//  - f32/f64 + - * / and sqrt are plain C: binary64-then-round-to-f32 equals the direct f32 operation
+//    (53 >= 2*24+2, so the double rounding is innocuous); f64 is the reference itself;
+//  - f16 ops compute in binary64 and round once with uf_rh, exactly as the reference;
+//  - MULACC on floats is a*b then +c in binary64 and one rounding (never fused: -ffp-contract=off);
+//  - EXP2/LOG2/SIN are the binary64 library calls on the double value, then rounded (not exp2f/sinf);
+//  - TRUNC goes through uf_trunc_* so a zero result is +0.0 like Python's math.trunc;
+//  - bool ADD/MUL/SUB are or/and/xor, NEG is the identity.
+#include "codegen/render/rules.h"
+
+#include <cmath>
+
+#include "core/error.h"
+
+namespace uf {
+
+namespace {
+
+struct OpRule {
+  Op op;
+  const char* fmt[5];  // bool, int, f16, f32, f64 (nullptr: the type rules never allow it)
+  const char* fast;    // the division fast path, when the caller proves it exact
+};
+
+#define ALL5(f) {f, f, f, f, f}
+const OpRule kRules[] = {
+    {Op::ADD, {"($0|$1)", "uf_add_$t($0,$1)", "uf_rh((double)$0+(double)$1)", "($0+$1)", "($0+$1)"}, nullptr},
+    {Op::SUB, {"($0^$1)", "uf_sub_$t($0,$1)", "uf_rh((double)$0-(double)$1)", "($0-$1)", "($0-$1)"}, nullptr},
+    {Op::MUL, {"($0&$1)", "uf_mul_$t($0,$1)", "uf_rh((double)$0*(double)$1)", "($0*$1)", "($0*$1)"}, nullptr},
+    {Op::MAX, ALL5("uf_max_$t($0,$1)"), nullptr},
+    {Op::CMPLT, ALL5("($0<$1)"), nullptr},
+    {Op::CMPNE, ALL5("($0!=$1)"), nullptr},
+    {Op::CMPEQ, ALL5("($0==$1)"), nullptr},
+    {Op::NEG, {"$0", "uf_neg_$t($0)", "(-$0)", "(-$0)", "(-$0)"}, nullptr},
+    {Op::AND, {"($0&$1)", "($0&$1)", nullptr, nullptr, nullptr}, nullptr},
+    {Op::OR, {"($0|$1)", "($0|$1)", nullptr, nullptr, nullptr}, nullptr},
+    {Op::XOR, {"($0^$1)", "($0^$1)", nullptr, nullptr, nullptr}, nullptr},
+    {Op::SHL, {nullptr, "uf_shl_$t($0,$1)", nullptr, nullptr, nullptr}, nullptr},
+    {Op::SHR, {nullptr, "uf_shr_$t($0,$1)", nullptr, nullptr, nullptr}, nullptr},
+    {Op::FLOORDIV, {nullptr, "uf_floordiv_$t($0,$1)", nullptr, nullptr, nullptr}, "($0/$1)"},
+    {Op::FLOORMOD, {nullptr, "uf_floormod_$t($0,$1)", nullptr, nullptr, nullptr}, "($0%$1)"},
+    {Op::CDIV, {nullptr, "uf_cdiv_$t($0,$1)", nullptr, nullptr, nullptr}, "($0/$1)"},
+    {Op::CMOD, {nullptr, "uf_cmod_$t($0,$1)", nullptr, nullptr, nullptr}, "($0%$1)"},
+    {Op::RECIP, {nullptr, nullptr, "uf_rh(1.0/(double)$0)", "(1.0f/$0)", "(1.0/$0)"}, nullptr},
+    {Op::SQRT, {nullptr, nullptr, "uf_rh(sqrt((double)$0))", "sqrtf($0)", "sqrt($0)"}, nullptr},
+    {Op::EXP2, {nullptr, nullptr, "uf_rh(uf_exp2((double)$0))", "((float)uf_exp2((double)$0))", "uf_exp2($0)"}, nullptr},
+    {Op::LOG2, {nullptr, nullptr, "uf_rh(uf_log2((double)$0))", "((float)uf_log2((double)$0))", "uf_log2($0)"}, nullptr},
+    {Op::SIN, {nullptr, nullptr, "uf_rh(uf_sin((double)$0))", "((float)uf_sin((double)$0))", "uf_sin($0)"}, nullptr},
+    {Op::TRUNC, {nullptr, nullptr, "uf_trunc_f($0)", "uf_trunc_f($0)", "uf_trunc_d($0)"}, nullptr},
+    {Op::WHERE, ALL5("($0?$1:$2)"), nullptr},
+    {Op::MULACC, {nullptr, "uf_mulacc_$t($0,$1,$2)", "uf_rh((double)$0*(double)$1+(double)$2)",
+                  "((float)((double)$0*(double)$1+(double)$2))", "(($0*$1)+$2)"}, nullptr},
+};
+#undef ALL5
+
+const OpRule* find_rule(Op op) {
+  for (const OpRule& r : kRules)
+    if (r.op == op) return &r;
+  return nullptr;
+}
+
+int dtype_class(DType d) {
+  if (is_bool(d)) return 0;
+  if (is_int(d)) return 1;
+  if (d == DType::F16) return 2;
+  if (d == DType::F32) return 3;
+  return 4;
+}
+
+std::string expand(const char* fmt, std::span<const std::string> ops, DType operand) {
+  std::string out;
+  for (const char* c = fmt; *c; ++c) {
+    if (*c == '$' && c[1] >= '0' && c[1] <= '2') {
+      out += ops[static_cast<size_t>(c[1] - '0')];
+      ++c;
+    } else if (*c == '$' && c[1] == 't') {
+      out += name(operand);
+      ++c;
+    } else {
+      out += *c;
+    }
+  }
+  return out;
+}
+
+// int/bool -> int without a helper when every source value is a target value.
+bool int_cast_exact(DType from, DType to) {
+  if (is_bool(from)) return true;
+  if (is_unsigned(to)) return true;  // C's conversion to unsigned is the value mod 2^N: exactly ours
+  if (is_signed(from)) return bits(from) <= bits(to);
+  return bits(from) < bits(to);
+}
+
+std::string cast_expr(DType from, DType to, const std::string& a) {
+  const std::string T = c_value_type(to);
+  if (from == to || (from == DType::F16 && to == DType::F32)) return a;  // f16 values are floats
+  if (is_bool(to)) return "(" + a + "!=0)";  // NaN is nonzero too
+  if (is_int(to)) {
+    if (is_float(from)) {
+      const std::string v = "uf_f2u64((double)" + a + ")";  // trunc, then mod 2^64
+      return to == DType::U64 ? v : "uf_wrap_" + std::string(name(to)) + "(" + v + ")";
+    }
+    if (int_cast_exact(from, to)) return "((" + T + ")" + a + ")";
+    return "uf_wrap_" + std::string(name(to)) + "(" + a + ")";
+  }
+  // to float: ints round to binary64 first, then to the dtype (two roundings, like the reference)
+  if (to == DType::F64) return "((double)" + a + ")";
+  if (to == DType::F16) return "uf_rh((double)" + a + ")";
+  if (from == DType::F64) return "((float)" + a + ")";
+  return "((float)(double)" + a + ")";
+}
+
+}  // namespace
+
+const char* c_value_type(DType d) { return d == DType::F16 ? "float" : info(d).ctype; }
+
+const char* c_param_type(DType d) { return d == DType::F16 ? "uint16_t" : info(d).ctype; }
+
+std::string c_constant(DType d, Scalar v) {
+  if (is_bool(d)) return v.u ? "1" : "0";
+  if (is_float(d)) {
+    if (v.f != v.f) return "NAN";
+    if (v.f == INFINITY) return "INFINITY";
+    if (v.f == -INFINITY) return "(-INFINITY)";
+    std::string s = format_scalar(d, v);  // shortest round-trip digits: exact in C too
+    if (d != DType::F64) s += 'f';
+    return s[0] == '-' ? "(" + s + ")" : s;
+  }
+  if (is_unsigned(d)) {
+    const std::string s = std::to_string(v.u);
+    if (d == DType::U64) return "UINT64_C(" + s + ")";
+    return d == DType::U32 ? s + "u" : s;
+  }
+  if (d == DType::I64) {
+    if (v.i == INT64_MIN) return "(-INT64_C(9223372036854775807)-1)";
+    if (v.i < 0) return "(-INT64_C(" + std::to_string(-v.i) + "))";
+    return "INT64_C(" + std::to_string(v.i) + ")";
+  }
+  if (d == DType::I32 && v.i == INT32_MIN) return "(-2147483647-1)";  // 2147483648 is not an int
+  return v.i < 0 ? "(" + std::to_string(v.i) + ")" : std::to_string(v.i);
+}
+
+std::string alu_expr(const UOp* u, std::span<const std::string> ops, bool fast) {
+  const DType from = u->src[0]->dtype;
+  if (u->op == Op::CAST) return cast_expr(from, u->dtype, ops[0]);
+  if (u->op == Op::BITCAST)
+    return "uf_frombits_" + std::string(name(u->dtype)) + "(uf_bits_" + name(from) + "(" + ops[0] + "))";
+  const OpRule* rule = find_rule(u->op);
+  UOPFUZZ_CHECK(rule != nullptr);
+  // The operand dtype picks the row's column (WHERE: the arms; comparisons: the operands, not bool).
+  const DType operand = u->op == Op::WHERE ? u->src[1]->dtype : from;
+  const char* fmt = fast && rule->fast ? rule->fast : rule->fmt[dtype_class(operand)];
+  UOPFUZZ_CHECK(fmt != nullptr);
+  return expand(fmt, ops, operand);
+}
+
+}  // namespace uf

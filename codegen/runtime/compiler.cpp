@@ -1,0 +1,324 @@
+// The compiler runtime: cache directory, cache key, integrity trailer, one compiler call (see compiler.h).
+#include "codegen/runtime/compiler.h"
+
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include "codegen/runtime/process.h"
+#include "codegen/runtime/sha256.h"
+#include "core/error.h"
+
+namespace uf {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr char kMagic[8] = {'U', 'F', 'S', 'O', 'C', 'H', 'K', '1'};
+constexpr size_t kTrailer = 8 + 8 + 32;
+constexpr const char* kKeyVersion = "uopfuzz-so-v1";
+
+bool read_file(const std::string& path, std::string& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  out = ss.str();
+  return static_cast<bool>(in) || in.eof();
+}
+
+// Writes `data` to a new file; on failure errno says why (ENOSPC, EDQUOT, EIO, ...).
+bool write_file(const std::string& path, const std::string& data) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  for (size_t done = 0; done < data.size();) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int e = n < 0 ? errno : ENOSPC;
+      ::close(fd);
+      errno = e;
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return ::close(fd) == 0;  // NFS and quotas may report a failed write only here
+}
+
+// What the compiler says when the machine, not the source, is at fault: a full disk or quota, a file
+// system it cannot write, no memory, no file descriptors, a broken installation (a missing cc1, as, ld
+// or libm), a helper killed from outside (gcc's wording for the OOM killer). Compilers run with
+// LC_ALL=C, so these are the C library's and the drivers' English texts.
+constexpr const char* kEnvironmentSigns[] = {
+    "No space left on device", "Disk quota exceeded", "Read-only file system", "Input/output error",
+    "File too large", "Too many open files", "Cannot allocate memory", "out of memory", "memory exhausted",
+    "Permission denied", "Cannot create temporary file", "cannot execute", "unable to execute command",
+    "Killed signal terminated program", "cannot find -l", "cannot open output file"};
+
+// Bytes available to us on the file system holding `path`, or UINTMAX_MAX when it cannot be told.
+uintmax_t available_bytes(const std::string& path, bool& no_inodes) {
+  struct statvfs v;
+  no_inodes = false;
+  if (::statvfs(path.c_str(), &v) != 0) return UINTMAX_MAX;
+  no_inodes = v.f_files > 0 && v.f_favail == 0;
+  return static_cast<uintmax_t>(v.f_bavail) * v.f_frsize;
+}
+
+// Why a failed compiler call is a problem of the environment rather than of the sources, or "" when it
+// is a genuine compile error (the compiler ran to the end and rejected the code).
+std::string environment_failure(const ProcessResult& r, const std::vector<std::string>& dirs) {
+  if (r.signal != 0) return "the C compiler was " + r.describe() + " (out of memory, or killed from outside)";
+  for (const std::string* text : {&r.err, &r.out})
+    for (const char* sign : kEnvironmentSigns)
+      if (text->find(sign) != std::string::npos) return std::string("the C compiler reports: ") + sign;
+  // Compilers whose wording we do not know: a full disk where their temporary files and output go.
+  constexpr uintmax_t kLow = uintmax_t{1} << 20;
+  for (const std::string& d : dirs) {
+    bool no_inodes = false;
+    const uintmax_t free = available_bytes(d, no_inodes);
+    if (no_inodes) return "the file system of " + d + " has no free inodes";
+    if (free < kLow) return "the file system of " + d + " is full (" + std::to_string(free) + " bytes free)";
+  }
+  return "";
+}
+
+// The first lines of a compiler's output, for a message.
+std::string head_lines(const std::string& text, size_t max_lines) {
+  size_t pos = 0;
+  for (size_t n = 0; n < max_lines && pos < text.size(); ++n) {
+    const size_t nl = text.find('\n', pos);
+    pos = nl == std::string::npos ? text.size() : nl + 1;
+  }
+  return text.substr(0, pos) + (pos < text.size() ? "...\n" : "");
+}
+
+void make_dirs_0700(const std::string& path) {
+  std::string cur;
+  std::stringstream ss(path);
+  std::string part;
+  if (!path.empty() && path[0] == '/') cur = "/";
+  while (std::getline(ss, part, '/')) {
+    if (part.empty()) continue;
+    cur += part;
+    if (::mkdir(cur.c_str(), 0700) != 0 && errno != EEXIST)
+      throw UserError("cannot create cache directory " + cur + ": " + strerror(errno));
+    cur += "/";
+  }
+}
+
+// Removes a private temporary directory on every path out of a build.
+struct TempDir {
+  std::string path;
+  ~TempDir() {
+    std::error_code ec;
+    if (!path.empty()) fs::remove_all(path, ec);
+  }
+};
+
+// Least recently used entries go first; stale temporary directories of killed builds go too.
+void prune(const std::string& dir) {
+  std::error_code ec;
+  std::vector<std::pair<fs::file_time_type, fs::path>> entries;
+  const auto now = fs::file_time_type::clock::now();
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const auto t = e.last_write_time(ec);
+    if (ec) continue;
+    const std::string name = e.path().filename().string();
+    if (name.rfind("tmp-", 0) == 0 && now - t > std::chrono::hours(1)) fs::remove_all(e.path(), ec);
+    else if (e.path().extension() == ".so") entries.emplace_back(t, e.path());
+  }
+  if (entries.size() <= kMaxCacheEntries) return;
+  std::sort(entries.begin(), entries.end());
+  for (size_t i = 0; i < entries.size() - kMaxCacheEntries * 3 / 4; ++i) fs::remove(entries[i].second, ec);
+}
+
+std::string cache_key(const CompilerId& id, const std::string& cflags, const std::vector<std::string>& sources) {
+  Sha256 h;
+  auto field = [&h](const std::string& s) {
+    h.update(std::to_string(s.size()) + ":");
+    h.update(s);
+  };
+  field(kKeyVersion);
+  field(id.path);
+  field(id.version);
+  field(cflags);
+  field(std::to_string(sources.size()));
+  for (const std::string& s : sources) field(s);
+  const auto d = h.digest();
+  return to_hex(d.data(), d.size());
+}
+
+std::string with_trailer(std::string elf) {
+  Sha256 h;
+  h.update(elf);
+  const auto d = h.digest();
+  const uint64_t n = elf.size();
+  elf.append(kMagic, 8);
+  for (int i = 0; i < 8; ++i) elf += static_cast<char>(n >> (8 * i));
+  elf.append(reinterpret_cast<const char*>(d.data()), d.size());
+  return elf;
+}
+
+}  // namespace
+
+bool verify_cache_entry(const std::string& path) {
+  std::string data;
+  if (!read_file(path, data) || data.size() < kTrailer) return false;
+  const char* t = data.data() + data.size() - kTrailer;
+  if (std::memcmp(t, kMagic, 8) != 0) return false;
+  uint64_t n = 0;
+  for (int i = 0; i < 8; ++i) n |= static_cast<uint64_t>(static_cast<uint8_t>(t[8 + i])) << (8 * i);
+  if (n != data.size() - kTrailer) return false;
+  Sha256 h;
+  h.update(data.data(), n);
+  const auto d = h.digest();
+  return std::memcmp(d.data(), t + 16, 32) == 0;
+}
+
+std::string cache_dir() {
+  std::string dir;
+  if (const char* e = std::getenv("UOPFUZZ_CACHE_DIR"); e && *e) {
+    dir = e;
+  } else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/') {
+    dir = std::string(x) + "/uopfuzz";
+  } else {
+    const char* home = std::getenv("HOME");
+    if (!home || !*home) {
+      const passwd* pw = ::getpwuid(::geteuid());
+      home = pw ? pw->pw_dir : nullptr;
+    }
+    if (!home) throw UserError("no cache directory: set UOPFUZZ_CACHE_DIR or HOME");
+    dir = std::string(home) + "/.cache/uopfuzz";
+  }
+  make_dirs_0700(dir);
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw UserError("cache directory " + dir + " is not a directory");
+  // Shared objects from here are loaded and run: the directory must be ours alone to write.
+  if (st.st_uid != ::geteuid() || (st.st_mode & 022) != 0)
+    throw UserError("cache directory " + dir + " is writable by others or not owned by this user; refusing it");
+  return dir;
+}
+
+CompilerId compiler_id(const std::string& cc) {
+  static std::mutex mu;
+  static std::map<std::string, CompilerId> known;
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = known.find(cc); it != known.end()) return it->second;
+  const std::vector<std::string> words = split_command(cc);
+  if (words.size() != 1) throw UserError("--cc takes one compiler, got '" + cc + "' (put options in --cflags)");
+  CompilerId id;
+  id.path = find_executable(words[0]);
+  if (id.path.empty()) throw UserError("C compiler '" + cc + "' not found (not in PATH, or not executable)");
+  ProcessOptions po;
+  po.timeout_s = 30;
+  const ProcessResult r = run_process({id.path, "--version"}, po);
+  if (!r.ok()) throw UserError("C compiler '" + cc + "' (" + id.path + ") failed on --version: " + r.describe());
+  id.version = r.out;
+  known.emplace(cc, id);
+  return id;
+}
+
+std::string numbered_source(const std::string& src, size_t max_lines) {
+  std::string out;
+  std::istringstream in(src);
+  std::string line;
+  size_t n = 0;
+  char num[16];
+  while (std::getline(in, line)) {
+    if (++n > max_lines) { out += "     ... (" + std::to_string(max_lines) + " lines shown)\n"; break; }
+    std::snprintf(num, sizeof num, "%4zu ", n);
+    out += num + line + "\n";
+  }
+  return out;
+}
+
+namespace {
+std::mutex g_stats_mu;
+CompilerStats g_stats;  // per process: each campaign worker reports its own
+}  // namespace
+
+CompilerStats compiler_stats() {
+  std::lock_guard<std::mutex> lock(g_stats_mu);
+  return g_stats;
+}
+
+CompileResult compile_shared(const std::vector<std::string>& sources, const CompileOptions& opt) {
+  const CompilerId id = compiler_id(opt.cc);
+  const std::vector<std::string> flags = split_command(opt.cflags);
+  const std::string dir = cache_dir();
+  const std::string entry = dir + "/" + cache_key(id, opt.cflags, sources) + ".so";
+  CompileResult res;
+  if (verify_cache_entry(entry)) {
+    ::utimensat(AT_FDCWD, entry.c_str(), nullptr, 0);  // recently used: survives pruning
+    res.ok = res.cached = true;
+    res.so_path = entry;
+    return res;
+  }
+
+  TempDir tmp;
+  std::string tmpl = dir + "/tmp-XXXXXX";
+  if (!::mkdtemp(tmpl.data())) throw UserError("cannot create a directory in the cache " + dir + ": " + strerror(errno));
+  tmp.path = tmpl;
+  std::vector<std::string> argv{id.path};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  const std::string out = tmp.path + "/out.so";
+  for (const char* f : {"-shared", "-fPIC", "-o"}) argv.push_back(f);
+  argv.push_back(out);
+  for (size_t i = 0; i < sources.size(); ++i) {
+    const std::string file = tmp.path + "/k" + std::to_string(i) + ".c";
+    if (!write_file(file, sources[i])) throw UserError("cannot write " + file + " in the cache: " + strerror(errno));
+    argv.push_back(file);
+  }
+  argv.push_back("-lm");
+  ProcessOptions po;
+  po.timeout_s = opt.timeout_s;
+  po.max_stdout = po.max_stderr = size_t{1} << 20;
+  // English diagnostics (environment_failure reads them); intermediate files (.s, .o) in the private
+  // directory, so they are removed with it and a kill -9 leaves nothing in /tmp for long.
+  po.env = {"LC_ALL=C", "TMPDIR=" + tmp.path};
+  const auto started = std::chrono::steady_clock::now();
+  const ProcessResult r = run_process(argv, po);
+  {
+    std::lock_guard<std::mutex> lock(g_stats_mu);
+    ++g_stats.calls;
+    g_stats.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  }
+  if (!r.ok()) {
+    if (!r.started) throw UserError("cannot run the C compiler: " + r.message);
+    // A full disk, no memory, a broken installation: a setup problem, never a compile-error finding.
+    if (const std::string why = environment_failure(r, {tmp.path}); !why.empty())
+      throw UserError("cannot compile in " + dir + ": " + why + "; this is a problem of the machine, not of the " +
+                      "program:\n" + head_lines(r.err + r.out, 20));
+    res.message = opt.cc + " failed (" + r.describe() + "):\n" + r.err + r.out;
+    for (size_t i = 0; i < sources.size(); ++i)
+      res.message += "--- source k" + std::to_string(i) + ".c ---\n" + numbered_source(sources[i]);
+    return res;
+  }
+  std::string elf;
+  if (!read_file(out, elf)) throw UserError("cannot read the compiler's output " + out);
+  const std::string staged = tmp.path + "/entry.so";
+  if (!write_file(staged, with_trailer(std::move(elf))))
+    throw UserError("cannot write " + staged + " in the cache: " + strerror(errno));
+  if (::rename(staged.c_str(), entry.c_str()) != 0)  // atomic: readers see no file or a whole one
+    throw UserError("cannot move a build into the cache " + entry + ": " + strerror(errno));
+  prune(dir);
+  res.ok = true;
+  res.so_path = entry;
+  return res;
+}
+
+}  // namespace uf

@@ -1,0 +1,69 @@
+// A fuzzing campaign: J worker processes generate programs, check them in batches (one compiler call
+// per batch), reduce every new failure and save it to the corpus; the parent aggregates their reports,
+// prints a progress line about once a second, and writes the summary.
+//
+// Reproducibility: worker w checks programs program_seed(seed, w, 0), program_seed(seed, w, 1), ...;
+// batch sizes adapt to the compiler's speed but never change which programs a worker runs. --count N
+// splits N programs over the workers; --time stops starting new batches after that many seconds.
+// SIGINT/SIGTERM stop the workers between batches; the summary is still written.
+#pragma once
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fuzz/campaign/coverage.h"
+#include "fuzz/oracle/oracle.h"
+#include "fuzz/gen/policy.h"
+
+namespace uf {
+
+struct CampaignOptions {
+  uint64_t seed = 1;
+  double time_s = 0;        // 0: no time limit
+  int64_t count = 0;        // 0: no count limit (one of the two must be set)
+  int jobs = 1;
+  std::string corpus_dir = "corpus";
+  std::string json_path;    // summary file; empty: none
+  CompiledPathConfig cfg;
+  GenPolicy policy;
+  bool reduce = true;
+  double reduce_time_s = 120;
+  bool progress = true;     // the stderr progress line
+  // Batches start at first_batch and adapt between min_batch and max_batch towards target_batch_s of
+  // compile+run time: a compiler call costs about 70 ms before its first kernel, so small batches waste
+  // it (gcc: 51 ms a program at 8 per call, 39 at 32, 36 at 128). Big batches cost little else: Ctrl-C
+  // kills the compiler, and a --time run sizes its last batch to the time left (never under min_batch,
+  // so even a loaded machine averages min_batch programs per call or more). Kernels compile alike in a
+  // batch of 1 or of 128 (the prelude keeps its large helpers out of line), so findings replay alone.
+  size_t min_batch = 32, first_batch = 64, max_batch = 128;
+  double target_batch_s = 3.0;
+};
+
+struct CampaignSummary {
+  int64_t programs = 0, valid = 0, undefined = 0;
+  int64_t mismatching = 0, crashes = 0, compile_errors = 0, render_errors = 0, timeouts = 0;  // programs
+  int64_t new_mismatches = 0;  // new mismatch buckets saved (docs/format.md's `mismatches`)
+  int64_t batches = 0;         // programs are checked in batches, one compiler call each when all compile
+  int64_t compiler_calls = 0;  // every compiler process the workers ran: batches, bisections, reductions
+  double compile_seconds = 0;  // wall time inside those calls, summed over workers
+  int jobs = 1;
+  std::set<std::string> buckets;
+  std::vector<std::string> saved;
+  std::vector<std::string> errors;  // worker failures (corpus unwritable, ...)
+  Coverage coverage;
+  double seconds = 0;
+  bool interrupted = false;
+
+  nlohmann::json to_json() const;
+  std::string to_text() const;
+};
+
+CampaignSummary run_campaign(const CampaignOptions& options);
+
+// One worker's loop (runs in its own process); reports go to `report_fd` as lines (see campaign.cpp).
+void run_worker(const CampaignOptions& options, int worker, int report_fd);
+
+}  // namespace uf

@@ -1,0 +1,55 @@
+// The corpus: one readable .uop reproducer per bucket (signature), written so that a killed run never
+// leaves a partial file and concurrent workers never save one bucket twice.
+//
+// A reproducer's file name is derived from its signature (`mismatch-cast-f64-u32-1a2b3c4d.uop`). Saving
+// writes a temporary file in the same directory, syncs it, then hard-links it to the final name: link()
+// fails if the name exists, so exactly one worker wins a bucket, and readers only ever see whole files.
+// A later campaign over the same directory reads the signatures already there (`meta signature`) and
+// does not save those buckets again.
+#pragma once
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/text.h"
+#include "fuzz/oracle/oracle.h"
+
+namespace uf {
+
+// Every `meta` a saved reproducer carries, besides those of the program itself (seed, generator, ...).
+struct FindingContext {
+  std::string worker;
+  CompiledPathConfig cfg;
+  std::string compiler_version;  // first line of `cc --version`
+};
+
+class Corpus {
+ public:
+  // Creates the directory if needed; UserError if it cannot be created, read or written.
+  explicit Corpus(std::string dir);
+
+  const std::string& dir() const { return dir_; }
+  bool has(const std::string& signature) const { return known_.count(signature) > 0; }
+  const std::set<std::string>& signatures() const { return known_; }
+
+  // Saves the reproducer; returns its path, or nullopt when the bucket is already in the directory
+  // (saved by another worker or an earlier run). UserError on a write failure (disk full, permissions),
+  // in which case nothing is left behind.
+  std::optional<std::string> save(Program reproducer, const Observation& failure, const FindingContext& ctx);
+
+  static std::string file_name(const std::string& signature);
+
+ private:
+  std::string dir_;
+  std::set<std::string> known_;
+};
+
+// The text a reproducer is saved as: the program with its data, `expect` (every BUFFER), `got` (the
+// buffers that differ) and meta (found, signature, status = open, compiler, flags, renderer, ...).
+std::string reproducer_text(Program reproducer, const Observation& failure, const FindingContext& ctx);
+
+// The signatures recorded in a corpus directory's .uop files (`meta signature = ...`).
+std::set<std::string> read_signatures(const std::string& dir);
+
+}  // namespace uf

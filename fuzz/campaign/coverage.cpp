@@ -1,0 +1,96 @@
+// Coverage counting over live nodes.
+#include "fuzz/campaign/coverage.h"
+
+namespace uf {
+
+namespace {
+
+size_t at(Op op, DType d) { return static_cast<size_t>(op) * kNumDTypes + static_cast<size_t>(d); }
+size_t at(DType a, DType b) { return static_cast<size_t>(a) * kNumDTypes + static_cast<size_t>(b); }
+
+// The dtype a node computes on (see coverage.h), or void for nodes that are not counted.
+DType operand_dtype(const UOp* u) {
+  switch (u->op) {
+    case Op::SINK: return DType::Void;
+    case Op::STORE: return u->src[1]->dtype;
+    case Op::WHERE: return u->src[1]->dtype;
+    default: return is_alu(u->op) ? u->src[0]->dtype : u->dtype;
+  }
+}
+
+}  // namespace
+
+void Coverage::add(const Program& p) {
+  ++programs;
+  for (const UOp* u : linearize(p)) {
+    const DType d = operand_dtype(u);
+    if (is_void(d)) continue;
+    ++op_dtype[at(u->op, d)];
+    if (u->op == Op::CAST) ++cast[at(d, u->dtype)];
+    if (u->op == Op::BITCAST) ++bitcast[at(d, u->dtype)];
+  }
+}
+
+void Coverage::merge(const Coverage& o) {
+  for (size_t i = 0; i < op_dtype.size(); ++i) op_dtype[i] += o.op_dtype[i];
+  for (size_t i = 0; i < cast.size(); ++i) cast[i] += o.cast[i];
+  for (size_t i = 0; i < bitcast.size(); ++i) bitcast[i] += o.bitcast[i];
+  programs += o.programs;
+}
+
+Coverage::Count Coverage::op_dtype_count() const {
+  Count c{0, 0};
+  for (int o = 0; o < kNumOps; ++o)
+    for (DType d : kValueDTypes)
+      if (op_accepts(static_cast<Op>(o), d)) {
+        ++c.total;
+        c.covered += op_dtype[at(static_cast<Op>(o), d)] > 0;
+      }
+  return c;
+}
+
+Coverage::Count Coverage::cast_count() const {
+  Count c{0, 0};
+  for (DType a : kValueDTypes)
+    for (DType b : kValueDTypes) {
+      ++c.total;
+      c.covered += cast[at(a, b)] > 0;
+    }
+  return c;
+}
+
+Coverage::Count Coverage::bitcast_count() const {
+  Count c{0, 0};
+  for (DType a : kValueDTypes)
+    for (DType b : kValueDTypes)
+      if (bitcast_legal(a, b)) {
+        ++c.total;
+        c.covered += bitcast[at(a, b)] > 0;
+      }
+  return c;
+}
+
+std::string Coverage::summary() const {
+  auto part = [](Count c, const char* what) {
+    return std::to_string(c.covered) + "/" + std::to_string(c.total) + " " + what;
+  };
+  return part(op_dtype_count(), "op×dtype pairs, ") + part(cast_count(), "CAST pairs, ") +
+         part(bitcast_count(), "BITCAST pairs over ") + std::to_string(programs) + " programs";
+}
+
+std::vector<std::string> Coverage::missing() const {
+  std::vector<std::string> out;
+  for (int o = 0; o < kNumOps; ++o)
+    for (DType d : kValueDTypes)
+      if (op_accepts(static_cast<Op>(o), d) && op_dtype[at(static_cast<Op>(o), d)] == 0)
+        out.push_back(std::string(name(static_cast<Op>(o))) + " " + name(d));
+  for (DType a : kValueDTypes)
+    for (DType b : kValueDTypes) {
+      if (cast[at(a, b)] == 0) out.push_back(std::string("CAST ") + name(a) + "->" + name(b));
+      if (bitcast_legal(a, b) && bitcast[at(a, b)] == 0)
+        out.push_back(std::string("BITCAST ") + name(a) + "->" + name(b));
+    }
+  return out;
+}
+
+}  // namespace uf

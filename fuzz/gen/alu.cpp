@@ -1,0 +1,176 @@
+// ALU nodes and their operands: which op and dtype, where operands come from, and the guards that keep
+// float-to-int casts and BITCASTs defined.
+#include <algorithm>
+#include <cmath>
+
+#include "core/uop.h"
+#include "fuzz/gen/generator_impl.h"
+
+namespace uf::gen {
+
+DType Gen::pick_dtype(const std::function<bool(DType)>& ok) {
+  std::array<double, kNumDTypes> w{};
+  for (DType d : kValueDTypes)
+    if (ok(d)) w[static_cast<size_t>(d)] = pol.dtype_weight[static_cast<size_t>(d)];
+  int k = rng.weighted(w);
+  if (k < 0) {  // the swarm left no dtype this caller can use: fall back to the table's own
+    for (DType d : kValueDTypes) w[static_cast<size_t>(d)] = ok(d) ? 1.0 : 0.0;
+    k = rng.weighted(w);
+  }
+  ensure(k >= 0, "some dtype satisfies the caller");
+  return static_cast<DType>(k);
+}
+
+const UOp* Gen::reuse(DType d) {
+  const auto& p = pool_[static_cast<size_t>(d)];
+  if (rng.chance(pol.p_recent)) {
+    const size_t window = std::min(p.size(), static_cast<size_t>(std::max(1, pol.recent_window)));
+    return p[p.size() - 1 - rng.below(window)];
+  }
+  if (rng.chance(pol.p_unused)) {
+    std::vector<const UOp*> fresh;
+    for (const UOp* v : p)
+      if (uses_[v->id] == 0) fresh.push_back(v);
+    if (!fresh.empty()) return rng.pick(fresh);
+  }
+  return rng.pick(p);
+}
+
+const UOp* Gen::operand(DType d) {
+  Weights<Leaf> w = pol.leaf_weight;
+  auto ww = [&w](Leaf l) -> double& { return w[static_cast<size_t>(l)]; };
+  if (pool_[static_cast<size_t>(d)].empty()) ww(Leaf::Reuse) = 0;
+  Memory* m = pick_memory(d, MemPick::Readable);
+  if (!m) ww(Leaf::Load) = 0;
+  if (values_.empty()) ww(Leaf::Cast) = 0;
+  switch (static_cast<Leaf>(rng.weighted(w))) {
+    case Leaf::Reuse: return reuse(d);
+    case Leaf::Load: return load(*m, index_for(*m, rng.chance(pol.p_dynamic_index)));
+    case Leaf::Cast: {
+      const UOp* src = rng.pick(values_);
+      return src->dtype == d ? src : cast_to(src, d);
+    }
+    default: return constant(d, random_value(d, pol.const_value_weight));
+  }
+}
+
+const UOp* Gen::cast_to(const UOp* v, DType to) {
+  if (is_float(v->dtype) && is_int(to) && !finite(facts(v)) && !rng.chance(pol.p_unguarded)) v = finite_guard(v);
+  return make(Op::CAST, {v}, to);
+}
+
+const UOp* Gen::bitcast_to(const UOp* v, DType to) {
+  if (is_float(v->dtype) && facts(v).nan && !rng.chance(pol.p_unguarded)) v = not_nan_guard(v);
+  return make(Op::BITCAST, {v}, to);
+}
+
+// x if -C < x < C, else a constant: finite whatever x is (NaN fails both comparisons).
+const UOp* Gen::finite_guard(const UOp* x) {
+  const DType d = x->dtype;
+  const auto form = static_cast<FloatGuard>(rng.weighted(pol.guard_weight));
+  const UOp* k = constant(d, finite_value(d));
+  if (form == FloatGuard::Constant) return k;
+  // Bounds at the edges of the int ranges make the cast itself interesting.
+  const double bounds[] = {float_max(d), 0x1p31, 0x1p32, 0x1p63, 0x1p64, 1e9, 65504.0, 0x1p24};
+  double c = normalize(d, Scalar::of_float(rng.pick(bounds))).f;
+  if (!std::isfinite(c)) c = float_max(d);
+  const UOp* below = make(Op::CMPLT, {x, constant(d, Scalar::of_float(c))});
+  const UOp* above = make(Op::CMPLT, {constant(d, Scalar::of_float(-c)), x});
+  const Op both = form == FloatGuard::WhereMul ? Op::MUL : Op::AND;  // bool MUL is AND
+  const UOp* cond = rng.chance(pol.p_swap_operands) ? make(both, {below, above}) : make(both, {above, below});
+  const UOp* g = make(Op::WHERE, {cond, x, k});
+  Facts f;
+  f.flo = -c;
+  f.fhi = c;
+  facts(g) = join(d, f, facts(k));
+  return g;
+}
+
+// x unless it is NaN (x != x), then a constant.
+const UOp* Gen::not_nan_guard(const UOp* x) {
+  const DType d = x->dtype;
+  const auto form = static_cast<FloatGuard>(rng.weighted(pol.guard_weight));
+  const UOp* k = constant(d, finite_value(d));
+  if (form == FloatGuard::Constant) return k;
+  const UOp* g = form == FloatGuard::WhereMul ? make(Op::WHERE, {make(Op::CMPEQ, {x, x}), x, k})
+                                              : make(Op::WHERE, {make(Op::CMPNE, {x, x}), k, x});
+  Facts f = facts(x);
+  f.nan = false;
+  facts(g) = join(d, f, facts(k));
+  return g;
+}
+
+// A binary op that needs no guard, of dtype d (folds values together).
+const UOp* Gen::combine(DType d, const UOp* a, const UOp* b) {
+  static constexpr Op kOps[] = {Op::ADD, Op::SUB, Op::MUL, Op::MAX, Op::AND, Op::OR, Op::XOR,
+                                Op::FLOORDIV, Op::FLOORMOD, Op::CDIV, Op::CMOD};
+  std::array<double, std::size(kOps)> w{};
+  for (size_t i = 0; i < std::size(kOps); ++i)
+    if (op_accepts(kOps[i], d)) w[i] = pol.op_weight[static_cast<size_t>(kOps[i])];
+  const int k = rng.weighted(w);
+  return make(k < 0 ? Op::ADD : kOps[k], {a, b});
+}
+
+const UOp* Gen::alu_step() {
+  const int k = rng.weighted(alu_weight_);
+  if (k < 0) return nullptr;
+  const Op op = static_cast<Op>(k);
+  return alu_node(op, pick_dtype([op](DType t) { return op_accepts(op, t); }), nullptr);
+}
+
+// A long dependent chain: each op takes the previous result as its first operand (any dtype it
+// reaches, through casts and comparisons too). Deep expressions stress register allocation,
+// expression inlining and recursion in every consumer.
+void Gen::chain_step() {
+  const UOp* v = operand(pick_dtype([](DType) { return true; }));
+  const int64_t n = rng.range(pol.min_chain_len, std::max(pol.min_chain_len, pol.max_chain_len));
+  for (int64_t i = 0; i < n; ++i) {
+    std::array<double, kNumOps> w{};
+    for (int o = 0; o < kNumOps; ++o)
+      if (is_alu(static_cast<Op>(o)) && op_accepts(static_cast<Op>(o), v->dtype)) w[o] = pol.op_weight[o];
+    const int k = rng.weighted(w);
+    if (k < 0) return;
+    v = alu_node(static_cast<Op>(k), v->dtype, v);
+  }
+}
+
+// A node of `op` on operand dtype d; its first operand is `first` when given, else drawn.
+const UOp* Gen::alu_node(Op op, DType d, const UOp* first) {
+  auto lead = [&] { return first ? first : operand(d); };
+  switch (op) {
+    case Op::CAST:
+    case Op::BITCAST: {
+      auto target = [op, d](DType t) { return op == Op::CAST || bitcast_legal(d, t); };
+      DType to = pick_dtype(target);
+      if (to == d && !rng.chance(pol.p_identity_cast)) to = pick_dtype(target);
+      const UOp* a = lead();
+      return op == Op::CAST ? cast_to(a, to) : bitcast_to(a, to);
+    }
+    case Op::WHERE: {
+      const UOp* c = operand(DType::Bool);
+      const UOp* a = lead();
+      return make(op, {c, a, operand(d)});
+    }
+    case Op::SHL:
+    case Op::SHR: {
+      const UOp* a = lead();
+      return make(op, {a, shift_amount(d)});
+    }
+    case Op::FLOORDIV:
+    case Op::FLOORMOD:
+    case Op::CDIV:
+    case Op::CMOD: {
+      const UOp* a = !first && rng.chance(pol.p_nonneg_numerator) ? nonneg_numerator(d) : lead();
+      return make(op, {a, divisor(d)});
+    }
+    default: break;
+  }
+  const int arity = info(op).arity;
+  const UOp* a = lead();
+  if (arity == 1) return make(op, {a});
+  const UOp* b = operand(d);
+  if (arity == 2) return make(op, {a, b});
+  return make(op, {a, b, operand(d)});
+}
+
+}  // namespace uf::gen

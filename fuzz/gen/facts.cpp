@@ -1,0 +1,294 @@
+// Facts: a sound over-approximation of each node's values (interval arithmetic, plus "may be NaN").
+//
+// Only used to decide where guards are needed, so it may be loose but never wrong. Bounds are computed
+// in binary64 and then rounded outward (by far more than any rounding error); a positive bound too
+// close to zero becomes zero, because a product may underflow. No libm call whose result could differ
+// between C libraries is used (only ldexp, frexp, sqrt, trunc, which are exact or correctly rounded):
+// the generator's output must not depend on the machine.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "fuzz/gen/generator_impl.h"
+
+namespace uf::gen {
+
+i128 int_min(DType d) {
+  if (is_bool(d) || is_unsigned(d)) return 0;
+  return -(i128{1} << (bits(d) - 1));
+}
+i128 int_max(DType d) {
+  if (is_bool(d)) return 1;
+  if (is_unsigned(d)) return (i128{1} << bits(d)) - 1;
+  return (i128{1} << (bits(d) - 1)) - 1;
+}
+double float_max(DType d) {
+  switch (d) {
+    case DType::F16: return 65504.0;
+    case DType::F32: return 0x1.fffffep127;
+    default: return 0x1.fffffffffffffp1023;
+  }
+}
+
+namespace {
+
+double min_normal(DType d) { return d == DType::F16 ? 0x1p-14 : d == DType::F32 ? 0x1p-126 : 0x1p-1022; }
+
+Facts int_range(DType d, i128 lo, i128 hi) {
+  if (lo < int_min(d) || hi > int_max(d)) return full_facts(d);  // wraps: anything is possible
+  Facts f;
+  f.lo = lo;
+  f.hi = hi;
+  return f;
+}
+
+double round_down(DType d, double x) {
+  if (std::isnan(x)) return -INFINITY;
+  if (std::isinf(x)) return x;
+  double r = 0;
+  // Near zero the rounding error is absolute (subnormals), not relative: widen to a safe distance.
+  if (x > 0) r = x < 4 * min_normal(d) ? 0.0 : x * (1 - 0x1p-9);
+  else if (x < 0) r = x > -4 * min_normal(d) ? -4 * min_normal(d) : x * (1 + 0x1p-9);
+  if (r < -float_max(d)) return -INFINITY;
+  return std::min(r, float_max(d));
+}
+
+double round_up(DType d, double x) { return -round_down(d, -x); }
+
+// Float facts for the binary64 range [lo, hi] rounded to d.
+Facts float_range(DType d, double lo, double hi, bool nan) {
+  Facts f;
+  f.flo = round_down(d, lo);
+  f.fhi = round_up(d, hi);
+  f.nan = nan;
+  return f;
+}
+
+bool has_inf(const Facts& f) { return f.flo == -INFINITY || f.fhi == INFINITY; }
+bool contains0(const Facts& f) { return f.flo <= 0 && f.fhi >= 0; }
+i128 abs128(i128 x) { return x < 0 ? -x : x; }
+int bitlen(i128 x) {
+  int n = 0;
+  for (x = abs128(x); x; x >>= 1) ++n;
+  return n;
+}
+i128 floordiv(i128 a, i128 b) {
+  i128 q = a / b;
+  if (a % b != 0 && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+// [lo, hi] of a*b over the boxes, exactly, or nothing if it might not fit in 125 bits.
+std::optional<std::pair<i128, i128>> mul_range(const Facts& a, const Facts& b) {
+  const int na = std::max(bitlen(a.lo), bitlen(a.hi)), nb = std::max(bitlen(b.lo), bitlen(b.hi));
+  if (na + nb > 125) return std::nullopt;
+  const i128 p[4] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
+  return std::pair{*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
+}
+
+Facts float_mul(DType d, const Facts& a, const Facts& b) {
+  const double c[4] = {a.flo * b.flo, a.flo * b.fhi, a.fhi * b.flo, a.fhi * b.fhi};
+  double lo = INFINITY, hi = -INFINITY;
+  for (double x : c) {
+    const double v = std::isnan(x) ? 0.0 : x;  // 0*inf corners: the NaN is flagged below
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  const bool nan = a.nan || b.nan || (has_inf(a) && contains0(b)) || (has_inf(b) && contains0(a));
+  return float_range(d, lo, hi, nan);
+}
+
+Facts float_add(DType d, const Facts& a, const Facts& b) {
+  const bool nan = a.nan || b.nan || (a.fhi == INFINITY && b.flo == -INFINITY) ||
+                   (a.flo == -INFINITY && b.fhi == INFINITY);
+  return float_range(d, a.flo + b.flo, a.fhi + b.fhi, nan);
+}
+
+Facts float_facts(Op op, DType d, std::span<const Facts* const> s) {
+  const Facts& a = *s[0];
+  const Facts& b = s.size() > 1 ? *s[1] : a;
+  switch (op) {
+    case Op::ADD: return float_add(d, a, b);
+    case Op::SUB: {
+      Facts nb = b;
+      nb.flo = -b.fhi;
+      nb.fhi = -b.flo;
+      return float_add(d, a, nb);
+    }
+    case Op::MUL: return float_mul(d, a, b);
+    case Op::MULACC: return float_add(d, float_mul(DType::F64, a, b), *s[2]);
+    case Op::MAX: {  // MAX(a, nan) is a (Python's max): then the result is not above a's range
+      const double lo = b.nan ? a.flo : std::max(a.flo, b.flo);
+      return float_range(d, lo, std::max(a.fhi, b.fhi), a.nan || b.nan);
+    }
+    case Op::NEG: return float_range(d, -a.fhi, -a.flo, a.nan);
+    case Op::TRUNC: return float_range(d, std::trunc(a.flo), std::trunc(a.fhi), a.nan);
+    case Op::RECIP:
+      if (contains0(a)) return float_range(d, -INFINITY, INFINITY, a.nan);
+      return float_range(d, 1 / a.fhi, 1 / a.flo, a.nan);
+    case Op::SQRT: return float_range(d, 0, std::sqrt(std::max(a.fhi, 0.0)), a.nan || a.flo < 0);
+    case Op::EXP2: {
+      const double lo = std::clamp(a.flo, -1100.0, 1100.0), hi = std::clamp(a.fhi, -1100.0, 1100.0);
+      return float_range(d, std::ldexp(1.0, static_cast<int>(std::floor(lo))),
+                         std::ldexp(1.0, static_cast<int>(std::ceil(hi))), a.nan);
+    }
+    case Op::LOG2: {
+      int e = 0;
+      double lo = -INFINITY, hi = -INFINITY;
+      if (a.flo > 0) { std::frexp(a.flo, &e); lo = e - 1; }
+      if (a.fhi == INFINITY) hi = INFINITY;
+      else if (a.fhi > 0) { std::frexp(a.fhi, &e); hi = e; }
+      return float_range(d, lo, hi, a.nan || a.flo < 0);
+    }
+    case Op::SIN: return float_range(d, -1, 1, a.nan || has_inf(a));
+    default: return full_facts(d);
+  }
+}
+
+Facts int_facts(Op op, DType d, std::span<const Facts* const> s) {
+  const Facts& a = *s[0];
+  const Facts& b = s.size() > 1 ? *s[1] : a;
+  const bool b_exact = b.lo == b.hi;
+  switch (op) {
+    case Op::ADD: return int_range(d, a.lo + b.lo, a.hi + b.hi);
+    case Op::SUB: return int_range(d, a.lo - b.hi, a.hi - b.lo);
+    case Op::MUL: {
+      auto m = mul_range(a, b);
+      return m ? int_range(d, m->first, m->second) : full_facts(d);
+    }
+    case Op::MULACC: {
+      auto m = mul_range(a, b);
+      return m ? int_range(d, m->first + s[2]->lo, m->second + s[2]->hi) : full_facts(d);
+    }
+    case Op::MAX: return int_range(d, std::max(a.lo, b.lo), std::max(a.hi, b.hi));
+    case Op::NEG: return int_range(d, -a.hi, -a.lo);
+    case Op::AND:
+      if (a.lo >= 0 && b.lo >= 0) return int_range(d, 0, std::min(a.hi, b.hi));
+      if (a.lo >= 0) return int_range(d, 0, a.hi);
+      if (b.lo >= 0) return int_range(d, 0, b.hi);
+      return full_facts(d);
+    case Op::OR:
+    case Op::XOR:
+      if (a.lo >= 0 && b.lo >= 0) return int_range(d, 0, (i128{1} << bitlen(std::max(a.hi, b.hi))) - 1);
+      return full_facts(d);
+    case Op::SHL:
+      if (b_exact && b.lo >= bits(d)) return int_range(d, 0, 0);
+      if (b_exact && b.lo >= 0 && b.lo <= 60) return int_range(d, a.lo * (i128{1} << b.lo), a.hi * (i128{1} << b.lo));
+      return full_facts(d);
+    case Op::SHR:  // amounts are non-negative (guarded): floor(a / 2^b) lies between a and 0
+      return int_range(d, std::min<i128>(a.lo, 0), std::max<i128>(a.hi, 0));
+    case Op::FLOORDIV:
+    case Op::CDIV: {
+      if (b_exact && b.lo == 0) return int_range(d, 0, 0);
+      if (b_exact) {
+        const i128 x = op == Op::CDIV ? a.lo / b.lo : floordiv(a.lo, b.lo);
+        const i128 y = op == Op::CDIV ? a.hi / b.lo : floordiv(a.hi, b.lo);
+        return int_range(d, std::min(x, y), std::max(x, y));
+      }
+      const i128 m = std::max(abs128(a.lo), abs128(a.hi));  // |a div b| <= |a| when b != 0
+      return int_range(d, -m, m);
+    }
+    case Op::FLOORMOD:
+      if (b.lo > 0) return a.lo >= 0 && a.hi < b.lo ? a : int_range(d, 0, b.hi - 1);
+      if (b.hi < 0) return a.hi <= 0 && a.lo > b.hi ? a : int_range(d, b.lo + 1, 0);
+      {  // b may be 0 (result a) or either sign (|result| < |b|)
+        const i128 mb = std::max(abs128(b.lo), abs128(b.hi));
+        return int_range(d, std::min(a.lo, 1 - mb), std::max(a.hi, mb - 1));
+      }
+    case Op::CMOD: {  // sign of a, |r| <= |a|, and |r| < |b| when b != 0
+      if (b_exact && b.lo == 0) return a;
+      i128 lo = std::min<i128>(a.lo, 0), hi = std::max<i128>(a.hi, 0);
+      if (b_exact) {
+        const i128 c = abs128(b.lo);
+        lo = std::max(lo, 1 - c);
+        hi = std::min(hi, c - 1);
+      }
+      return int_range(d, lo, hi);
+    }
+    default: return full_facts(d);
+  }
+}
+
+Facts cast_facts(DType from, DType to, const Facts& a) {
+  if (is_bool(to)) return full_facts(to);
+  if (is_float(from) && is_float(to)) return float_range(to, a.flo, a.fhi, a.nan);
+  if (is_float(to)) return float_range(to, static_cast<double>(a.lo), static_cast<double>(a.hi), false);
+  if (!is_float(from)) return int_range(to, a.lo, a.hi);
+  if (!finite(a) || std::fabs(a.flo) > 0x1p100 || std::fabs(a.fhi) > 0x1p100) return full_facts(to);
+  return int_range(to, static_cast<i128>(std::trunc(a.flo)), static_cast<i128>(std::trunc(a.fhi)));
+}
+
+double decode_float(DType d, uint64_t u) {
+  if (d == DType::F16) return half_to_double(static_cast<uint16_t>(u));
+  if (d == DType::F32) {
+    float f;
+    const uint32_t w = static_cast<uint32_t>(u);
+    std::memcpy(&f, &w, 4);
+    return f;
+  }
+  double x;
+  std::memcpy(&x, &u, 8);
+  return x;
+}
+
+Facts bitcast_facts(DType from, DType to, const Facts& a) {
+  if (!is_float(from) && !is_float(to)) return int_range(to, a.lo, a.hi);
+  if (is_float(from) && is_float(to)) return a;  // same size: the identity
+  if (is_float(to) && a.lo == a.hi) {  // a known bit pattern: its exact float
+    const uint64_t mask = bits(to) == 64 ? ~uint64_t{0} : (uint64_t{1} << bits(to)) - 1;
+    return const_facts(to, Scalar::of_float(decode_float(to, static_cast<uint64_t>(a.lo) & mask)));
+  }
+  return full_facts(to);
+}
+
+}  // namespace
+
+Facts full_facts(DType d) {
+  Facts f;
+  if (is_float(d)) {
+    f.flo = -INFINITY;
+    f.fhi = INFINITY;
+    f.nan = true;
+  } else if (!is_void(d)) {
+    f.lo = int_min(d);
+    f.hi = int_max(d);
+  }
+  return f;
+}
+
+Facts const_facts(DType d, Scalar v) {
+  Facts f;
+  if (is_float(d)) {
+    f.nan = std::isnan(v.f);
+    f.flo = f.fhi = f.nan ? 0.0 : v.f;  // a NaN's range is empty; the flag is what counts
+  } else {
+    f.lo = f.hi = is_signed(d) ? i128{v.i} : i128{v.u};
+  }
+  return f;
+}
+
+Facts join(DType d, const Facts& a, const Facts& b) {
+  Facts f;
+  if (is_float(d)) {
+    f.flo = std::min(a.flo, b.flo);
+    f.fhi = std::max(a.fhi, b.fhi);
+    f.nan = a.nan || b.nan;
+  } else {
+    f.lo = std::min(a.lo, b.lo);
+    f.hi = std::max(a.hi, b.hi);
+  }
+  return f;
+}
+
+Facts alu_facts(const UOp* u, std::span<const Facts* const> s) {
+  const Op op = u->op;
+  const DType d = u->dtype;
+  if (op == Op::WHERE) return join(d, *s[1], *s[2]);
+  if (op == Op::CAST) return cast_facts(u->src[0]->dtype, d, *s[0]);
+  if (op == Op::BITCAST) return bitcast_facts(u->src[0]->dtype, d, *s[0]);
+  if (is_bool(d)) return full_facts(d);  // comparisons and bool arithmetic: false or true
+  if (is_float(d)) return float_facts(op, d, s);
+  return int_facts(op, d, s);
+}
+
+}  // namespace uf::gen

@@ -1,0 +1,28 @@
+// The random program generator (wasm-smith / YARPGen style).
+//
+// generate() is a pure function of (seed, policy, kGeneratorVersion): one seeded Rng drives every
+// choice, so `uopfuzz gen --seed S` rebuilds a campaign's program exactly. Programs are valid by
+// construction: every node is well typed, verify() passes (constant indices in bounds; conflicting
+// accesses ordered through AFTER or a data path), and the reference result is defined except by rare
+// accident (float-to-int casts, BITCASTs of floats, signed shift amounts and computed indices are all
+// guarded, scratch memory is written before it is read).
+#pragma once
+#include <cstdint>
+
+#include "core/program.h"
+#include "fuzz/gen/policy.h"
+
+namespace uf {
+
+// Bump whenever the same seed may produce a different program (then old seeds no longer replay).
+constexpr int kGeneratorVersion = 1;
+
+// The program of `seed`. Meta: `seed = <seed>`, `generator = <kGeneratorVersion>`. Every BUFFER has
+// data. The policy is the campaign's base; each program draws its own swarm restriction from it.
+Program generate(uint64_t seed, const GenPolicy& base = {});
+
+// The seed of program `index` of worker `worker` in the campaign `campaign_seed`: well mixed, so
+// neighbouring indices and workers give unrelated programs, and a campaign replays per (seed, worker).
+uint64_t program_seed(uint64_t campaign_seed, uint64_t worker, uint64_t index);
+
+}  // namespace uf

@@ -1,0 +1,150 @@
+// Internals of the generator, shared by the files of fuzz/gen/. Not a public interface: use generator.h.
+//
+// Gen builds one program bottom-up: each step adds nodes whose operands are earlier nodes (so reuse,
+// i.e. shared subexpressions, is the common case) or fresh leaves (constants, loads, casts).
+// Beside each node it keeps Facts, a sound over-approximation of the values the node may take. The
+// facts decide where a guard is needed (a float that may be NaN before CAST to int, a signed shift
+// amount that may be negative, a computed index that may be out of bounds), so that guards appear
+// where they matter and the reference result is almost never UNDEFINED.
+#pragma once
+#include <array>
+#include <cmath>
+#include <deque>
+#include <functional>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "core/program.h"
+#include "fuzz/gen/policy.h"
+#include "fuzz/gen/rng.h"
+
+namespace uf::gen {
+
+using i128 = __int128;
+
+// What a node's value may be. Ints and bool: the range [lo, hi] of exact values. Floats: [flo, fhi]
+// (possibly infinite) and whether NaN is possible. Unknown is "full" for the dtype.
+struct Facts {
+  i128 lo = 0, hi = 0;
+  double flo = 0, fhi = 0;
+  bool nan = false;
+};
+
+Facts full_facts(DType d);
+Facts const_facts(DType d, Scalar v);
+Facts join(DType d, const Facts& a, const Facts& b);
+// The facts of an ALU node from those of its sources (src[i] are the facts of u->src[i]).
+Facts alu_facts(const UOp* u, std::span<const Facts* const> src);
+// Float: neither NaN nor infinite.
+inline bool finite(const Facts& f) { return !f.nan && f.flo > -INFINITY && f.fhi < INFINITY; }
+i128 int_min(DType d);
+i128 int_max(DType d);
+double float_max(DType d);  // largest finite value of a float dtype
+
+// One access (LOAD or STORE) of a memory, in creation order.
+struct Access {
+  const UOp* node;
+  int64_t index;  // the constant index, or -1 for a computed one
+  bool is_store;
+};
+
+// What the generator knows about one BUFFER or ALLOC.
+struct Memory {
+  const UOp* mem;
+  bool output = false;          // BUFFERs the program writes; ALLOCs are always written
+  std::vector<Access> accesses;
+  std::vector<Facts> elem;      // what each element may hold now
+  std::vector<uint8_t> written;  // ALLOC: a STORE wrote this element (so reading it is defined)
+  bool all_written() const;
+};
+
+class Gen {
+ public:
+  Gen(uint64_t seed, const GenPolicy& base);
+  Program run();
+
+  // ---- nodes (generator.cpp)
+  const UOp* make(Op op, std::span<const UOp* const> src, std::optional<DType> declared = std::nullopt);
+  const UOp* make(Op op, std::initializer_list<const UOp*> src, std::optional<DType> declared = std::nullopt) {
+    return make(op, std::span<const UOp* const>(src.begin(), src.size()), declared);
+  }
+  const UOp* note(const UOp* u);
+  const UOp* constant(DType d, Scalar v);
+  const UOp* i32(int64_t v) { return constant(DType::I32, Scalar::of_int(v)); }
+  Facts& facts(const UOp* u) { return facts_[u->id]; }
+
+  // ---- values (values.cpp)
+  Scalar random_value(DType d, const Weights<ValueKind>& w);
+  Scalar edge_value(DType d);
+  Scalar finite_value(DType d);  // a constant value that is neither NaN nor infinite
+  Values buffer_data(DType d, int64_t len, bool random);
+
+  // ---- ALU nodes and operands (alu.cpp)
+  const UOp* alu_step();
+  const UOp* alu_node(Op op, DType d, const UOp* first);
+  void chain_step();
+  const UOp* operand(DType d);
+  const UOp* reuse(DType d);
+  const UOp* cast_to(const UOp* v, DType to);
+  const UOp* bitcast_to(const UOp* v, DType to);
+  const UOp* finite_guard(const UOp* x);
+  const UOp* not_nan_guard(const UOp* x);
+  const UOp* combine(DType d, const UOp* a, const UOp* b);
+  DType pick_dtype(const std::function<bool(DType)>& ok);  // weighted by the policy
+  // ---- integer shapes (shapes.cpp)
+  const UOp* shift_amount(DType d);
+  const UOp* nonneg_numerator(DType d);
+  const UOp* divisor(DType d);
+  // An in-bounds i32 for m: a constant, or (dynamic) a computed value clamped into 0..len-1. For an
+  // ALLOC only written elements (all of them, for a computed index) are ever named.
+  const UOp* index_for(const Memory& m, bool dynamic);
+  const UOp* clamp_index(const UOp* x, int64_t len);
+
+  // ---- memory (memory.cpp)
+  const UOp* load(Memory& m, const UOp* idx);
+  const UOp* store(Memory& m, const UOp* idx, const UOp* value);
+  const UOp* access(Memory& m, const UOp* idx, const UOp* value);
+  enum class MemPick { Readable, Output, Buffer };
+  // A random memory of dtype d (any dtype if none): Readable = a BUFFER or an ALLOC with a written
+  // element; Output = a BUFFER the program writes; Buffer = any BUFFER. Null if there is none.
+  Memory* pick_memory(std::optional<DType> d, MemPick kind);
+  void load_step(bool dynamic);
+  void scratch_step();
+  void accumulate_step();
+  void rmw_step();
+  void scatter_step();
+  void store_reload_step();
+
+  // ---- the end of a program (generator.cpp)
+  void make_buffers();
+  void finish_outputs();
+  void dead_code();
+  const UOp* make_sink();
+  int64_t log_uniform(int64_t lo, int64_t hi);
+  void new_stamp();                     // start a reachability query
+  // Marks root and everything it depends on, except nodes older than `floor` (they cannot reach
+  // anything made after them, which is all a caller asks about).
+  void mark_ancestors(const UOp* root, uint32_t floor = 0);
+  // Internal invariant of the generator (not the program's fault): throws InternalError.
+  static void ensure(bool ok, const char* what);
+
+  Rng rng;
+  GenPolicy pol;
+  uint64_t seed;
+  Program prog;
+  Graph& g;
+  std::vector<Facts> facts_;   // by node id
+  std::vector<int> uses_;      // by node id: how many nodes use it
+  uint32_t seen_ = 0;          // nodes with id < seen_ already have facts
+  std::vector<std::vector<const UOp*>> pool_;  // by dtype: non-constant values in creation order
+  std::vector<const UOp*> values_;             // every non-constant value in creation order
+  std::deque<Memory> mems_;  // BUFFERs first, then ALLOCs as made (deque: references stay valid)
+  std::vector<const UOp*> stores_;             // every STORE made through access(), in order
+  int64_t next_alloc_slot_ = 0;
+  std::array<double, kNumOps> alu_weight_{};   // op weight x weight of the dtypes it accepts
+  std::vector<uint32_t> mark_;                 // DFS stamps for reachability, by node id
+  uint32_t stamp_ = 0;
+};
+
+}  // namespace uf::gen

@@ -1,0 +1,143 @@
+// GenPolicy: every probability, weight and size the program generator uses, in one place.
+//
+// The generator (fuzz/gen/) has no probability or size of its own: it asks the policy. A campaign can tune
+// the defaults; swarm() then gives each program a random subset of ops, dtypes and features, so that
+// rare combinations (say, f16 with shifts and no ADD to drown them out) get dense coverage
+// (Groce et al., "Swarm Testing", ISSTA 2012).
+#pragma once
+#include <array>
+#include <cstdint>
+
+#include "core/dtype.h"
+#include "core/ops.h"
+#include "fuzz/gen/rng.h"
+
+namespace uf {
+
+// One step of the generator's main loop.
+enum class Step : uint8_t {
+  Alu, Chain, Load, Gather, Scratch, Accumulate, ReadModifyWrite, Scatter, StoreReload, kCount
+};
+// Where an operand of a needed dtype comes from.
+enum class Leaf : uint8_t { Reuse, Const, Load, Cast, kCount };
+// Which kind of random value a constant or a data element gets.
+enum class ValueKind : uint8_t { Edge, Small, Bits, kCount };
+// How a computed i32 is brought into 0..len-1 before it indexes memory.
+enum class IndexClamp : uint8_t { FloorMod, AndMask, CModOfMax, WhereInRange, kCount };
+// The shift amount of SHL/SHR (a signed amount that may be negative is UNDEFINED, so it is shaped).
+enum class ShiftAmount : uint8_t { Operand, ConstInRange, ConstWide, AndMask, FloorMod, MaxZero, kCount };
+// A numerator made provably non-negative (exercises a renderer's non-negative fast path).
+enum class Numerator : uint8_t { CastU8, CastBool, AndMask, MaxZero, kCount };
+// The divisor of FLOORDIV/FLOORMOD/CDIV/CMOD.
+enum class Divisor : uint8_t { Operand, ConstPositive, ConstNegative, ConstEdge, kCount };
+// How a float that may be NaN or +-inf is made safe before CAST to an int (or NaN-free before BITCAST).
+enum class FloatGuard : uint8_t { WhereAnd, WhereMul, Constant, kCount };
+// The update of an accumulator chain (a dot product: acc = a*b + acc).
+enum class AccUpdate : uint8_t { MulAcc, AddMul, Other, kCount };
+
+template <class E>
+constexpr size_t count_of() { return static_cast<size_t>(E::kCount); }
+template <class E>
+using Weights = std::array<double, count_of<E>()>;
+
+constexpr std::array<double, kNumOps> default_op_weights() {
+  std::array<double, kNumOps> w{};
+  auto set = [&w](Op op, double v) { w[static_cast<size_t>(op)] = v; };
+  for (Op op : {Op::ADD, Op::SUB, Op::MUL, Op::CMPLT, Op::WHERE}) set(op, 1.0);
+  for (Op op : {Op::MAX, Op::CMPNE, Op::CMPEQ, Op::AND, Op::FLOORDIV, Op::FLOORMOD}) set(op, 0.8);
+  for (Op op : {Op::NEG, Op::OR, Op::XOR, Op::SHL, Op::SHR, Op::CDIV, Op::CMOD, Op::MULACC}) set(op, 0.6);
+  for (Op op : {Op::RECIP, Op::SQRT, Op::EXP2, Op::LOG2, Op::SIN, Op::TRUNC}) set(op, 0.5);
+  set(Op::CAST, 2.5);  // casts tie the dtypes together and have the most pairs to cover
+  set(Op::BITCAST, 1.0);
+  return w;
+}
+
+constexpr std::array<double, kNumDTypes> default_dtype_weights() {
+  std::array<double, kNumDTypes> w{};
+  for (DType d : kValueDTypes) w[static_cast<size_t>(d)] = 1.0;
+  w[static_cast<size_t>(DType::I32)] = 1.5;  // the index dtype, and C's own int
+  w[static_cast<size_t>(DType::F32)] = 1.5;
+  return w;
+}
+
+struct GenPolicy {
+  // ---- size
+  int min_steps = 6, max_steps = 120;  // steps per program, drawn log-uniformly in [min, max]
+  int max_nodes = 4000;                // no new step once the graph has this many nodes
+  int min_inputs = 1, max_inputs = 4;  // BUFFERs the program reads
+  int min_outputs = 1, max_outputs = 3;  // BUFFERs the program writes
+  int max_len = 8;                     // typical BUFFER length, drawn in [1, max_len]
+  int max_long_len = 64;               // occasional long BUFFER
+  double p_long_buffer = 0.08;
+  int max_alloc_len = 8;
+  int min_acc_steps = 2, max_acc_steps = 8;
+
+  // ---- ops and dtypes: an ALU op and operand dtype are drawn with weight op_weight * dtype_weight
+  std::array<double, kNumOps> op_weight = default_op_weights();  // only ALU ops are read
+  std::array<double, kNumDTypes> dtype_weight = default_dtype_weights();
+
+  // ---- what each step does
+  // Alu, Chain, Load, Gather, Scratch, Accumulate, ReadModifyWrite, Scatter, StoreReload
+  Weights<Step> step_weight = {10.0, 0.3, 1.5, 0.8, 0.6, 0.5, 0.5, 0.3, 0.4};
+  int min_chain_len = 8, max_chain_len = 80;  // a Chain step: ops each on the previous result
+
+  // ---- operands
+  Weights<Leaf> leaf_weight = {6.0, 1.5, 2.5, 1.0};  // Reuse, Const, Load, Cast
+  double p_recent = 0.3;      // reuse one of the last few values of the dtype: deep chains
+  int recent_window = 3;
+  double p_unused = 0.35;     // reuse a value nothing uses yet: keeps most of the graph live
+  double p_dynamic_index = 0.3;  // an access with a computed index (else a constant)
+
+  // ---- values of constants and data
+  Weights<ValueKind> const_value_weight = {3.0, 4.0, 1.5};  // Edge, Small, Bits
+  Weights<ValueKind> data_value_weight = {2.0, 4.0, 2.0};
+  int small_int = 16;           // Small ints lie in [-small_int, small_int] ([0, 2*small_int] unsigned)
+  int small_float = 16;         // Small floats are quarters in [-small_float, small_float]
+  double p_edge_special = 0.3;  // an edge value is inf/NaN/the dtype's max (floats) or range end (ints)
+  double p_random_output_data = 0.5;  // an output BUFFER starts with random data (else zeros)
+
+  // ---- integer and float shapes
+  // The weights follow the order of each enum above.
+  Weights<IndexClamp> clamp_weight = {3.0, 2.0, 1.0, 1.0};
+  Weights<ShiftAmount> shift_weight = {2.0, 2.0, 0.7, 1.5, 0.7, 0.5};
+  double p_nonneg_numerator = 0.35;
+  Weights<Numerator> numerator_weight = {2.0, 0.5, 2.0, 1.5};
+  Weights<Divisor> divisor_weight = {2.0, 2.0, 1.5, 1.0};
+  Weights<FloatGuard> guard_weight = {3.0, 1.0, 0.3};
+  double p_unguarded = 0.0;   // skip a needed guard: the program may be UNDEFINED (wasted, so 0)
+  double p_identity_cast = 0.5;  // keep a drawn CAST/BITCAST to the operand's own dtype (else redraw)
+  double p_swap_operands = 0.5;  // a guard's two comparisons in the other order
+
+  // ---- memory patterns and ordering shapes
+  double p_scratch_partial = 0.2;    // leave some scratch elements unwritten (reads avoid them)
+  double p_scratch_overwrite = 0.4;  // overwrite a scratch element at a computed index, then re-read
+  Weights<AccUpdate> acc_update_weight = {2.0, 1.5, 1.0};
+  double p_acc_init_zero = 0.5;
+  double p_acc_from_buffers = 0.7;   // accumulator factors are loads of input elements k (a dot product)
+  double p_war_store = 0.3;          // read-modify-write stores a value independent of the load
+  double p_after_on_index = 0.15;    // AFTER(INDEX(m, i), deps) instead of INDEX(AFTER(m, deps), i)
+  double p_redundant_after = 0.1;    // AFTER naming an access a data path already orders
+  double p_keep_all_deps = 0.2;      // name every conflicting access, not only the latest ones
+  double p_spurious_after = 0.03;    // a read-only load through AFTER naming an unrelated store
+
+  // ---- program shape
+  double p_fill_output = 0.5;        // each output element gets its own store at the end
+  double p_consume_unused = 0.9;     // a value nothing uses is stored to an output at the end
+  double p_fold_unused = 0.6;        // ... after folding it with another unused value of its dtype
+  double p_dead_code = 0.4;          // some nodes not reachable from the SINK
+  int max_dead_nodes = 6;
+  double p_dead_store = 0.4;         // one of them a STORE
+  double p_untouched_buffer = 0.05;  // a BUFFER nothing reads or writes (still a parameter)
+
+  // ---- swarm: what each program keeps
+  double p_swarm = 0.9;        // restrict this program at all
+  double p_keep_op = 0.55;
+  double p_keep_dtype = 0.5;
+  double p_keep_step = 0.6;    // each memory step kind
+  double p_keep_feature = 0.7;  // edge values, dynamic indices, guards' variety, dead code, ...
+};
+
+// A random restriction of `base`: a subset of ALU ops, dtypes, step kinds and features, never empty.
+GenPolicy swarm(const GenPolicy& base, Rng& rng);
+
+}  // namespace uf

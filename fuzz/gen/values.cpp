@@ -1,0 +1,104 @@
+// Values for constants and buffer data: edge values, small values and raw bit patterns.
+//
+// Edge values are where implementations disagree: signed/unsigned range ends, -0.0, infinities, NaN,
+// subnormals, the f16/f32 overflow and underflow boundaries, integers just past a float's precision
+// (2^24+1, 2^53+1), halfway cases of rounding, and float values at the ends of the int ranges (2^31,
+// 2^63, 2^64-1). Every value is normalized to its dtype (ints wrap, floats round), the representation
+// invariant of core/dtype.h, and NaN is always the one canonical quiet NaN so text round trips exactly.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "fuzz/gen/generator_impl.h"
+
+namespace uf::gen {
+
+namespace {
+
+// Integer patterns, wrapped into the dtype by normalize().
+constexpr uint64_t kIntEdges[] = {
+    0, 1, 2, 3, 7, 8, 15, 16, 31, 32, 63, 64, 100, 127, 128, 255, 256, 32767, 32768, 65535, 65536,
+    (1ull << 24) + 1, (1ull << 31) - 1, 1ull << 31, (1ull << 32) - 1, 1ull << 32, (1ull << 53) + 1,
+    (1ull << 63) - 1, 1ull << 63, ~0ull, ~0ull - 1, 0x5555555555555555ull, 0xAAAAAAAAAAAAAAAAull,
+    0x0123456789ABCDEFull, static_cast<uint64_t>(-7), static_cast<uint64_t>(-8), static_cast<uint64_t>(-100),
+    static_cast<uint64_t>(-128), static_cast<uint64_t>(-129), static_cast<uint64_t>(-32768),
+    static_cast<uint64_t>(-2147483647) - 1};
+
+// Float edges as binary64, rounded to the dtype by normalize().
+constexpr double kFloatEdges[] = {
+    0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, 2.5, -2.5, 3.5, 0.49999999999999994, 0.1, -0.1, 1.0 / 3,
+    3.141592653589793, 255.5, 127.5, -128.5, 32767.5, 65504.0, 65519.99, 65520.0, 65536.0,
+    16777216.0, 16777217.0, 9007199254740992.0, 9007199254740994.0, 4503599627370495.5,
+    2147483647.0, 2147483647.5, 2147483648.0, -2147483648.0, -2147483649.0, 4294967295.0, 4294967296.0,
+    9223372036854775807.0, -9223372036854775808.0, 18446744073709549568.0, 18446744073709551616.0,
+    1e10, -1e10, 1e300, -1e300, 0x1.fffffep127, -0x1.fffffep127, 0x1.ffffffp127, 0x1p128,
+    0x1.fffffffffffffp1023, -0x1.fffffffffffffp1023, 0x1p-14, 0x1p-24, 0x1p-25, 0x1.8p-25, 0x1p-126,
+    0x1p-149, 0x1p-150, 0x1.8p-150, 0x1p-1022, 0x1p-1074, -0x1p-1074, 1.0000000596046448, 1.00048828125,
+    1.0000001192092896, 0x1.0000000000001p0, 1e-8, -1e-8};
+
+Scalar canonical(DType d, Scalar v) {
+  v = normalize(d, v);
+  if (is_float(d) && std::isnan(v.f)) v.f = std::numeric_limits<double>::quiet_NaN();
+  return v;
+}
+
+double float_from_bits(DType d, uint64_t bits) {
+  if (d == DType::F16) return half_to_double(static_cast<uint16_t>(bits));
+  if (d == DType::F32) {
+    const uint32_t w = static_cast<uint32_t>(bits);
+    float f;
+    std::memcpy(&f, &w, 4);
+    return f;
+  }
+  double x;
+  std::memcpy(&x, &bits, 8);
+  return x;
+}
+
+}  // namespace
+
+Scalar Gen::edge_value(DType d) {
+  if (is_bool(d)) return Scalar::of_uint(rng.below(2));
+  if (is_float(d)) {
+    // Sometimes a special the table cannot hold: infinities, NaN, this dtype's own extremes.
+    if (!rng.chance(pol.p_edge_special)) return canonical(d, Scalar::of_float(rng.pick(kFloatEdges)));
+    const double specials[] = {INFINITY, -INFINITY, NAN, float_max(d), -float_max(d)};
+    return canonical(d, Scalar::of_float(rng.pick(specials)));
+  }
+  // This dtype's own range ends, or a pattern wrapped into it.
+  if (rng.chance(pol.p_edge_special)) {
+    const i128 ends[] = {int_min(d), int_min(d) + 1, int_max(d), int_max(d) - 1, 0, 1, int_max(d) / 2 + 1};
+    return canonical(d, Scalar::of_uint(static_cast<uint64_t>(rng.pick(ends))));
+  }
+  return canonical(d, Scalar::of_uint(rng.pick(kIntEdges)));
+}
+
+Scalar Gen::random_value(DType d, const Weights<ValueKind>& w) {
+  const int k = rng.weighted(w);
+  if (k == static_cast<int>(ValueKind::Edge)) return edge_value(d);
+  if (is_bool(d)) return Scalar::of_uint(rng.below(2));
+  if (k == static_cast<int>(ValueKind::Bits) || k < 0) {
+    const uint64_t b = rng.next();
+    return is_float(d) ? canonical(d, Scalar::of_float(float_from_bits(d, b))) : canonical(d, Scalar::of_uint(b));
+  }
+  // Small: integers near zero (both signs where the dtype has them), floats in quarters.
+  const int64_t n = std::max(0, pol.small_int), q = 4 * int64_t{std::max(0, pol.small_float)};
+  if (is_float(d)) return canonical(d, Scalar::of_float(static_cast<double>(rng.range(-q, q)) / 4));
+  if (is_unsigned(d)) return canonical(d, Scalar::of_uint(static_cast<uint64_t>(rng.range(0, 2 * n))));
+  return canonical(d, Scalar::of_int(rng.range(-n, n)));
+}
+
+Scalar Gen::finite_value(DType d) {
+  const Scalar v = random_value(d, pol.const_value_weight);
+  return is_float(d) && !std::isfinite(v.f) ? Scalar::zero() : v;
+}
+
+Values Gen::buffer_data(DType d, int64_t len, bool random) {
+  Values v(static_cast<size_t>(len), Scalar::zero());
+  if (random)
+    for (Scalar& x : v) x = random_value(d, pol.data_value_weight);
+  return v;
+}
+
+}  // namespace uf::gen

@@ -1,0 +1,161 @@
+// Reference vs compiled: comparison, probes, signatures.
+#include "fuzz/oracle/oracle.h"
+
+#include <csignal>
+#include <cstring>
+
+namespace uf {
+
+namespace {
+
+std::string signal_name(int sig) {
+  switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGBUS: return "SIGBUS";
+    case SIGABRT: return "SIGABRT";
+    case SIGKILL: return "SIGKILL";
+    case SIGTRAP: return "SIGTRAP";
+    default: return "signal " + std::to_string(sig);
+  }
+}
+
+// `ADD f16`, `CAST f64>u32`, `CMPLT f32`, `LOAD i8`: the op and the dtypes that select its rule.
+std::string describe(const UOp* u) {
+  const UOp* operand = u->op == Op::WHERE ? u->src[1] : u->src.empty() ? u : u->src[0];
+  std::string s = std::string(name(u->op)) + " " + name(operand->dtype);
+  if ((u->op == Op::CAST || u->op == Op::BITCAST) && operand->dtype != u->dtype) s += std::string(">") + name(u->dtype);
+  return s;
+}
+
+bool differs(DType d, const Values& a, const Values& b) {
+  if (a.size() != b.size()) return true;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!same_value(d, a[i], b[i])) return true;
+  return false;
+}
+
+std::string store_signature(const Program& p, const Observation& o) {
+  for (const auto& [slot, vals] : o.got) return "mismatch STORE " + std::string(name(p.buffer(slot)->dtype));
+  return "mismatch";
+}
+
+// The first probed value that differs, or an empty Divergence.
+Divergence first_divergence(const Probe& probe, const RefResult& ref, const KernelOutcome& out) {
+  if (ref.undefined || out.verdict != Verdict::ok) return {};
+  for (const auto& [node, at] : probe.where) {
+    const auto r = ref.buffers.find(at.first);
+    const auto g = out.buffers.find(at.first);
+    if (r == ref.buffers.end() || g == out.buffers.end()) continue;
+    if (!same_value(node->dtype, r->second[at.second], g->second[at.second])) return {"mismatch " + describe(node), node};
+  }
+  return {};
+}
+
+}  // namespace
+
+Observation compare(const Program& p, const RefResult& ref, const KernelOutcome& out) {
+  Observation o;
+  o.verdict = out.verdict;
+  o.signal = out.signal;
+  o.message = out.message;
+  o.expect = ref.buffers;
+  switch (out.verdict) {
+    case Verdict::ok:
+    case Verdict::mismatch: break;
+    case Verdict::crash: o.signature = "crash " + signal_name(out.signal); return o;
+    default: o.signature = verdict_name(out.verdict); return o;
+  }
+  o.verdict = Verdict::ok;
+  for (const auto& [slot, want] : ref.buffers) {
+    const auto it = out.buffers.find(slot);
+    const Values empty;
+    const Values& got = it == out.buffers.end() ? empty : it->second;
+    if (differs(p.buffer(slot)->dtype, want, got)) {
+      o.verdict = Verdict::mismatch;
+      o.got[slot] = got;
+    }
+  }
+  if (o.verdict == Verdict::mismatch) o.signature = store_signature(p, o);
+  return o;
+}
+
+Probe instrument(const Program& p) {
+  Probe probe{p, {}};
+  Program& q = probe.program;
+  Graph& g = *q.graph;
+  const auto order = linearize(p);
+  int64_t next_slot = p.buffers.empty() ? 0 : p.buffers.back()->slot + 1;
+  std::map<DType, std::vector<const UOp*>> by_dtype;
+  std::vector<const UOp*> values;
+  for (const UOp* u : order)
+    if (!u->is_memory() && !is_void(u->dtype) && u->op != Op::CONST) {
+      by_dtype[u->dtype].push_back(u);
+      values.push_back(u);
+    }
+  std::map<DType, std::pair<const UOp*, int64_t>> probe_buffer;  // dtype -> (BUFFER, next index)
+  for (const auto& [d, list] : by_dtype) {
+    const UOp* b = g.memory(Op::BUFFER, d, static_cast<int64_t>(list.size()), next_slot++);
+    probe_buffer[d] = {b, 0};
+    q.buffers.push_back(b);
+  }
+  std::vector<const UOp*> effects(p.sink->src.begin(), p.sink->src.end());
+  for (const UOp* u : values) {
+    auto& [b, idx] = probe_buffer[u->dtype];
+    const UOp* at = g.make(Op::INDEX, {b, g.constant(DType::I32, Scalar::of_int(idx))});
+    effects.push_back(g.make(Op::STORE, {at, u}));
+    probe.where.push_back({u, {b->slot, idx}});
+    ++idx;
+  }
+  q.sink = g.make(Op::SINK, std::span<const UOp* const>(effects));
+  q.expect.clear();
+  q.got.clear();
+  return probe;
+}
+
+Divergence find_divergence(const Program& p, const CompiledPathConfig& cfg) {
+  const Probe probe = instrument(p);
+  const auto outs = run_compiled({&probe.program}, cfg);
+  Divergence d = first_divergence(probe, interpret(probe.program), outs.at(0));
+  if (d.node) return d;
+  const RefResult ref = interpret(p);
+  const auto again = run_compiled({&p}, cfg);
+  return {compare(p, ref, again.at(0)).signature, nullptr};
+}
+
+BatchResult check_batch(const std::vector<const Program*>& batch, const CompiledPathConfig& cfg, bool signatures) {
+  BatchResult r;
+  r.defined.resize(batch.size());
+  r.observations.resize(batch.size());
+  std::vector<RefResult> refs(batch.size());
+  std::vector<const Program*> runnable;
+  std::vector<size_t> index;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    refs[i] = interpret(*batch[i]);
+    r.defined[i] = !refs[i].undefined;
+    if (r.defined[i]) { runnable.push_back(batch[i]); index.push_back(i); }
+  }
+  if (runnable.empty()) return r;
+  const auto outs = run_compiled(runnable, cfg);
+  std::vector<size_t> mismatching;
+  for (size_t k = 0; k < runnable.size(); ++k) {
+    r.observations[index[k]] = compare(*runnable[k], refs[index[k]], outs[k]);
+    if (r.observations[index[k]].verdict == Verdict::mismatch) mismatching.push_back(index[k]);
+  }
+  if (!signatures || mismatching.empty()) return r;
+  // All probes of this batch in one compiled run.
+  std::vector<Probe> probes;
+  std::vector<const Program*> probe_programs;
+  probes.reserve(mismatching.size());
+  for (size_t i : mismatching) probes.push_back(instrument(*batch[i]));
+  for (const Probe& pr : probes) probe_programs.push_back(&pr.program);
+  const auto probe_outs = run_compiled(probe_programs, cfg);
+  for (size_t k = 0; k < mismatching.size(); ++k) {
+    const Divergence d = first_divergence(probes[k], interpret(probes[k].program), probe_outs[k]);
+    if (d.node) r.observations[mismatching[k]].signature = d.signature;
+  }
+  return r;
+}
+
+}  // namespace uf

@@ -1,0 +1,61 @@
+// The oracle: reference vs compiled, classified, with a signature for buckets.
+//
+// A program is a test only when the reference defines its result. The compiled path then either agrees
+// (ok) or fails as one of: mismatch (some BUFFER element differs under docs/semantics.md's comparison rule),
+// crash (a signal), timeout, compile-error, render-error.
+//
+// Signature: the class plus where the divergence starts. For a mismatch we find the first diverging
+// *value*, not just the first diverging buffer element: the program is instrumented with probe stores
+// of every live value (one probe buffer per dtype), run both ways, and the first node in linear order
+// whose value differs names the bucket, e.g. `mismatch CAST f64>u32` or `mismatch MAX f16`. A store to
+// the wrong place with every value right is `mismatch STORE f32`. Crashes bucket by signal
+// (`crash SIGFPE`), the other classes by class alone.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "codegen/compiled_path.h"
+#include "interp/interp.h"
+
+namespace uf {
+
+struct Observation {
+  Verdict verdict = Verdict::ok;
+  int signal = 0;
+  std::string message;                 // compiler or renderer output, crash details
+  std::string signature;               // bucket key; empty when ok
+  std::map<int64_t, Values> expect;    // reference result (every BUFFER)
+  std::map<int64_t, Values> got;       // compiled result, for the buffers that differ
+};
+
+// Compares one compiled outcome with the reference result (which must be defined).
+Observation compare(const Program& p, const RefResult& ref, const KernelOutcome& out);
+
+// The probe program: `p` plus one STORE per live value into probe BUFFERs placed after p's slots.
+struct Probe {
+  Program program;
+  std::vector<std::pair<const UOp*, std::pair<int64_t, int64_t>>> where;  // node of p -> (slot, index)
+};
+Probe instrument(const Program& p);
+
+// Where a mismatch starts: the first node in linear order whose value differs (found with one extra
+// compiled run of the probe program), and the signature it gives. `node` is null, and the signature
+// the STORE form, when no probed value differs.
+struct Divergence {
+  std::string signature;
+  const UOp* node = nullptr;
+};
+Divergence find_divergence(const Program& p, const CompiledPathConfig& cfg);
+inline std::string mismatch_signature(const Program& p, const CompiledPathConfig& cfg) {
+  return find_divergence(p, cfg).signature;
+}
+
+// Runs a batch through both paths and classifies each. Programs whose reference is UNDEFINED come back
+// with `defined[i] == false` and are not run.
+struct BatchResult {
+  std::vector<bool> defined;
+  std::vector<Observation> observations;
+};
+BatchResult check_batch(const std::vector<const Program*>& batch, const CompiledPathConfig& cfg, bool signatures = true);
+
+}  // namespace uf

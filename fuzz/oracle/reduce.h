@@ -1,0 +1,35 @@
+// The reducer: greedy shrink-and-restart (RapidCheck-style), keeping the failure's signature.
+//
+// Each round lists candidate programs one step smaller than the current one (fuzz/shrink.h), checks them
+// in batches (one compiler call per batch), and restarts from the first candidate that still fails with
+// the same signature. It stops when no candidate of a round keeps the signature. Every accepted step
+// strictly lowers program_cost(), so reduction always terminates.
+#pragma once
+#include <functional>
+#include <string>
+
+#include "fuzz/oracle/oracle.h"
+
+namespace uf {
+
+struct ReduceOptions {
+  size_t batch = 48;            // candidates per compiler call
+  double time_limit_s = 300;    // stop early (keeping the best so far) after this long
+  std::function<void(const std::string&)> log;  // progress, one line per accepted step
+};
+
+struct ReduceResult {
+  Program program;              // the smallest failing program found
+  Observation observation;      // its failure (expect/got filled)
+  int steps = 0;                // accepted steps
+  int compiler_calls = 0;       // batches checked
+  int candidates = 0;           // candidate programs checked
+  double seconds = 0;
+};
+
+// `p` must fail with `signature` under `cfg`. Returns it unchanged (steps == 0) if nothing smaller fails
+// the same way.
+ReduceResult reduce(const Program& p, const std::string& signature, const CompiledPathConfig& cfg,
+                    const ReduceOptions& options = {});
+
+}  // namespace uf

@@ -1,0 +1,281 @@
+// Candidate generation for the reducer: one row of code per shrink step, cheapest to check first.
+#include "fuzz/oracle/shrink.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+
+#include "core/rewrite.h"
+
+namespace uf {
+
+namespace {
+
+int64_t complexity(DType d, Scalar v) {
+  if (v.u == 0) return 0;  // 0, +0.0, false
+  if (is_float(d) ? v.f == 1.0 : v.u == 1) return 1;
+  return 2 + static_cast<int64_t>(format_scalar(d, v).size());
+}
+
+// Simpler spellings of v: 0, 1, and shorter numbers (fewer digits), each strictly less complex.
+std::vector<Scalar> simpler_values(DType d, Scalar v) {
+  std::vector<Scalar> out;
+  auto offer = [&](Scalar s) {
+    s = normalize(d, s);
+    if (complexity(d, s) >= complexity(d, v)) return;
+    for (Scalar o : out) if (o.u == s.u) return;
+    out.push_back(s);
+  };
+  offer(Scalar::zero());
+  offer(is_float(d) ? Scalar::of_float(1.0) : Scalar::of_uint(1));
+  if (is_float(d)) {
+    if (std::isfinite(v.f)) {
+      for (int digits = 1; digits <= 3; ++digits) {
+        char buf[40];
+        std::snprintf(buf, sizeof buf, "%.*g", digits, v.f);
+        offer(parse_scalar(d, buf).value);
+      }
+      offer(Scalar::of_float(std::trunc(v.f)));
+    }
+  } else if (is_signed(d)) {
+    offer(Scalar::of_int(v.i / 10));
+    offer(Scalar::of_int(v.i / 2));
+    if (v.i < 0 && v.i != INT64_MIN) offer(Scalar::of_int(-v.i));  // -INT64_MIN is not an int64
+  } else if (is_unsigned(d)) {
+    offer(Scalar::of_uint(v.u / 10));
+    offer(Scalar::of_uint(v.u / 2));
+  }
+  return out;
+}
+
+bool is_value(const UOp* u) { return !u->is_memory() && !is_void(u->dtype); }
+
+class Shrinker {
+ public:
+  Shrinker(const Program& p, const std::unordered_map<const UOp*, Scalar>& values)
+      : p_(p), g_(*p.graph), values_(values), order_(linearize(p)), cost_(program_cost(p)) {}
+
+  std::vector<Program> run() {
+    sink_steps();
+    unused_buffer_steps();
+    operand_steps();
+    forwarding_steps();
+    cast_bypass_steps();
+    constant_value_steps();
+    buffer_steps();
+    literal_steps();
+    return std::move(out_);
+  }
+
+ private:
+  void add(Program&& q) {
+    q.expect.clear();
+    q.got.clear();
+    if (program_cost(q) < cost_) out_.push_back(std::move(q));
+  }
+  void add_substitution(const UOp* from, const UOp* to) {
+    try {
+      add(substitute(p_, {{from, to}}));
+    } catch (const TypeError&) {
+      // A rebuilt node no longer type-checks: not a candidate.
+    }
+  }
+  Program with_sink(const std::vector<const UOp*>& effects) {
+    Program q = p_;
+    q.sink = g_.make(Op::SINK, std::span<const UOp* const>(effects));
+    return q;
+  }
+
+  void sink_steps() {
+    const auto& effects = p_.sink->src;
+    if (effects.size() > 2)
+      for (const UOp* e : effects) add(with_sink({e}));
+    for (size_t i = 0; effects.size() > 1 && i < effects.size(); ++i) {
+      std::vector<const UOp*> rest(effects.begin(), effects.end());
+      rest.erase(rest.begin() + static_cast<long>(i));
+      add(with_sink(rest));
+    }
+  }
+
+  // Replace a node by an operand of the same type (closest to the SINK first); drop AFTER dependencies.
+  void operand_steps() {
+    for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
+      const UOp* u = *it;
+      if (u == p_.sink) continue;
+      for (const UOp* s : u->src)
+        if (s->dtype == u->dtype && s->space == u->space && s->rank == u->rank) add_substitution(u, s);
+      if (u->op == Op::AFTER && u->src.size() > 2)
+        for (size_t j = 1; j < u->src.size(); ++j) {
+          std::vector<const UOp*> src(u->src.begin(), u->src.end());
+          src.erase(src.begin() + static_cast<long>(j));
+          add_substitution(u, g_.make(Op::AFTER, std::span<const UOp* const>(src)));
+        }
+    }
+  }
+
+  // A LOAD replaced by a value some STORE writes to the same element (store-to-load forwarding): scratch
+  // memory round trips disappear.
+  void forwarding_steps() {
+    std::map<std::pair<const UOp*, int64_t>, std::vector<const UOp*>> stored;  // (memory, index) -> values
+    for (const UOp* u : order_)
+      if (u->op == Op::STORE)
+        if (const UOp* idx = u->src[0]->index_node(); idx && idx->src[1]->op == Op::CONST)
+          stored[{idx->base(), idx->src[1]->value.i}].push_back(u->src[1]);
+    for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
+      const UOp* u = *it;
+      if (u->op != Op::LOAD) continue;
+      const UOp* idx = u->src[0]->index_node();
+      if (!idx || idx->src[1]->op != Op::CONST) continue;
+      if (auto s = stored.find({idx->base(), idx->src[1]->value.i}); s != stored.end())
+        for (const UOp* v : s->second) add_substitution(u, v);
+    }
+  }
+
+  // A value replaced by a CAST of an operand's operand (skipping one step of a chain of conversions or
+  // arithmetic): long CAST chains that only carry a value to an output collapse.
+  void cast_bypass_steps() {
+    for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
+      const UOp* u = *it;
+      if (!is_value(u) || u->op == Op::CONST || u->op == Op::LOAD) continue;
+      for (const UOp* s : u->src)
+        for (const UOp* t : s->src)
+          if (is_value(t) && t->op != Op::CONST)
+            add_substitution(u, t->dtype == u->dtype ? t : g_.make(Op::CAST, {t}, u->dtype));
+    }
+  }
+
+  void constant_value_steps() {
+    for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
+      const UOp* u = *it;
+      if (!is_value(u) || u->op == Op::CONST) continue;
+      if (auto v = values_.find(u); v != values_.end()) add_substitution(u, g_.constant(u->dtype, v->second));
+    }
+  }
+
+  // Memory -> the largest constant index any live INDEX uses (0 when only computed indices are used).
+  std::unordered_map<const UOp*, int64_t> max_index() const {
+    std::unordered_map<const UOp*, int64_t> m;
+    for (const UOp* u : order_)
+      if (u->op == Op::INDEX) {
+        int64_t& x = m.try_emplace(u->base(), 0).first->second;
+        if (u->src[1]->op == Op::CONST) x = std::max<int64_t>(x, u->src[1]->value.i);
+      }
+    return m;
+  }
+
+  // BUFFERs nothing indexes: all at once, then one at a time.
+  void unused_buffer_steps() {
+    const auto used = max_index();
+    std::vector<const UOp*> unused;
+    for (const UOp* b : p_.buffers)
+      if (!used.count(b)) unused.push_back(b);
+    auto without = [&](const std::vector<const UOp*>& drop) {
+      Program q = p_;
+      for (const UOp* b : drop) {
+        std::erase(q.buffers, b);
+        q.data.erase(b->slot);
+      }
+      add(std::move(q));
+    };
+    if (unused.size() > 1) without(unused);
+    for (const UOp* b : unused) without({b});
+  }
+
+  void buffer_steps() {
+    auto max_index = this->max_index();
+    for (const UOp* m : order_) {
+      if ((m->op != Op::BUFFER && m->op != Op::ALLOC) || !max_index.count(m)) continue;
+      const int64_t len = max_index[m] + 1;
+      if (len >= m->len) continue;
+      try {
+        Program q = substitute(p_, {{m, g_.memory(m->op, m->dtype, len, m->slot)}});
+        if (auto d = q.data.find(m->slot); m->op == Op::BUFFER && d != q.data.end()) d->second.resize(static_cast<size_t>(len));
+        add(std::move(q));
+      } catch (const TypeError&) {
+      }
+    }
+  }
+
+  void literal_steps() {
+    for (const UOp* u : order_)
+      if (u->op == Op::CONST)
+        for (Scalar s : simpler_values(u->dtype, u->value)) add_substitution(u, g_.constant(u->dtype, s));
+    for (const auto& [slot, vals] : p_.data) {
+      const UOp* b = p_.buffer(slot);
+      if (!b) continue;
+      Program zeros = p_;
+      zeros.data.erase(slot);
+      add(std::move(zeros));
+      for (size_t i = 0; i < vals.size(); ++i)
+        for (Scalar s : simpler_values(b->dtype, vals[i])) {
+          Program q = p_;
+          q.data[slot][i] = s;
+          add(std::move(q));
+        }
+    }
+  }
+
+  const Program& p_;
+  Graph& g_;
+  const std::unordered_map<const UOp*, Scalar>& values_;
+  std::vector<const UOp*> order_;
+  ProgramCost cost_;
+  std::vector<Program> out_;
+};
+
+}  // namespace
+
+ProgramCost program_cost(const Program& p) {
+  ProgramCost c;
+  for (const UOp* u : linearize(p)) {
+    if (u->op == Op::CONST) c.complexity += complexity(u->dtype, u->value);
+    else ++c.nodes;
+    if (u->op == Op::BUFFER || u->op == Op::ALLOC) c.elements += u->len;
+  }
+  for (const auto& [slot, vals] : p.data)
+    if (const UOp* b = p.buffer(slot))
+      for (Scalar v : vals) c.complexity += complexity(b->dtype, v);
+  return c;
+}
+
+std::vector<Program> slice_candidates(const Program& p, const UOp* d, const std::unordered_map<const UOp*, Scalar>& values) {
+  std::vector<Program> out;
+  if (!d || !is_alu(d->op)) return out;
+  Graph& g = *p.graph;
+  const UOp* zero = g.constant(DType::I32, Scalar::zero());
+  for (const bool loaded : {false, true}) {
+    Program q;
+    q.graph = p.graph;
+    q.meta = p.meta;
+    const UOp* out_buf = g.memory(Op::BUFFER, d->dtype, 1, 0);
+    q.buffers.push_back(out_buf);
+    std::vector<const UOp*> src;
+    bool ok = true;
+    for (const UOp* s : d->src) {
+      Scalar v = s->value;
+      if (s->op != Op::CONST) {
+        const auto it = values.find(s);
+        if (it == values.end()) { ok = false; break; }
+        v = it->second;
+      }
+      if (!loaded || s->op == Op::CONST) { src.push_back(g.constant(s->dtype, v)); continue; }
+      const int64_t slot = static_cast<int64_t>(q.buffers.size());
+      const UOp* in = g.memory(Op::BUFFER, s->dtype, 1, slot);
+      q.buffers.push_back(in);
+      q.data[slot] = {normalize(s->dtype, v)};
+      src.push_back(g.make(Op::LOAD, {g.make(Op::INDEX, {in, zero})}));
+    }
+    if (!ok) break;
+    const UOp* value = g.make(d->op, std::span<const UOp* const>(src), d->dtype);
+    q.sink = g.make(Op::SINK, {g.make(Op::STORE, {g.make(Op::INDEX, {out_buf, zero}), value})});
+    out.push_back(std::move(q));
+  }
+  return out;
+}
+
+std::vector<Program> shrink_candidates(const Program& p, const std::unordered_map<const UOp*, Scalar>& values) {
+  return Shrinker(p, values).run();
+}
+
+}  // namespace uf
