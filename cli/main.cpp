@@ -37,6 +37,10 @@ int main(int argc, char** argv) {
     } catch (const std::bad_alloc&) {
       std::cerr << "uopfuzz: out of memory\n";
       return kInternal;
+    } catch (const std::exception& e) {
+      // Anything else escaping a command is a bug of ours; say what, never abort without a word.
+      std::cerr << "uopfuzz: internal error: " << e.what() << "\n";
+      return kInternal;
     }
   }
   return kUsage;
