@@ -107,34 +107,56 @@ bool may_alias(const Access& a, const Access& b) {
 
 }  // namespace
 
-void verify(const Program& p, const std::vector<const UOp*>& order) {
-  auto where = [&](const UOp* u) { auto it = p.origin.find(u); return it == p.origin.end() ? 0 : it->second.line; };
-  auto nm = [&](const UOp* u) { return p.node_name(u, &order); };
-  if (!p.sink || order.empty() || order.back() != p.sink) throw UserError("a program needs one SINK, last");
+namespace {
 
-  std::vector<int64_t> pos(p.graph->size(), -1);
-  for (size_t i = 0; i < order.size(); ++i) pos[order[i]->id] = static_cast<int64_t>(i);
-
-  std::unordered_map<const UOp*, std::vector<Access>> by_memory;  // keyed by BUFFER/ALLOC
-  std::vector<const UOp*> memories;  // first-seen order, so the first error reported is deterministic
-  for (size_t i = 0; i < order.size(); ++i) {
-    const UOp* u = order[i];
-    if (u->op == Op::SINK && u != p.sink) throw UserError("SINK " + nm(u) + " is not the program's root", where(u));
-    if (u->op == Op::INDEX) {
-      const UOp* idx = u->src[1];
-      const int64_t len = u->src[0]->len;
-      if (idx->op == Op::CONST && (idx->value.i < 0 || idx->value.i >= len))
-        throw UserError("INDEX " + nm(u) + ": constant index " + std::to_string(idx->value.i) +
-                        " out of bounds for " + name(u->base()->op) + " " + name(u->dtype) + "[" +
-                        std::to_string(u->base()->len) + "]", where(u));
-    }
-    if (u->op == Op::LOAD || u->op == Op::STORE) {
-      const UOp* mem = u->src[0]->base();
-      auto& list = by_memory[mem];
-      if (list.empty()) memories.push_back(mem);
-      list.push_back({u, u->src[0]->index_node(), i, u->op == Op::STORE});
-    }
+// Where a node is and what it is called, for messages.
+struct Namer {
+  const Program& p;
+  const std::vector<const UOp*>& order;
+  int line(const UOp* u) const {
+    auto it = p.origin.find(u);
+    return it == p.origin.end() ? 0 : it->second.line;
   }
+  std::string name(const UOp* u) const { return p.node_name(u, &order); }
+};
+
+// The accesses of each memory (BUFFER/ALLOC), memories in first-seen order so that the first error
+// reported is deterministic.
+struct AccessesByMemory {
+  std::unordered_map<const UOp*, std::vector<Access>> of;
+  std::vector<const UOp*> memories;
+
+  void add(const UOp* u, size_t pos) {
+    if (u->op != Op::LOAD && u->op != Op::STORE) return;
+    const UOp* mem = u->src[0]->base();
+    auto& list = of[mem];
+    if (list.empty()) memories.push_back(mem);
+    list.push_back({u, u->src[0]->index_node(), pos, u->op == Op::STORE});
+  }
+};
+
+// Check 1: one SINK, last in the order, and no other SINK anywhere.
+void check_sink_is_last(const Program& p, const std::vector<const UOp*>& order) {
+  if (!p.sink || order.empty() || order.back() != p.sink) throw UserError("a program needs one SINK, last");
+}
+void check_sink_is_root(const Program& p, const Namer& at, const UOp* u) {
+  if (u->op == Op::SINK && u != p.sink)
+    throw UserError("SINK " + at.name(u) + " is not the program's root", at.line(u));
+}
+
+// Check 2: an INDEX by a constant stays inside its memory.
+void check_constant_index(const Namer& at, const UOp* u) {
+  if (u->op != Op::INDEX) return;
+  const UOp* idx = u->src[1];
+  const int64_t len = u->src[0]->len;
+  if (idx->op == Op::CONST && (idx->value.i < 0 || idx->value.i >= len))
+    throw UserError("INDEX " + at.name(u) + ": constant index " + std::to_string(idx->value.i) +
+                    " out of bounds for " + uf::name(u->base()->op) + " " + uf::name(u->dtype) + "[" +
+                    std::to_string(u->base()->len) + "]", at.line(u));
+}
+
+// Check 3: every data line names a BUFFER and fills it exactly.
+void check_data_lines(const Program& p) {
   for (const auto& [slot, vals] : p.data) {
     const UOp* b = p.buffer(slot);
     if (!b) throw UserError("data " + std::to_string(slot) + ": no BUFFER with that slot");
@@ -142,40 +164,69 @@ void verify(const Program& p, const std::vector<const UOp*>& order) {
       throw UserError("data " + std::to_string(slot) + ": " + std::to_string(vals.size()) + " values for " +
                       name(b->dtype) + "[" + std::to_string(b->len) + "]");
   }
+}
 
-  // Ordering rule. Reachability between accesses of one memory is computed 64 accesses at a time: one
-  // pass over the linear order with a 64-bit ancestor mask per node, so memory stays O(nodes).
+// For the accesses acc[chunk, chunk + 64): bit k - chunk of mask[i] is set when order[i] is acc[k]'s
+// node or depends on it. Entries before acc[chunk]'s position are left as they are.
+void mark_reached(const std::vector<const UOp*>& order, const std::vector<int64_t>& pos, const std::vector<Access>& acc,
+                  size_t chunk, std::vector<uint64_t>& mask) {
+  const size_t end = std::min(acc.size(), chunk + 64);
+  const size_t first = acc[chunk].pos;
+  std::fill(mask.begin() + first, mask.end(), 0);
+  std::vector<int> bit_of(order.size() - first, -1);
+  for (size_t k = chunk; k < end; ++k) bit_of[acc[k].pos - first] = static_cast<int>(k - chunk);
+  for (size_t i = first; i < order.size(); ++i) {
+    uint64_t m = 0;
+    for (const UOp* s : order[i]->src)
+      if (pos[s->id] >= static_cast<int64_t>(first)) m |= mask[pos[s->id]];
+    if (bit_of[i - first] >= 0) m |= uint64_t{1} << bit_of[i - first];
+    mask[i] = m;
+  }
+}
+
+// Check 4, the ordering rule: two accesses of one memory, at least one a STORE, that may touch the same
+// element need a path between them. Reachability is computed 64 accesses at a time: one pass over the
+// linear order with a 64-bit ancestor mask per node, so memory stays O(nodes).
+void check_access_order(const Namer& at, const AccessesByMemory& accesses) {
+  const std::vector<const UOp*>& order = at.order;
+  std::vector<int64_t> pos(at.p.graph->size(), -1);
+  for (size_t i = 0; i < order.size(); ++i) pos[order[i]->id] = static_cast<int64_t>(i);
   std::vector<uint64_t> mask(order.size());
-  for (const UOp* mem : memories) {
-    const auto& acc = by_memory[mem];
+  for (const UOp* mem : accesses.memories) {
+    const auto& acc = accesses.of.at(mem);
     if (std::none_of(acc.begin(), acc.end(), [](const Access& a) { return a.is_store; })) continue;
     for (size_t chunk = 0; chunk < acc.size(); chunk += 64) {
-      const size_t end = std::min(acc.size(), chunk + 64);
-      const size_t first = acc[chunk].pos;
-      std::fill(mask.begin() + first, mask.end(), 0);
-      std::vector<int> bit_of(order.size() - first, -1);
-      for (size_t k = chunk; k < end; ++k) bit_of[acc[k].pos - first] = static_cast<int>(k - chunk);
-      for (size_t i = first; i < order.size(); ++i) {
-        uint64_t m = 0;
-        for (const UOp* s : order[i]->src)
-          if (pos[s->id] >= static_cast<int64_t>(first)) m |= mask[pos[s->id]];
-        if (bit_of[i - first] >= 0) m |= uint64_t{1} << bit_of[i - first];
-        mask[i] = m;
-      }
-      for (size_t k = chunk; k < end; ++k) {
+      mark_reached(order, pos, acc, chunk, mask);
+      for (size_t k = chunk; k < std::min(acc.size(), chunk + 64); ++k) {
         for (size_t j = k + 1; j < acc.size(); ++j) {
           const Access& a = acc[k];
           const Access& b = acc[j];
           if (!(a.is_store || b.is_store) || !may_alias(a, b)) continue;
           if (mask[b.pos] >> (k - chunk) & 1) continue;
-          throw UserError(std::string(name(a.node->op)) + " " + nm(a.node) + " and " + name(b.node->op) + " " +
-                              nm(b.node) + " may touch the same element of " + name(mem->op) + " slot " +
+          throw UserError(std::string(name(a.node->op)) + " " + at.name(a.node) + " and " + name(b.node->op) + " " +
+                              at.name(b.node) + " may touch the same element of " + name(mem->op) + " slot " +
                               std::to_string(mem->slot) + " with no path between them (order them with AFTER)",
-                          where(b.node));
+                          at.line(b.node));
         }
       }
     }
   }
+}
+
+}  // namespace
+
+void verify(const Program& p, const std::vector<const UOp*>& order) {
+  const Namer at{p, order};
+  check_sink_is_last(p, order);
+  // Checks 1 and 2 node by node, in order, so the first bad node is the one reported.
+  AccessesByMemory accesses;
+  for (size_t i = 0; i < order.size(); ++i) {
+    check_sink_is_root(p, at, order[i]);
+    check_constant_index(at, order[i]);
+    accesses.add(order[i], i);
+  }
+  check_data_lines(p);
+  check_access_order(at, accesses);
 }
 
 }  // namespace uf

@@ -15,7 +15,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <optional>
 
+#include "codegen/runtime/fd.h"
 #include "core/error.h"
 
 extern char** environ;
@@ -29,6 +32,12 @@ using Clock = std::chrono::steady_clock;
 bool executable_file(const std::string& p) {
   struct stat st;
   return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
+}
+
+// realpath(3) of p, or p itself when it cannot be resolved.
+std::string resolved_or_same(const std::string& p) {
+  const std::unique_ptr<char, decltype(&std::free)> real(::realpath(p.c_str(), nullptr), &std::free);
+  return real ? std::string(real.get()) : p;
 }
 
 // Reads what is available from fd into `into` (keeping at most `cap` bytes); false at EOF.
@@ -61,11 +70,7 @@ std::string ProcessResult::describe() const {
 std::string find_executable(const std::string& name) {
   if (name.empty()) return "";
   if (name.find('/') != std::string::npos) {
-    if (!executable_file(name)) return "";
-    char* real = ::realpath(name.c_str(), nullptr);
-    std::string r = real ? real : name;
-    std::free(real);
-    return r;
+    return executable_file(name) ? resolved_or_same(name) : "";
   }
   const char* path = std::getenv("PATH");
   std::string_view rest = path ? path : "/usr/local/bin:/usr/bin:/bin";
@@ -74,12 +79,7 @@ std::string find_executable(const std::string& name) {
     std::string dir(rest.substr(0, colon));
     if (dir.empty()) dir = ".";
     const std::string cand = dir + "/" + name;
-    if (executable_file(cand)) {
-      char* real = ::realpath(cand.c_str(), nullptr);
-      std::string r = real ? real : cand;
-      std::free(real);
-      return r;
-    }
+    if (executable_file(cand)) return resolved_or_same(cand);
     if (colon == std::string_view::npos) return "";
     rest.remove_prefix(colon + 1);
   }
@@ -121,14 +121,131 @@ std::vector<std::string> split_command(std::string_view cmd) {
 }
 
 namespace {
+
 volatile sig_atomic_t g_cancelled = 0;
 
-// The child and everything in its process group (it leads one).
-void kill_and_reap(pid_t pid, int& status) {
-  ::kill(-pid, SIGKILL);
-  ::kill(pid, SIGKILL);
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+// posix_spawn's two option objects, destroyed on every path.
+class SpawnFileActions {
+ public:
+  SpawnFileActions() { posix_spawn_file_actions_init(&fa_); }
+  ~SpawnFileActions() { posix_spawn_file_actions_destroy(&fa_); }
+  SpawnFileActions(const SpawnFileActions&) = delete;
+  SpawnFileActions& operator=(const SpawnFileActions&) = delete;
+  posix_spawn_file_actions_t* get() { return &fa_; }
+
+ private:
+  posix_spawn_file_actions_t fa_;
+};
+
+class SpawnAttributes {
+ public:
+  SpawnAttributes() { posix_spawnattr_init(&attr_); }
+  ~SpawnAttributes() { posix_spawnattr_destroy(&attr_); }
+  SpawnAttributes(const SpawnAttributes&) = delete;
+  SpawnAttributes& operator=(const SpawnAttributes&) = delete;
+  posix_spawnattr_t* get() { return &attr_; }
+
+ private:
+  posix_spawnattr_t attr_;
+};
+
+// stdin from /dev/null, stdout and stderr into the given pipes.
+void redirect_standard_streams(SpawnFileActions& fa, int out_fd, int err_fd) {
+  posix_spawn_file_actions_addopen(fa.get(), 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(fa.get(), out_fd, 1);
+  posix_spawn_file_actions_adddup2(fa.get(), err_fd, 2);
 }
+
+// No blocked signals, default dispositions for those the harness handles, and a process group of its own.
+void isolate_signals_and_group(SpawnAttributes& attr) {
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD, SIGALRM}) sigaddset(&defaults, s);
+  posix_spawnattr_setsigmask(attr.get(), &none);
+  posix_spawnattr_setsigdefault(attr.get(), &defaults);
+  posix_spawnattr_setpgroup(attr.get(), 0);  // its own group: a timeout kills everything it started
+  posix_spawnattr_setflags(attr.get(), POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+}
+
+// argv for exec: pointers into `words`, null-terminated.
+std::vector<char*> exec_argv(const std::vector<std::string>& words) {
+  std::vector<char*> args;
+  for (const std::string& a : words) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  return args;
+}
+
+// environ with the keys of `overrides` ("KEY=VALUE") replaced by them, null-terminated.
+std::vector<char*> exec_environment(const std::vector<std::string>& overrides) {
+  std::vector<char*> envp;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string_view entry(*e);
+    const std::string_view key = entry.substr(0, entry.find('='));
+    bool replaced = false;
+    for (const std::string& o : overrides) replaced = replaced || std::string_view(o).substr(0, o.find('=')) == key;
+    if (!replaced) envp.push_back(*e);
+  }
+  for (const std::string& o : overrides) envp.push_back(const_cast<char*>(o.c_str()));
+  envp.push_back(nullptr);
+  return envp;
+}
+
+// Starts `exe` with stdout and stderr into the write ends of the pipes; posix_spawn's error number.
+int spawn(const std::string& exe, const std::vector<std::string>& argv, const ProcessOptions& opt, const Pipe& out,
+          const Pipe& err, pid_t& pid) {
+  SpawnFileActions fa;
+  redirect_standard_streams(fa, out.write_end.get(), err.write_end.get());
+  SpawnAttributes attr;
+  isolate_signals_and_group(attr);
+  std::vector<char*> args = exec_argv(argv);
+  std::vector<char*> envp = exec_environment(opt.env);
+  return posix_spawn(&pid, exe.c_str(), fa.get(), attr.get(), args.data(), envp.data());
+}
+
+// The deadline passed or stdout grew too large: the group is killed, and `r` says which.
+void stop_at_limit(ChildProcessGroup& child, const ProcessOptions& opt, ProcessResult& r, int& status) {
+  r.timed_out = !r.output_overflow;
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%g", opt.timeout_s);
+  r.message = r.timed_out ? std::string("after ") + secs + " s"
+                          : "more than " + std::to_string(opt.max_stdout) + " bytes";
+  child.kill_and_reap(status);
+}
+
+// Reads stdout and stderr into `r` until both are closed and the child has ended, or a limit stops it;
+// returns its wait status.
+int collect_output(ChildProcessGroup& child, int out_fd, int err_fd, const std::string& name, const ProcessOptions& opt,
+                   ProcessResult& r) {
+  const auto deadline = Clock::now() + std::chrono::duration<double>(opt.timeout_s);
+  bool out_open = true, err_open = true, err_overflow = false;
+  int status = 0;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (g_cancelled) {  // the caller is stopping: nothing it started may outlive it
+      child.kill_and_reap(status);
+      throw Interrupted("interrupted while running " + name);
+    }
+    if (left <= 0 || r.output_overflow) {
+      stop_at_limit(child, opt, r, status);
+      return status;
+    }
+    pollfd fds[2];
+    int n = 0;
+    if (out_open) fds[n++] = {out_fd, POLLIN, 0};
+    if (err_open) fds[n++] = {err_fd, POLLIN, 0};
+    if (n > 0) {
+      ::poll(fds, n, static_cast<int>(std::min<long long>(left, 50)));
+      if (out_open) out_open = drain(out_fd, r.out, opt.max_stdout, r.output_overflow);
+      if (err_open) err_open = drain(err_fd, r.err, opt.max_stderr, err_overflow);
+    } else {
+      ::usleep(1000);
+    }
+    // Both closed: the child is (nearly always) done.
+    if (!out_open && !err_open && child.try_reap(status) == ChildProcessGroup::Wait::ended) return status;
+  }
+}
+
 }  // namespace
 
 void cancel_processes() { g_cancelled = 1; }
@@ -140,95 +257,22 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   const std::string exe = find_executable(argv[0]);
   if (exe.empty()) { r.message = "'" + argv[0] + "': command not found (or not executable)"; return r; }
 
-  int out[2], err[2];
-  if (::pipe2(out, O_CLOEXEC) != 0) { r.message = std::string("pipe: ") + strerror(errno); return r; }
-  if (::pipe2(err, O_CLOEXEC) != 0) {
-    ::close(out[0]); ::close(out[1]);
-    r.message = std::string("pipe: ") + strerror(errno);
-    return r;
-  }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, err[1], 2);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD, SIGALRM}) sigaddset(&defaults, s);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setpgroup(&attr, 0);  // its own group: a timeout kills everything it started
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  std::vector<char*> envp;  // environ with opt.env's keys replaced
-  for (char** e = environ; e && *e; ++e) {
-    const std::string_view entry(*e);
-    const std::string_view key = entry.substr(0, entry.find('='));
-    bool replaced = false;
-    for (const std::string& o : opt.env) replaced = replaced || std::string_view(o).substr(0, o.find('=')) == key;
-    if (!replaced) envp.push_back(*e);
-  }
-  for (const std::string& o : opt.env) envp.push_back(const_cast<char*>(o.c_str()));
-  envp.push_back(nullptr);
+  std::optional<Pipe> out = Pipe::open();
+  std::optional<Pipe> err = out ? Pipe::open() : std::nullopt;
+  if (!out || !err) { r.message = std::string("pipe: ") + strerror(errno); return r; }
   pid_t pid = -1;
-  const int rc = posix_spawn(&pid, exe.c_str(), &fa, &attr, args.data(), envp.data());
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
-  ::close(out[1]);
-  ::close(err[1]);
+  const int rc = spawn(exe, argv, opt, *out, *err, pid);
+  out->write_end.reset();  // the child has its own copies; ours would keep the pipes from reaching EOF
+  err->write_end.reset();
   if (rc != 0) {
-    ::close(out[0]); ::close(err[0]);
     r.message = "cannot run '" + exe + "': " + strerror(rc);
     return r;
   }
   r.started = true;
-  ::fcntl(out[0], F_SETFL, O_NONBLOCK);
-  ::fcntl(err[0], F_SETFL, O_NONBLOCK);
-
-  const auto deadline = Clock::now() + std::chrono::duration<double>(opt.timeout_s);
-  bool out_open = true, err_open = true, err_overflow = false;
-  int status = 0;
-  bool reaped = false;
-  while (!reaped) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (g_cancelled) {  // the caller is stopping: nothing it started may outlive it
-      kill_and_reap(pid, status);
-      ::close(out[0]);
-      ::close(err[0]);
-      throw Interrupted("interrupted while running " + argv[0]);
-    }
-    if (left <= 0 || r.output_overflow) {
-      r.timed_out = !r.output_overflow;
-      char secs[32];
-      std::snprintf(secs, sizeof secs, "%g", opt.timeout_s);
-      r.message = r.timed_out ? std::string("after ") + secs + " s"
-                              : "more than " + std::to_string(opt.max_stdout) + " bytes";
-      kill_and_reap(pid, status);
-      break;
-    }
-    pollfd fds[2];
-    int n = 0;
-    if (out_open) fds[n++] = {out[0], POLLIN, 0};
-    if (err_open) fds[n++] = {err[0], POLLIN, 0};
-    if (n > 0) {
-      ::poll(fds, n, static_cast<int>(std::min<long long>(left, 50)));
-      if (out_open) out_open = drain(out[0], r.out, opt.max_stdout, r.output_overflow);
-      if (err_open) err_open = drain(err[0], r.err, opt.max_stderr, err_overflow);
-    } else {
-      ::usleep(1000);
-    }
-    if (!out_open && !err_open) {  // both closed: the child is (nearly always) done
-      const pid_t w = ::waitpid(pid, &status, WNOHANG);
-      reaped = w == pid;
-    }
-  }
-  ::close(out[0]);
-  ::close(err[0]);
+  ChildProcessGroup child(pid);
+  set_nonblocking(out->read_end.get());
+  set_nonblocking(err->read_end.get());
+  const int status = collect_output(child, out->read_end.get(), err->read_end.get(), argv[0], opt, r);
   if (!r.timed_out && !r.output_overflow) {
     if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
     else if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);

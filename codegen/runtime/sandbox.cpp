@@ -20,8 +20,10 @@
 #include <chrono>
 #include <cstring>
 #include <iterator>
+#include <optional>
 #include <utility>
 
+#include "codegen/runtime/fd.h"
 #include "core/error.h"
 
 namespace uf {
@@ -107,11 +109,38 @@ void close_other_fds() {
   for (int fd = kProgressFd + 1; fd < 65536; ++fd) ::close(fd);
 }
 
-// The child: never returns, never throws, allocates nothing of ours.
-[[noreturn]] void child_main(const char* so_path, const std::vector<const char*>& symbols,
-                             const std::vector<Caller>& callers, const std::vector<void* const*>& args,
-                             const Layout& l, uint8_t* data, Control* ctl, int32_t* status, size_t start,
-                             int progress_fd, pid_t parent) {
+std::string describe_exit(int wstatus, bool timed_out, double timeout_s) {
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%g", timeout_s);
+  if (timed_out) return std::string("no result within ") + secs + " s";
+  if (WIFSIGNALED(wstatus)) {
+    const int s = WTERMSIG(wstatus);
+    return "killed by signal " + std::to_string(s) + " (" + strsignal(s) + ")";
+  }
+  if (WIFEXITED(wstatus)) return "exited with status " + std::to_string(WEXITSTATUS(wstatus)) + " inside the kernel";
+  return "ended abnormally";
+}
+
+// One batch, ready before the fork: the child only reads this, so it allocates nothing of ours.
+struct Batch {
+  const char* so_path = nullptr;
+  Layout layout;
+  SharedMemory data_memory, control_memory;
+  uint8_t* data = nullptr;    // the kernels' buffers, at layout's offsets
+  Control* ctl = nullptr;     // what the child is doing
+  int32_t* status = nullptr;  // per kernel: kPending, kDone, kMissing or kFailed
+  std::vector<const char*> symbols;
+  std::vector<Caller> callers;               // null: too many buffers
+  std::vector<std::vector<void*>> arg_lists;  // per kernel: its buffers' addresses, padded to the call's arity
+
+  size_t size() const { return symbols.size(); }
+  int32_t status_of(size_t k) const { return __atomic_load_n(&status[k], __ATOMIC_SEQ_CST); }
+  void set_status(size_t k, int32_t s) const { __atomic_store_n(&status[k], s, __ATOMIC_SEQ_CST); }
+};
+
+// In the child, before any kernel: a process group of its own, death with the harness, default
+// signals and floating point, no core dumps, the progress pipe on kProgressFd and no other descriptor.
+void isolate_child(int progress_fd, pid_t parent) {
   ::setpgid(0, 0);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(1);
@@ -128,167 +157,187 @@ void close_other_fds() {
     ::close(progress_fd);
   }
   close_other_fds();
-  if (l.total) ::mprotect(data, l.total, PROT_NONE);
+}
 
-  void* h = ::dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
+// The child: never returns, never throws, allocates nothing of ours.
+[[noreturn]] void child_main(const Batch& b, size_t start, int progress_fd, pid_t parent) {
+  isolate_child(progress_fd, parent);
+  const Layout& l = b.layout;
+  if (l.total) ::mprotect(b.data, l.total, PROT_NONE);
+
+  void* h = ::dlopen(b.so_path, RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     const char* e = ::dlerror();
-    std::strncpy(ctl->message, e ? e : "dlopen failed", sizeof ctl->message - 1);
+    std::strncpy(b.ctl->message, e ? e : "dlopen failed", sizeof b.ctl->message - 1);
     ::_exit(kLoadFailedExit);
   }
   const char tick = 'k';
-  for (size_t k = start; k < symbols.size(); ++k) {
-    void* fn = ::dlsym(h, symbols[k]);
-    if (!fn || !callers[k]) {
-      __atomic_store_n(&status[k], kMissing, __ATOMIC_SEQ_CST);
+  for (size_t k = start; k < b.size(); ++k) {
+    void* fn = ::dlsym(h, b.symbols[k]);
+    if (!fn || !b.callers[k]) {
+      b.set_status(k, kMissing);
     } else {
-      if (l.region_len[k]) ::mprotect(data + l.region_off[k], l.region_len[k], PROT_READ | PROT_WRITE);
-      __atomic_store_n(&ctl->current, static_cast<int64_t>(k), __ATOMIC_SEQ_CST);
-      callers[k](fn, args[k]);
-      __atomic_store_n(&status[k], kDone, __ATOMIC_SEQ_CST);
-      if (l.region_len[k]) ::mprotect(data + l.region_off[k], l.region_len[k], PROT_NONE);
+      if (l.region_len[k]) ::mprotect(b.data + l.region_off[k], l.region_len[k], PROT_READ | PROT_WRITE);
+      __atomic_store_n(&b.ctl->current, static_cast<int64_t>(k), __ATOMIC_SEQ_CST);
+      b.callers[k](fn, b.arg_lists[k].data());
+      b.set_status(k, kDone);
+      if (l.region_len[k]) ::mprotect(b.data + l.region_off[k], l.region_len[k], PROT_NONE);
     }
     while (::write(kProgressFd, &tick, 1) < 0 && errno == EINTR) {}
   }
   ::_exit(0);
 }
 
-struct Mapping {
-  void* p = MAP_FAILED;
-  size_t n = 0;
-  Mapping(size_t bytes) : n(bytes) {
-    p = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) throw UserError(std::string("sandbox: cannot map shared memory: ") + strerror(errno));
+SharedMemory map_shared(size_t bytes) {
+  std::optional<SharedMemory> m = SharedMemory::map(bytes);
+  if (!m) throw UserError(std::string("sandbox: cannot map shared memory: ") + strerror(errno));
+  return std::move(*m);
+}
+
+// Maps the shared memory, copies the inputs in and picks each kernel's caller.
+void prepare(Batch& b, const std::string& so_path, const std::vector<KernelCall>& calls) {
+  const size_t n = calls.size();
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  b.so_path = so_path.c_str();
+  b.layout = plan(calls, page);
+  b.data_memory = map_shared(std::max(b.layout.total, page));
+  b.control_memory = map_shared(round_up(sizeof(Control) + n * sizeof(int32_t), page));
+  b.data = static_cast<uint8_t*>(b.data_memory.data());
+  b.ctl = static_cast<Control*>(b.control_memory.data());
+  b.status = reinterpret_cast<int32_t*>(static_cast<uint8_t*>(b.control_memory.data()) + sizeof(Control));
+  b.symbols.resize(n);
+  b.callers.resize(n);
+  b.arg_lists.resize(n);
+  for (size_t k = 0; k < n; ++k) {
+    b.symbols[k] = calls[k].symbol.c_str();
+    const size_t arity = call_arity(calls[k].buffers.size());
+    b.callers[k] = calls[k].buffers.size() <= kMaxKernelBuffers ? caller_for(arity) : nullptr;
+    b.arg_lists[k].assign(std::max<size_t>(arity, 1), nullptr);
+    for (size_t i = 0; i < calls[k].buffers.size(); ++i) {
+      uint8_t* p = b.data + b.layout.buffer_off[k][i];
+      std::memcpy(p, calls[k].buffers[i].bytes.data(), calls[k].buffers[i].bytes.size());
+      if (i < b.arg_lists[k].size()) b.arg_lists[k][i] = p;
+    }
   }
-  ~Mapping() { if (p != MAP_FAILED) ::munmap(p, n); }
+}
+
+struct RoundEnd {
+  bool timed_out = false;
+  int wstatus = 0;
 };
 
-std::string describe_exit(int wstatus, bool timed_out, double timeout_s) {
-  char secs[32];
-  std::snprintf(secs, sizeof secs, "%g", timeout_s);
-  if (timed_out) return std::string("no result within ") + secs + " s";
-  if (WIFSIGNALED(wstatus)) {
-    const int s = WTERMSIG(wstatus);
-    return "killed by signal " + std::to_string(s) + " (" + strsignal(s) + ")";
+// Waits for the child of a round, restarting the clock at each finished kernel it reports.
+RoundEnd wait_for_round(ChildProcessGroup& child, int progress_fd, double timeout_s) {
+  const auto budget = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+  auto deadline = Clock::now() + budget;
+  RoundEnd end;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) {
+      child.kill_and_reap(end.wstatus);
+      end.timed_out = true;
+      return end;
+    }
+    pollfd p{progress_fd, POLLIN, 0};
+    ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 20)));
+    char buf[4096];
+    while (::read(progress_fd, buf, sizeof buf) > 0)  // progress: the next kernel's clock starts now
+      deadline = Clock::now() + budget;
+    switch (child.try_reap(end.wstatus)) {
+      case ChildProcessGroup::Wait::ended:
+        return end;
+      case ChildProcessGroup::Wait::not_waitable:  // not ours to wait for (SIGCHLD ignored)
+        end.wstatus = 0;
+        child.release();
+        return end;
+      case ChildProcessGroup::Wait::running:
+        break;
+    }
   }
-  if (WIFEXITED(wstatus)) return "exited with status " + std::to_string(WEXITSTATUS(wstatus)) + " inside the kernel";
-  return "ended abnormally";
+}
+
+// Runs the kernels from `start` on in a new child, until it ends or times out.
+RoundEnd run_round(const Batch& b, size_t start, double timeout_s, pid_t self) {
+  __atomic_store_n(&b.ctl->current, int64_t{-1}, __ATOMIC_SEQ_CST);
+  std::optional<Pipe> progress = Pipe::open();
+  if (!progress) throw UserError(std::string("sandbox: pipe: ") + strerror(errno));
+  const pid_t pid = ::fork();
+  if (pid < 0) throw UserError(std::string("sandbox: fork: ") + strerror(errno));
+  if (pid == 0) {
+    progress->read_end.reset();
+    child_main(b, start, progress->write_end.get(), self);
+  }
+  progress->write_end.reset();
+  ChildProcessGroup child(pid);
+  set_nonblocking(progress->read_end.get());
+  return wait_for_round(child, progress->read_end.get(), timeout_s);
+}
+
+// The round's child ended before any of its kernels ran: the object did not load, or loading crashed
+// or hung (constructors run at load).
+RunResult loading_failure(const Batch& b, const RoundEnd& end, double timeout_s) {
+  const bool load_failed = !end.timed_out && WIFEXITED(end.wstatus) && WEXITSTATUS(end.wstatus) == kLoadFailedExit;
+  RunResult r;
+  r.status = load_failed ? RunStatus::load_error : end.timed_out ? RunStatus::timeout : RunStatus::crash;
+  r.signal = !end.timed_out && WIFSIGNALED(end.wstatus) ? WTERMSIG(end.wstatus) : 0;
+  r.message = load_failed ? std::string("cannot load the shared object: ") + b.ctl->message
+                          : "while loading the shared object: " + describe_exit(end.wstatus, end.timed_out, timeout_s);
+  return r;
+}
+
+// Results of the round that started at `start`; the index the next round starts at, or the batch size
+// when none is needed.
+size_t account_for_round(const Batch& b, const std::vector<KernelCall>& calls, const RoundEnd& end, size_t start,
+                         double timeout_s, std::vector<RunResult>& results) {
+  const size_t n = b.size();
+  for (size_t k = start; k < n; ++k)
+    if (b.status_of(k) == kMissing)
+      results[k] = {RunStatus::load_error, 0,
+                    b.callers[k] ? "the compiled code does not define '" + calls[k].symbol + "' (symbol not found)"
+                                 : "too many buffers (" + std::to_string(calls[k].buffers.size()) + ")"};
+  bool settled = !end.timed_out;
+  for (size_t k = start; k < n && settled; ++k) settled = b.status_of(k) != kPending;
+  if (settled) return n;  // every kernel of this round finished (or had no symbol)
+  const int64_t cur = __atomic_load_n(&b.ctl->current, __ATOMIC_SEQ_CST);
+  if (cur < static_cast<int64_t>(start)) {  // ended before any kernel of this round ran
+    const RunResult r = loading_failure(b, end, timeout_s);
+    for (size_t k = start; k < n; ++k)
+      if (b.status_of(k) == kPending) results[k] = r;
+    return n;
+  }
+  const size_t k = static_cast<size_t>(cur);  // the kernel that was running
+  results[k].status = end.timed_out ? RunStatus::timeout : RunStatus::crash;
+  results[k].signal = !end.timed_out && WIFSIGNALED(end.wstatus) ? WTERMSIG(end.wstatus) : 0;
+  results[k].message = describe_exit(end.wstatus, end.timed_out, timeout_s);
+  b.set_status(k, kFailed);
+  return k + 1;
+}
+
+// The final buffers of every kernel that finished; a kernel that neither finished nor failed is a crash.
+void collect_results(const Batch& b, std::vector<KernelCall>& calls, std::vector<RunResult>& results) {
+  for (size_t k = 0; k < b.size(); ++k) {
+    if (b.status_of(k) != kDone || results[k].status != RunStatus::ok) continue;
+    for (size_t i = 0; i < calls[k].buffers.size(); ++i) {
+      std::vector<uint8_t>& bytes = calls[k].buffers[i].bytes;
+      std::memcpy(bytes.data(), b.data + b.layout.buffer_off[k][i], bytes.size());
+    }
+  }
+  for (size_t k = 0; k < b.size(); ++k)
+    if (results[k].status == RunStatus::ok && b.status_of(k) != kDone)
+      results[k] = {RunStatus::crash, 0, "the kernel did not finish (the sandbox child ended early)"};
 }
 
 }  // namespace
 
 std::vector<RunResult> run_sandboxed(const std::string& so_path, std::vector<KernelCall>& calls, double timeout_s) {
-  const size_t n = calls.size();
-  std::vector<RunResult> results(n);
-  if (n == 0) return results;
-  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  const Layout l = plan(calls, page);
-  Mapping data(std::max(l.total, page));
-  Mapping control(round_up(sizeof(Control) + n * sizeof(int32_t), page));
-  auto* base = static_cast<uint8_t*>(data.p);
-  auto* ctl = static_cast<Control*>(control.p);
-  auto* status = reinterpret_cast<int32_t*>(static_cast<uint8_t*>(control.p) + sizeof(Control));
-
-  // Everything the child needs is prepared here, before the fork.
-  std::vector<const char*> symbols(n);
-  std::vector<Caller> callers(n);
-  std::vector<std::vector<void*>> argv(n);
-  std::vector<void* const*> args(n);
-  for (size_t k = 0; k < n; ++k) {
-    symbols[k] = calls[k].symbol.c_str();
-    const size_t arity = call_arity(calls[k].buffers.size());
-    callers[k] = calls[k].buffers.size() <= kMaxKernelBuffers ? caller_for(arity) : nullptr;
-    argv[k].assign(std::max<size_t>(arity, 1), nullptr);
-    for (size_t b = 0; b < calls[k].buffers.size(); ++b) {
-      uint8_t* p = base + l.buffer_off[k][b];
-      std::memcpy(p, calls[k].buffers[b].bytes.data(), calls[k].buffers[b].bytes.size());
-      if (b < argv[k].size()) argv[k][b] = p;
-    }
-    args[k] = argv[k].data();
-  }
-
+  std::vector<RunResult> results(calls.size());
+  if (calls.empty()) return results;
+  Batch b;
+  prepare(b, so_path, calls);
   const pid_t self = ::getpid();
-  size_t start = 0;
-  while (start < n) {
-    __atomic_store_n(&ctl->current, int64_t{-1}, __ATOMIC_SEQ_CST);
-    int pfd[2];
-    if (::pipe2(pfd, O_CLOEXEC) != 0) throw UserError(std::string("sandbox: pipe: ") + strerror(errno));
-    const pid_t pid = ::fork();
-    if (pid < 0) {
-      ::close(pfd[0]); ::close(pfd[1]);
-      throw UserError(std::string("sandbox: fork: ") + strerror(errno));
-    }
-    if (pid == 0) {
-      ::close(pfd[0]);
-      child_main(so_path.c_str(), symbols, callers, args, l, base, ctl, status, start, pfd[1], self);
-    }
-    ::close(pfd[1]);
-    ::fcntl(pfd[0], F_SETFL, O_NONBLOCK);
-
-    const auto budget = std::chrono::duration<double>(timeout_s);
-    auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(budget);
-    bool timed_out = false, reaped = false;
-    int wstatus = 0;
-    while (!reaped) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-      if (left <= 0) {
-        ::kill(-pid, SIGKILL);
-        ::kill(pid, SIGKILL);
-        while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {}
-        timed_out = true;
-        break;
-      }
-      pollfd p{pfd[0], POLLIN, 0};
-      ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 20)));
-      char buf[4096];
-      ssize_t got;
-      while ((got = ::read(pfd[0], buf, sizeof buf)) > 0)  // progress: the next kernel's clock starts now
-        deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(budget);
-      const pid_t w = ::waitpid(pid, &wstatus, WNOHANG);
-      if (w == pid) reaped = true;
-      else if (w < 0 && errno != EINTR) { wstatus = 0; reaped = true; }  // not ours to wait for (SIGCHLD ignored)
-    }
-    ::close(pfd[0]);
-
-    for (size_t k = start; k < n; ++k) {
-      const int32_t s = __atomic_load_n(&status[k], __ATOMIC_SEQ_CST);
-      if (s == kMissing)
-        results[k] = {RunStatus::load_error, 0,
-                      callers[k] ? "the compiled code does not define '" + calls[k].symbol + "' (symbol not found)"
-                                 : "too many buffers (" + std::to_string(calls[k].buffers.size()) + ")"};
-    }
-    auto pending = [&](size_t k) { return __atomic_load_n(&status[k], __ATOMIC_SEQ_CST) == kPending; };
-    bool settled = !timed_out;
-    for (size_t k = start; k < n && settled; ++k) settled = !pending(k);
-    if (settled) break;  // every kernel of this round finished (or had no symbol)
-    const int64_t cur = __atomic_load_n(&ctl->current, __ATOMIC_SEQ_CST);
-    if (cur < static_cast<int64_t>(start)) {  // ended before any kernel of this round ran: loading failed
-      const bool load_failed = !timed_out && WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == kLoadFailedExit;
-      RunResult r;
-      r.status = load_failed ? RunStatus::load_error : timed_out ? RunStatus::timeout : RunStatus::crash;
-      r.signal = !timed_out && WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
-      r.message = load_failed ? std::string("cannot load the shared object: ") + ctl->message
-                              : "while loading the shared object: " + describe_exit(wstatus, timed_out, timeout_s);
-      for (size_t k = start; k < n; ++k)
-        if (pending(k)) results[k] = r;
-      break;
-    }
-    const size_t k = static_cast<size_t>(cur);  // the kernel that was running
-    results[k].status = timed_out ? RunStatus::timeout : RunStatus::crash;
-    results[k].signal = !timed_out && WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
-    results[k].message = describe_exit(wstatus, timed_out, timeout_s);
-    __atomic_store_n(&status[k], kFailed, __ATOMIC_SEQ_CST);
-    start = k + 1;
-  }
-
-  for (size_t k = 0; k < n; ++k) {
-    if (__atomic_load_n(&status[k], __ATOMIC_SEQ_CST) != kDone || results[k].status != RunStatus::ok) continue;
-    for (size_t b = 0; b < calls[k].buffers.size(); ++b)
-      std::memcpy(calls[k].buffers[b].bytes.data(), base + l.buffer_off[k][b], calls[k].buffers[b].bytes.size());
-  }
-  for (size_t k = 0; k < n; ++k)
-    if (results[k].status == RunStatus::ok && __atomic_load_n(&status[k], __ATOMIC_SEQ_CST) != kDone)
-      results[k] = {RunStatus::crash, 0, "the kernel did not finish (the sandbox child ended early)"};
+  for (size_t start = 0; start < b.size();)
+    start = account_for_round(b, calls, run_round(b, start, timeout_s, self), start, timeout_s, results);
+  collect_results(b, calls, results);
   return results;
 }
 

@@ -13,6 +13,7 @@ add_compile_options(${fuzz_flags})
 
 find_package(Boost REQUIRED)
 find_package(Threads REQUIRED)
+find_package(OpenSSL REQUIRED)
 add_subdirectory(${PROJECT_SOURCE_DIR}/core ${PROJECT_BINARY_DIR}/core)
 add_subdirectory(${PROJECT_SOURCE_DIR}/interp ${PROJECT_BINARY_DIR}/interp)
 add_subdirectory(${PROJECT_SOURCE_DIR}/codegen ${PROJECT_BINARY_DIR}/codegen)

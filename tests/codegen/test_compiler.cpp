@@ -1,5 +1,5 @@
 // The compiler runtime: the content-addressed cache (concurrency, corruption, permissions, keys),
-// compile errors and missing compilers, and the helpers under it (SHA-256, command splitting).
+// compile errors and missing compilers, and the helpers under it (command splitting).
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -11,7 +11,6 @@
 
 #include "codegen/runtime/process.h"
 #include "codegen/runtime/sandbox.h"
-#include "codegen/runtime/sha256.h"
 #include "test_util.h"
 
 namespace uf::test {
@@ -191,23 +190,6 @@ TEST(CodegenCompiler, BadFlagsDoNotBlameEveryProgram) {
     EXPECT_EQ(o.verdict, Verdict::compile_error);
     EXPECT_NE(o.message.find("empty translation unit"), std::string::npos) << o.message;
   }
-}
-
-TEST(CodegenSha256, KnownVectors) {
-  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
-            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-  Sha256 h;  // a million 'a's, fed in uneven pieces
-  const std::string chunk(997, 'a');
-  size_t left = 1000000;
-  while (left) {
-    const size_t n = std::min(left, chunk.size());
-    h.update(chunk.data(), n);
-    left -= n;
-  }
-  const auto d = h.digest();
-  EXPECT_EQ(to_hex(d.data(), d.size()), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
 TEST(CodegenProcess, SplitCommandLikeAShell) {
