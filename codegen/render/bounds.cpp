@@ -7,7 +7,7 @@ namespace {
 
 bool has_range(DType d) { return is_int(d) || is_bool(d); }
 
-// Within +-2^62 (see bounds.h).
+// The arithmetic rules only trust operands within +-2^62 (see bounds.h).
 bool small(IntRange v) { return contains(IntRange{-(int128{1} << 62), int128{1} << 62}, v); }
 
 const UOp* positive_const_divisor(const UOp* u) {
@@ -37,13 +37,13 @@ IntRange arithmetic_range(const UOp* u, const std::vector<IntRange>& r) {
 IntRange division_range(const UOp* u, const std::vector<IntRange>& r) {
   const DType d = u->dtype;
   if (!positive_const_divisor(u)) return dtype_range(d);
-  const IntRange a = r[u->src[0]->id], k = r[u->src[1]->id];
+  const IntRange a = r[u->src[0]->id], divisor = r[u->src[1]->id];
   const IntRange numerator = a.lo >= 0 ? IntRange{0, a.hi} : dtype_range(d);  // for a modulo (bounds.h)
   switch (u->op) {
-    case Op::FLOORDIV: return floordiv(a, k, d);
-    case Op::CDIV: return cdiv(a, k, d);
-    case Op::FLOORMOD: return floormod(numerator, k, d);
-    default: return cmod(numerator, k, d);
+    case Op::FLOORDIV: return floordiv(a, divisor, d);
+    case Op::CDIV: return cdiv(a, divisor, d);
+    case Op::FLOORMOD: return floormod(numerator, divisor, d);
+    default: return cmod(numerator, divisor, d);
   }
 }
 
