@@ -97,7 +97,7 @@ class Renderer {
       name_value(idx, "alu", i);
       i = expr_[idx->id];
     }
-    const Interval r = bounds_[idx->id];
+    const IntRange r = bounds_[idx->id];
     if (r.lo < 0 || r.hi >= mem->len) i = "uf_idx(" + i + "," + std::to_string(mem->len) + ")";
     expr_[u->id] = m + "[" + i + "]";
   }
@@ -141,7 +141,7 @@ class Renderer {
   const Program& p_;
   const std::string& fn_;
   std::vector<int> uses_;
-  std::vector<Interval> bounds_;
+  std::vector<IntRange> bounds_;
   std::vector<std::string> expr_;
   std::vector<bool> named_;
   std::vector<std::string> lines_, heap_;

@@ -1,8 +1,9 @@
-// Facts: a sound over-approximation of each node's values (interval arithmetic, plus "may be NaN").
+// Facts: a sound over-approximation of each node's values. Ints and bools take the transfer functions
+// of the shared integer domain (core/int_range.h); floats are ranges plus "may be NaN", kept here.
 //
-// Only used to decide where guards are needed, so it may be loose but never wrong. Bounds are computed
-// in binary64 and then rounded outward (by far more than any rounding error); a positive bound too
-// close to zero becomes zero, because a product may underflow. No libm call whose result could differ
+// Only used to decide where guards are needed, so it may be loose but never wrong. Float bounds are
+// computed in binary64 and then rounded outward (by far more than any rounding error); a positive bound
+// too close to zero becomes zero, because a product may underflow. No libm call whose result could differ
 // between C libraries is used (only ldexp, frexp, sqrt, trunc, which are exact or correctly rounded):
 // the generator's output must not depend on the machine.
 #include <algorithm>
@@ -13,15 +14,6 @@
 
 namespace uf::gen {
 
-i128 int_min(DType d) {
-  if (is_bool(d) || is_unsigned(d)) return 0;
-  return -(i128{1} << (bits(d) - 1));
-}
-i128 int_max(DType d) {
-  if (is_bool(d)) return 1;
-  if (is_unsigned(d)) return (i128{1} << bits(d)) - 1;
-  return (i128{1} << (bits(d) - 1)) - 1;
-}
 double float_max(DType d) {
   switch (d) {
     case DType::F16: return 65504.0;
@@ -34,13 +26,7 @@ namespace {
 
 double min_normal(DType d) { return d == DType::F16 ? 0x1p-14 : d == DType::F32 ? 0x1p-126 : 0x1p-1022; }
 
-Facts int_range(DType d, i128 lo, i128 hi) {
-  if (lo < int_min(d) || hi > int_max(d)) return full_facts(d);  // wraps: anything is possible
-  Facts f;
-  f.lo = lo;
-  f.hi = hi;
-  return f;
-}
+Facts of_ints(IntRange r) { return Facts{.ints = r}; }
 
 double round_down(DType d, double x) {
   if (std::isnan(x)) return -INFINITY;
@@ -66,25 +52,6 @@ Facts float_range(DType d, double lo, double hi, bool nan) {
 
 bool has_inf(const Facts& f) { return f.flo == -INFINITY || f.fhi == INFINITY; }
 bool contains0(const Facts& f) { return f.flo <= 0 && f.fhi >= 0; }
-i128 abs128(i128 x) { return x < 0 ? -x : x; }
-int bitlen(i128 x) {
-  int n = 0;
-  for (x = abs128(x); x; x >>= 1) ++n;
-  return n;
-}
-i128 floordiv(i128 a, i128 b) {
-  i128 q = a / b;
-  if (a % b != 0 && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
-// [lo, hi] of a*b over the boxes, exactly, or nothing if it might not fit in 125 bits.
-std::optional<std::pair<i128, i128>> mul_range(const Facts& a, const Facts& b) {
-  const int na = std::max(bitlen(a.lo), bitlen(a.hi)), nb = std::max(bitlen(b.lo), bitlen(b.hi));
-  if (na + nb > 125) return std::nullopt;
-  const i128 p[4] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
-  return std::pair{*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
-}
 
 Facts float_mul(DType d, const Facts& a, const Facts& b) {
   const double c[4] = {a.flo * b.flo, a.flo * b.fhi, a.fhi * b.flo, a.fhi * b.fhi};
@@ -145,77 +112,36 @@ Facts float_facts(Op op, DType d, std::span<const Facts* const> s) {
   }
 }
 
-Facts int_facts(Op op, DType d, std::span<const Facts* const> s) {
-  const Facts& a = *s[0];
-  const Facts& b = s.size() > 1 ? *s[1] : a;
-  const bool b_exact = b.lo == b.hi;
+IntRange int_result(Op op, DType d, std::span<const Facts* const> s) {
+  const IntRange a = s[0]->ints;
+  const IntRange b = s.size() > 1 ? s[1]->ints : a;
   switch (op) {
-    case Op::ADD: return int_range(d, a.lo + b.lo, a.hi + b.hi);
-    case Op::SUB: return int_range(d, a.lo - b.hi, a.hi - b.lo);
-    case Op::MUL: {
-      auto m = mul_range(a, b);
-      return m ? int_range(d, m->first, m->second) : full_facts(d);
-    }
-    case Op::MULACC: {
-      auto m = mul_range(a, b);
-      return m ? int_range(d, m->first + s[2]->lo, m->second + s[2]->hi) : full_facts(d);
-    }
-    case Op::MAX: return int_range(d, std::max(a.lo, b.lo), std::max(a.hi, b.hi));
-    case Op::NEG: return int_range(d, -a.hi, -a.lo);
-    case Op::AND:
-      if (a.lo >= 0 && b.lo >= 0) return int_range(d, 0, std::min(a.hi, b.hi));
-      if (a.lo >= 0) return int_range(d, 0, a.hi);
-      if (b.lo >= 0) return int_range(d, 0, b.hi);
-      return full_facts(d);
-    case Op::OR:
-    case Op::XOR:
-      if (a.lo >= 0 && b.lo >= 0) return int_range(d, 0, (i128{1} << bitlen(std::max(a.hi, b.hi))) - 1);
-      return full_facts(d);
-    case Op::SHL:
-      if (b_exact && b.lo >= bits(d)) return int_range(d, 0, 0);
-      if (b_exact && b.lo >= 0 && b.lo <= 60) return int_range(d, a.lo * (i128{1} << b.lo), a.hi * (i128{1} << b.lo));
-      return full_facts(d);
-    case Op::SHR:  // amounts are non-negative (guarded): floor(a / 2^b) lies between a and 0
-      return int_range(d, std::min<i128>(a.lo, 0), std::max<i128>(a.hi, 0));
-    case Op::FLOORDIV:
-    case Op::CDIV: {
-      if (b_exact && b.lo == 0) return int_range(d, 0, 0);
-      if (b_exact) {
-        const i128 x = op == Op::CDIV ? a.lo / b.lo : floordiv(a.lo, b.lo);
-        const i128 y = op == Op::CDIV ? a.hi / b.lo : floordiv(a.hi, b.lo);
-        return int_range(d, std::min(x, y), std::max(x, y));
-      }
-      const i128 m = std::max(abs128(a.lo), abs128(a.hi));  // |a div b| <= |a| when b != 0
-      return int_range(d, -m, m);
-    }
-    case Op::FLOORMOD:
-      if (b.lo > 0) return a.lo >= 0 && a.hi < b.lo ? a : int_range(d, 0, b.hi - 1);
-      if (b.hi < 0) return a.hi <= 0 && a.lo > b.hi ? a : int_range(d, b.lo + 1, 0);
-      {  // b may be 0 (result a) or either sign (|result| < |b|)
-        const i128 mb = std::max(abs128(b.lo), abs128(b.hi));
-        return int_range(d, std::min(a.lo, 1 - mb), std::max(a.hi, mb - 1));
-      }
-    case Op::CMOD: {  // sign of a, |r| <= |a|, and |r| < |b| when b != 0
-      if (b_exact && b.lo == 0) return a;
-      i128 lo = std::min<i128>(a.lo, 0), hi = std::max<i128>(a.hi, 0);
-      if (b_exact) {
-        const i128 c = abs128(b.lo);
-        lo = std::max(lo, 1 - c);
-        hi = std::min(hi, c - 1);
-      }
-      return int_range(d, lo, hi);
-    }
-    default: return full_facts(d);
+    case Op::ADD: return add(a, b, d);
+    case Op::SUB: return sub(a, b, d);
+    case Op::MUL: return mul(a, b, d);
+    case Op::MULACC: return mulacc(a, b, s[2]->ints, d);
+    case Op::MAX: return maximum(a, b);
+    case Op::NEG: return neg(a, d);
+    case Op::AND: return bit_and(a, b, d);
+    case Op::OR: case Op::XOR: return or_xor(a, b, d);
+    case Op::SHL: return shl(a, b, d);
+    case Op::SHR: return shr(a);
+    case Op::FLOORDIV: return floordiv(a, b, d);
+    case Op::CDIV: return cdiv(a, b, d);
+    case Op::FLOORMOD: return floormod(a, b, d);
+    case Op::CMOD: return cmod(a, b, d);
+    default: return dtype_range(d);
   }
 }
 
 Facts cast_facts(DType from, DType to, const Facts& a) {
   if (is_bool(to)) return full_facts(to);
   if (is_float(from) && is_float(to)) return float_range(to, a.flo, a.fhi, a.nan);
-  if (is_float(to)) return float_range(to, static_cast<double>(a.lo), static_cast<double>(a.hi), false);
-  if (!is_float(from)) return int_range(to, a.lo, a.hi);
+  if (is_float(to))
+    return float_range(to, static_cast<double>(a.ints.lo), static_cast<double>(a.ints.hi), false);
+  if (!is_float(from)) return of_ints(wrap(a.ints, to));
   if (!finite(a) || std::fabs(a.flo) > 0x1p100 || std::fabs(a.fhi) > 0x1p100) return full_facts(to);
-  return int_range(to, static_cast<i128>(std::trunc(a.flo)), static_cast<i128>(std::trunc(a.fhi)));
+  return of_ints(wrap({static_cast<int128>(std::trunc(a.flo)), static_cast<int128>(std::trunc(a.fhi))}, to));
 }
 
 double decode_float(DType d, uint64_t u) {
@@ -232,11 +158,11 @@ double decode_float(DType d, uint64_t u) {
 }
 
 Facts bitcast_facts(DType from, DType to, const Facts& a) {
-  if (!is_float(from) && !is_float(to)) return int_range(to, a.lo, a.hi);
+  if (!is_float(from) && !is_float(to)) return of_ints(wrap(a.ints, to));
   if (is_float(from) && is_float(to)) return a;  // same size: the identity
-  if (is_float(to) && a.lo == a.hi) {  // a known bit pattern: its exact float
+  if (is_float(to) && a.ints.lo == a.ints.hi) {  // a known bit pattern: its exact float
     const uint64_t mask = bits(to) == 64 ? ~uint64_t{0} : (uint64_t{1} << bits(to)) - 1;
-    return const_facts(to, Scalar::of_float(decode_float(to, static_cast<uint64_t>(a.lo) & mask)));
+    return const_facts(to, Scalar::of_float(decode_float(to, static_cast<uint64_t>(a.ints.lo) & mask)));
   }
   return full_facts(to);
 }
@@ -249,9 +175,8 @@ Facts full_facts(DType d) {
     f.flo = -INFINITY;
     f.fhi = INFINITY;
     f.nan = true;
-  } else if (!is_void(d)) {
-    f.lo = int_min(d);
-    f.hi = int_max(d);
+  } else {
+    f.ints = dtype_range(d);  // {0, 0} for void
   }
   return f;
 }
@@ -262,7 +187,7 @@ Facts const_facts(DType d, Scalar v) {
     f.nan = std::isnan(v.f);
     f.flo = f.fhi = f.nan ? 0.0 : v.f;  // a NaN's range is empty; the flag is what counts
   } else {
-    f.lo = f.hi = is_signed(d) ? i128{v.i} : i128{v.u};
+    f.ints = {int_value(d, v), int_value(d, v)};
   }
   return f;
 }
@@ -274,8 +199,7 @@ Facts join(DType d, const Facts& a, const Facts& b) {
     f.fhi = std::max(a.fhi, b.fhi);
     f.nan = a.nan || b.nan;
   } else {
-    f.lo = std::min(a.lo, b.lo);
-    f.hi = std::max(a.hi, b.hi);
+    f.ints = hull(a.ints, b.ints);
   }
   return f;
 }
@@ -288,7 +212,7 @@ Facts alu_facts(const UOp* u, std::span<const Facts* const> s) {
   if (op == Op::BITCAST) return bitcast_facts(u->src[0]->dtype, d, *s[0]);
   if (is_bool(d)) return full_facts(d);  // comparisons and bool arithmetic: false or true
   if (is_float(d)) return float_facts(op, d, s);
-  return int_facts(op, d, s);
+  return of_ints(int_result(op, d, s));
 }
 
 }  // namespace uf::gen

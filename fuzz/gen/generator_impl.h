@@ -15,18 +15,17 @@
 #include <span>
 #include <vector>
 
+#include "core/int_range.h"
 #include "core/program.h"
 #include "fuzz/gen/policy.h"
 #include "fuzz/gen/rng.h"
 
 namespace uf::gen {
 
-using i128 = __int128;
-
-// What a node's value may be. Ints and bool: the range [lo, hi] of exact values. Floats: [flo, fhi]
-// (possibly infinite) and whether NaN is possible. Unknown is "full" for the dtype.
+// What a node's value may be. Ints and bool: the range of exact values. Floats: [flo, fhi] (possibly
+// infinite) and whether NaN is possible. Unknown is "full" for the dtype.
 struct Facts {
-  i128 lo = 0, hi = 0;
+  IntRange ints;
   double flo = 0, fhi = 0;
   bool nan = false;
 };
@@ -38,8 +37,6 @@ Facts join(DType d, const Facts& a, const Facts& b);
 Facts alu_facts(const UOp* u, std::span<const Facts* const> src);
 // Float: neither NaN nor infinite.
 inline bool finite(const Facts& f) { return !f.nan && f.flo > -INFINITY && f.fhi < INFINITY; }
-i128 int_min(DType d);
-i128 int_max(DType d);
 double float_max(DType d);  // largest finite value of a float dtype
 
 // One access (LOAD or STORE) of a memory, in creation order.

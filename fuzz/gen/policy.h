@@ -37,8 +37,32 @@ enum class AccUpdate : uint8_t { MulAcc, AddMul, Other, kCount };
 
 template <class E>
 constexpr size_t count_of() { return static_cast<size_t>(E::kCount); }
+// A weight per enumerator of E, indexed by its value (what Rng::weighted draws from).
 template <class E>
 using Weights = std::array<double, count_of<E>()>;
+
+template <class E>
+struct WeightOf {
+  E value;
+  double weight;
+};
+
+// A weight table written as {enumerator, weight} pairs, so that reordering an enum cannot silently
+// permute the probabilities. Every enumerator must appear exactly once; consteval makes a missing or
+// repeated one a compile error.
+template <class E, size_t N>
+consteval Weights<E> weights_by_value(const WeightOf<E> (&pairs)[N]) {
+  static_assert(N == count_of<E>(), "a weight table names every enumerator");
+  Weights<E> w{};
+  std::array<bool, count_of<E>()> seen{};
+  for (const WeightOf<E>& p : pairs) {
+    const auto i = static_cast<size_t>(p.value);
+    if (i >= count_of<E>() || seen[i]) throw "a weight table names an enumerator twice";
+    seen[i] = true;
+    w[i] = p.weight;
+  }
+  return w;
+}
 
 constexpr std::array<double, kNumOps> default_op_weights() {
   std::array<double, kNumOps> w{};
@@ -77,33 +101,57 @@ struct GenPolicy {
   std::array<double, kNumDTypes> dtype_weight = default_dtype_weights();
 
   // ---- what each step does
-  // Alu, Chain, Load, Gather, Scratch, Accumulate, ReadModifyWrite, Scatter, StoreReload
-  Weights<Step> step_weight = {10.0, 0.3, 1.5, 0.8, 0.6, 0.5, 0.5, 0.3, 0.4};
+  Weights<Step> step_weight = weights_by_value<Step>({{Step::Alu, 10.0},
+                                                      {Step::Chain, 0.3},
+                                                      {Step::Load, 1.5},
+                                                      {Step::Gather, 0.8},
+                                                      {Step::Scratch, 0.6},
+                                                      {Step::Accumulate, 0.5},
+                                                      {Step::ReadModifyWrite, 0.5},
+                                                      {Step::Scatter, 0.3},
+                                                      {Step::StoreReload, 0.4}});
   int min_chain_len = 8, max_chain_len = 80;  // a Chain step: ops each on the previous result
 
   // ---- operands
-  Weights<Leaf> leaf_weight = {6.0, 1.5, 2.5, 1.0};  // Reuse, Const, Load, Cast
+  Weights<Leaf> leaf_weight =
+      weights_by_value<Leaf>({{Leaf::Reuse, 6.0}, {Leaf::Const, 1.5}, {Leaf::Load, 2.5}, {Leaf::Cast, 1.0}});
   double p_recent = 0.3;      // reuse one of the last few values of the dtype: deep chains
   int recent_window = 3;
   double p_unused = 0.35;     // reuse a value nothing uses yet: keeps most of the graph live
   double p_dynamic_index = 0.3;  // an access with a computed index (else a constant)
 
   // ---- values of constants and data
-  Weights<ValueKind> const_value_weight = {3.0, 4.0, 1.5};  // Edge, Small, Bits
-  Weights<ValueKind> data_value_weight = {2.0, 4.0, 2.0};
+  Weights<ValueKind> const_value_weight =
+      weights_by_value<ValueKind>({{ValueKind::Edge, 3.0}, {ValueKind::Small, 4.0}, {ValueKind::Bits, 1.5}});
+  Weights<ValueKind> data_value_weight =
+      weights_by_value<ValueKind>({{ValueKind::Edge, 2.0}, {ValueKind::Small, 4.0}, {ValueKind::Bits, 2.0}});
   int small_int = 16;           // Small ints lie in [-small_int, small_int] ([0, 2*small_int] unsigned)
   int small_float = 16;         // Small floats are quarters in [-small_float, small_float]
   double p_edge_special = 0.3;  // an edge value is inf/NaN/the dtype's max (floats) or range end (ints)
   double p_random_output_data = 0.5;  // an output BUFFER starts with random data (else zeros)
 
   // ---- integer and float shapes
-  // The weights follow the order of each enum above.
-  Weights<IndexClamp> clamp_weight = {3.0, 2.0, 1.0, 1.0};
-  Weights<ShiftAmount> shift_weight = {2.0, 2.0, 0.7, 1.5, 0.7, 0.5};
+  Weights<IndexClamp> clamp_weight = weights_by_value<IndexClamp>({{IndexClamp::FloorMod, 3.0},
+                                                                   {IndexClamp::AndMask, 2.0},
+                                                                   {IndexClamp::CModOfMax, 1.0},
+                                                                   {IndexClamp::WhereInRange, 1.0}});
+  Weights<ShiftAmount> shift_weight = weights_by_value<ShiftAmount>({{ShiftAmount::Operand, 2.0},
+                                                                     {ShiftAmount::ConstInRange, 2.0},
+                                                                     {ShiftAmount::ConstWide, 0.7},
+                                                                     {ShiftAmount::AndMask, 1.5},
+                                                                     {ShiftAmount::FloorMod, 0.7},
+                                                                     {ShiftAmount::MaxZero, 0.5}});
   double p_nonneg_numerator = 0.35;
-  Weights<Numerator> numerator_weight = {2.0, 0.5, 2.0, 1.5};
-  Weights<Divisor> divisor_weight = {2.0, 2.0, 1.5, 1.0};
-  Weights<FloatGuard> guard_weight = {3.0, 1.0, 0.3};
+  Weights<Numerator> numerator_weight = weights_by_value<Numerator>({{Numerator::CastU8, 2.0},
+                                                                     {Numerator::CastBool, 0.5},
+                                                                     {Numerator::AndMask, 2.0},
+                                                                     {Numerator::MaxZero, 1.5}});
+  Weights<Divisor> divisor_weight = weights_by_value<Divisor>({{Divisor::Operand, 2.0},
+                                                               {Divisor::ConstPositive, 2.0},
+                                                               {Divisor::ConstNegative, 1.5},
+                                                               {Divisor::ConstEdge, 1.0}});
+  Weights<FloatGuard> guard_weight = weights_by_value<FloatGuard>(
+      {{FloatGuard::WhereAnd, 3.0}, {FloatGuard::WhereMul, 1.0}, {FloatGuard::Constant, 0.3}});
   double p_unguarded = 0.0;   // skip a needed guard: the program may be UNDEFINED (wasted, so 0)
   double p_identity_cast = 0.5;  // keep a drawn CAST/BITCAST to the operand's own dtype (else redraw)
   double p_swap_operands = 0.5;  // a guard's two comparisons in the other order
@@ -111,7 +159,8 @@ struct GenPolicy {
   // ---- memory patterns and ordering shapes
   double p_scratch_partial = 0.2;    // leave some scratch elements unwritten (reads avoid them)
   double p_scratch_overwrite = 0.4;  // overwrite a scratch element at a computed index, then re-read
-  Weights<AccUpdate> acc_update_weight = {2.0, 1.5, 1.0};
+  Weights<AccUpdate> acc_update_weight =
+      weights_by_value<AccUpdate>({{AccUpdate::MulAcc, 2.0}, {AccUpdate::AddMul, 1.5}, {AccUpdate::Other, 1.0}});
   double p_acc_init_zero = 0.5;
   double p_acc_from_buffers = 0.7;   // accumulator factors are loads of input elements k (a dot product)
   double p_war_store = 0.3;          // read-modify-write stores a value independent of the load

@@ -11,10 +11,10 @@ namespace uf::gen {
 namespace {
 
 // Candidates that fit dtype d, from a list of wanted values.
-std::vector<int64_t> fitting(DType d, std::initializer_list<i128> want) {
+std::vector<int64_t> fitting(DType d, std::initializer_list<int128> want) {
   std::vector<int64_t> out;
-  for (i128 v : want)
-    if (v >= int_min(d) && v <= int_max(d)) out.push_back(static_cast<int64_t>(v));
+  for (int128 v : want)
+    if (contains(dtype_range(d), v)) out.push_back(static_cast<int64_t>(v));
   return out;
 }
 
@@ -38,13 +38,13 @@ const UOp* Gen::shift_amount(DType d) {
     case ShiftAmount::MaxZero: r = make(Op::MAX, {b, constant(d, Scalar::zero())}); break;
     case ShiftAmount::AndMask: break;
     default:  // Operand: use it as it is when it cannot be negative
-      if (facts(b).lo >= 0 || rng.chance(pol.p_unguarded)) return b;
+      if (facts(b).ints.lo >= 0 || rng.chance(pol.p_unguarded)) return b;
   }
   if (form == ShiftAmount::AndMask || form == ShiftAmount::Operand) {
     const auto m = fitting(d, {w - 1, 2 * w - 1, 7, 3, 1, 127});
     r = make(Op::AND, {b, constant(d, int_scalar(d, rng.pick(m)))});
   }
-  ensure(facts(r).lo >= 0, "shift amount is non-negative");
+  ensure(facts(r).ints.lo >= 0, "shift amount is non-negative");
   return r;
 }
 
@@ -61,12 +61,12 @@ const UOp* Gen::nonneg_numerator(DType d) {
     case Numerator::MaxZero: r = make(Op::MAX, {operand(d), constant(d, Scalar::zero())}); break;
     default: break;
   }
-  if (!r || facts(r).lo < 0) {  // AndMask, or a CAST u8 -> i8 that wrapped
-    const auto m = fitting(d, {0x7f, 0xff, 0x7fff, 0xffff, 0x7fffffff, int_max(d), 0xf, 1});
+  if (!r || facts(r).ints.lo < 0) {  // AndMask, or a CAST u8 -> i8 that wrapped
+    const auto m = fitting(d, {0x7f, 0xff, 0x7fff, 0xffff, 0x7fffffff, dtype_range(d).hi, 0xf, 1});
     const UOp* v = r ? r : operand(d);
     r = make(Op::AND, {v, constant(d, int_scalar(d, rng.pick(m)))});
   }
-  ensure(facts(r).lo >= 0, "numerator is non-negative");
+  ensure(facts(r).ints.lo >= 0, "numerator is non-negative");
   return r;
 }
 
@@ -74,11 +74,11 @@ const UOp* Gen::divisor(DType d) {
   switch (static_cast<Divisor>(rng.weighted(pol.divisor_weight))) {
     case Divisor::ConstPositive: {
       const auto c = fitting(d, {1, 2, 3, 4, 5, 7, 8, 10, 16, 17, 31, 32, 64, 100, 127, 255, 256, 1000,
-                                 65535, 0x7fffffff, int_max(d)});
+                                 65535, 0x7fffffff, dtype_range(d).hi});
       return constant(d, int_scalar(d, rng.pick(c)));
     }
     case Divisor::ConstNegative: {
-      auto c = fitting(d, {-1, -2, -3, -4, -7, -8, -16, -100, int_min(d), int_min(d) + 1});
+      auto c = fitting(d, {-1, -2, -3, -4, -7, -8, -16, -100, dtype_range(d).lo, dtype_range(d).lo + 1});
       if (c.empty()) c = fitting(d, {1, 2, 3, 10});  // unsigned: no negatives
       return constant(d, int_scalar(d, rng.pick(c)));
     }
@@ -109,8 +109,8 @@ const UOp* Gen::index_for(const Memory& m, bool dynamic) {
 }
 
 const UOp* Gen::clamp_index(const UOp* x, int64_t len) {
-  const Facts& f = facts(x);
-  if (f.lo >= 0 && f.hi < len) return x;
+  const IntRange in_bounds{0, len - 1};
+  if (contains(in_bounds, facts(x).ints)) return x;
   const UOp* r = nullptr;
   switch (static_cast<IndexClamp>(rng.weighted(pol.clamp_weight))) {
     case IndexClamp::AndMask: {
@@ -125,15 +125,12 @@ const UOp* Gen::clamp_index(const UOp* x, int64_t len) {
       const UOp* ge = make(Op::CMPLT, {i32(-1), x});
       const UOp* k = i32(static_cast<int64_t>(rng.below(static_cast<uint64_t>(len))));
       r = make(Op::WHERE, {make(Op::AND, {lt, ge}), x, k});
-      Facts in;
-      in.lo = 0;
-      in.hi = len - 1;
-      facts(r) = in;  // x when 0 <= x < len, else k
+      facts(r) = Facts{.ints = in_bounds};  // x when 0 <= x < len, else k
       break;
     }
     default: r = make(Op::FLOORMOD, {x, i32(len)}); break;
   }
-  ensure(facts(r).lo >= 0 && facts(r).hi < len, "clamped index is in bounds");
+  ensure(contains(in_bounds, facts(r).ints), "clamped index is in bounds");
   return r;
 }
 

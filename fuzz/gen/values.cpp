@@ -68,7 +68,8 @@ Scalar Gen::edge_value(DType d) {
   }
   // This dtype's own range ends, or a pattern wrapped into it.
   if (rng.chance(pol.p_edge_special)) {
-    const i128 ends[] = {int_min(d), int_min(d) + 1, int_max(d), int_max(d) - 1, 0, 1, int_max(d) / 2 + 1};
+    const IntRange r = dtype_range(d);
+    const int128 ends[] = {r.lo, r.lo + 1, r.hi, r.hi - 1, 0, 1, r.hi / 2 + 1};
     return canonical(d, Scalar::of_uint(static_cast<uint64_t>(rng.pick(ends))));
   }
   return canonical(d, Scalar::of_uint(rng.pick(kIntEdges)));

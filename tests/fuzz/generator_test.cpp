@@ -15,6 +15,10 @@ namespace {
 
 constexpr uint64_t kValiditySeeds = 3000;
 
+// A weight lands at its enumerator's index whatever order the table is written in.
+static_assert(weights_by_value<Leaf>({{Leaf::Cast, 4}, {Leaf::Reuse, 1}, {Leaf::Load, 3}, {Leaf::Const, 2}}) ==
+              Weights<Leaf>{1, 2, 3, 4});
+
 TEST(Generator, SameSeedSameText) {
   for (uint64_t s = 0; s < 200; ++s) {
     const std::string a = print_program(generate(s));
@@ -92,7 +96,15 @@ TEST(Generator, ExtremePoliciesStayValid) {
   GenPolicy no_swarm;
   no_swarm.p_swarm = 0;
   GenPolicy memory_heavy;
-  memory_heavy.step_weight = {1, 0, 1, 2, 3, 3, 3, 3, 3};
+  memory_heavy.step_weight = weights_by_value<Step>({{Step::Alu, 1},
+                                                     {Step::Chain, 0},
+                                                     {Step::Load, 1},
+                                                     {Step::Gather, 2},
+                                                     {Step::Scratch, 3},
+                                                     {Step::Accumulate, 3},
+                                                     {Step::ReadModifyWrite, 3},
+                                                     {Step::Scatter, 3},
+                                                     {Step::StoreReload, 3}});
   memory_heavy.p_dynamic_index = 0.9;
   memory_heavy.p_keep_all_deps = 0.5;
   memory_heavy.p_spurious_after = 0.3;

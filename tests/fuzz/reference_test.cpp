@@ -22,14 +22,13 @@ namespace {
 std::string show(DType d, const gen::Facts& f) {
   std::ostringstream s;
   if (is_float(d)) s << "[" << f.flo << ", " << f.fhi << "]" << (f.nan ? " or nan" : "");
-  else s << "[" << static_cast<long double>(f.lo) << ", " << static_cast<long double>(f.hi) << "]";
+  else s << "[" << static_cast<long double>(f.ints.lo) << ", " << static_cast<long double>(f.ints.hi) << "]";
   return s.str();
 }
 
 bool within(DType d, const gen::Facts& f, Scalar v) {
   if (is_float(d)) return std::isnan(v.f) ? f.nan : (f.flo <= v.f && v.f <= f.fhi);
-  const gen::i128 x = is_signed(d) ? gen::i128{v.i} : gen::i128{v.u};
-  return f.lo <= x && x <= f.hi;
+  return contains(f.ints, int_value(d, v));
 }
 
 // Runs p node by node; returns "" or the first node whose value breaks its facts.
