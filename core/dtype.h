@@ -4,9 +4,11 @@
 //  - bool: 0 or 1 in `u`;
 //  - iN: the value sign-extended to 64 bits in `i`;
 //  - uN: the value zero-extended in `u`;
-//  - f16/f32/f64: the value as a binary64 in `f` (f16 and f32 values are exactly representable).
+//  - floats (f16 f32 f64 bf16 and the fp8s): the value as a binary64 in `f` (every value of the narrower
+//    formats is exactly representable).
 // This is the reference's own view: every operand is its exact value, a binary64 for floats.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -51,9 +53,12 @@ constexpr bool is_void(DType d) { return d == DType::Void; }
 std::optional<DType> parse_dtype(std::string_view s);
 
 // The value dtypes (every dtype but void), in table order: handy for generators and tests.
-inline constexpr DType kValueDTypes[] = {DType::Bool, DType::I8,  DType::I16, DType::I32,
-                                         DType::I64,  DType::U8,  DType::U16, DType::U32,
-                                         DType::U64,  DType::F16, DType::F32, DType::F64};
+inline constexpr auto kValueDTypes = [] {
+  std::array<DType, kNumDTypes - 1> all{};
+  for (int i = 0, k = 0; i < kNumDTypes; ++i)
+    if (static_cast<DType>(i) != DType::Void) all[k++] = static_cast<DType>(i);
+  return all;
+}();
 
 union Scalar {
   int64_t i;
@@ -76,7 +81,8 @@ double half_to_double(uint16_t h);
 uint16_t double_to_half(double x);
 inline double round_to_half(double x) { return half_to_double(double_to_half(x)); }
 
-// The representation invariant above, enforced: ints wrapped and extended, bools 0/1, f16/f32 rounded.
+// The representation invariant above, enforced: ints wrapped and extended, bools 0/1, floats truncated to
+// their dtype (core/float_formats.h).
 Scalar normalize(DType d, Scalar v);
 
 // Value text as docs/format.md writes it. Floats print as the shortest decimal that reads back to the same

@@ -7,6 +7,7 @@
 
 #include "core/dtype.h"
 #include "core/error.h"
+#include "core/float_formats.h"
 #include "core/name_index.h"
 
 namespace uf {
@@ -58,9 +59,8 @@ uint16_t double_to_half(double x) {
 
 Scalar normalize(DType d, Scalar v) {
   if (is_bool(d)) return Scalar::of_uint(v.u != 0);
-  if (d == DType::F32) return Scalar::of_float(static_cast<float>(v.f));
-  if (d == DType::F16) return Scalar::of_float(round_to_half(v.f));
-  if (is_float(d) || bits(d) == 64) return v;
+  if (is_float(d)) return Scalar::of_float(round_to_float_dtype(d, v.f));
+  if (bits(d) == 64) return v;
   const int b = bits(d);
   const uint64_t low = v.u & ((uint64_t{1} << b) - 1);
   if (is_unsigned(d)) return Scalar::of_uint(low);
@@ -125,8 +125,7 @@ ScalarParse parse_float(DType d, std::string_view t) {
     return {{}, "bad float"};
   }
   if (neg) v = -v;
-  if (d == DType::F32) v = static_cast<float>(v);
-  else if (d == DType::F16) v = round_to_half(v);
+  v = round_to_float_dtype(d, v);
   return {Scalar::of_float(v), nullptr};
 }
 

@@ -25,6 +25,10 @@ std::string undefined_reason(Op op, DType result, DType operand, const Scalar* o
       return "CAST of " + format_scalar(operand, operands[0]) + " to " + name(result);
     case Op::BITCAST:
       return "BITCAST of " + format_scalar(operand, operands[0]) + " (" + name(operand) + " to " + name(result) + ")";
+    case Op::POW:
+      if (!is_float(operand)) return "POW by negative exponent " + format_scalar(operand, operands[1]);
+      return "POW " + format_scalar(operand, operands[0]) + " ** " + format_scalar(operand, operands[1]) +
+             " overflows binary64";
     default: return std::string(name(op)) + " has no defined result";
   }
 }

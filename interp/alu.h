@@ -4,6 +4,7 @@
 // (unbounded integers, binary64 floats), then truncate to the result dtype:
 //   iN/uN  the value mod 2^N (two's complement for iN);
 //   f32    binary64 rounded to nearest even, overflow gives ±inf;  f16 likewise to binary16;
+//   bf16, fp8s  tinygrad's own rules (core/float_formats.h: bf16 rounds twice, fp8 saturates);
 //   bool   nonzero (NaN included) is true.
 // Integers are computed modulo 2^64 on the Scalar representation (sign/zero-extended in 64 bits), which is
 // exact mod 2^N for every N <= 64; only the ops that Python defines by exact division or shifting (the
@@ -12,7 +13,8 @@
 // ADD or, MUL and, SUB xor, NEG the identity, without special cases.
 //
 // Where Python itself has no result the op is UNDEFINED (a value is still returned, meaningless):
-// CAST of NaN/±inf to an integer, SHL/SHR by a negative amount, BITCAST of a NaN.
+// CAST of NaN/±inf to an integer, SHL/SHR by a negative amount, BITCAST of a NaN, an integer POW by a
+// negative exponent, a float POW that overflows binary64.
 //
 // The table itself is interp/alu_ops.h (internal); exec_alu and the interpreter's loop both run it.
 #pragma once
@@ -30,6 +32,8 @@ enum class AluUndefined : uint8_t {
   NegativeShift,     // SHL/SHR by b < 0 (Python raises ValueError)
   NonFiniteToInt,    // CAST of NaN or ±inf to an integer dtype (int() raises)
   BitcastNaN,        // BITCAST of a NaN: its bits are not fixed by the reference
+  NegativePower,     // integer POW by b < 0 (Python's result is a float)
+  PowOverflow,       // float POW whose binary64 result overflows (Python raises OverflowError)
 };
 
 struct AluResult {

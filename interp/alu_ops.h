@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/float_formats.h"
 #include "interp/alu.h"
 
 namespace uf::alu {
@@ -42,11 +43,13 @@ inline double round_to_f16(double x) {
   return std::bit_cast<double>(sign | rounded);
 }
 
-// Truncation of a binary64 to a float dtype: one rounding to nearest even, overflow to ±inf.
+// Truncation of a binary64 to a float dtype: f32 and f16 one rounding to nearest even, overflow to ±inf;
+// bf16 and the fp8s by core's exact rules (core/float_formats.h).
 inline double round_to(DType d, double x) {
-  if (d == DType::F16) [[unlikely]] return round_to_f16(x);
-  const double f = static_cast<float>(x);
-  return d == DType::F32 ? f : x;
+  if (d == DType::F64) return x;
+  if (d == DType::F32) return static_cast<float>(x);
+  if (d == DType::F16) return round_to_f16(x);
+  return round_to_float_dtype(d, x);
 }
 
 inline AluResult of_float(DType result, double x) { return ok(Scalar::of_float(round_to(result, x))); }
@@ -91,6 +94,14 @@ inline uint64_t cmod(bool sgn, Scalar a, Scalar b) {
   if (!sgn) return a.u % b.u;
   if (b.i == -1) return 0;
   return static_cast<uint64_t>(a.i % b.i);
+}
+
+// a^b mod 2^64 by square-and-multiply: the exact power's residue (mod 2^N follows) in at most 64 steps.
+inline uint64_t pow_mod64(uint64_t a, uint64_t b) {
+  uint64_t r = 1;
+  for (; b != 0; b >>= 1, a *= a)
+    if (b & 1) r *= a;
+  return r;
 }
 
 // The interpreter's groups: the TOTAL ops (core/ops.def) whose result is a value of the operand dtype,
@@ -199,6 +210,10 @@ inline AluResult int_op(DType result, DType operand, Scalar a, Scalar b, Scalar 
     case Op::FLOORMOD: r = b.u == 0 ? a.u : floormod(sgn, a, b); break;
     case Op::CDIV: r = b.u == 0 ? 0 : cdiv(sgn, a, b); break;
     case Op::CMOD: r = b.u == 0 ? a.u : cmod(sgn, a, b); break;
+    case Op::POW:  // Python makes a float of a negative power, which no integer dtype takes
+      if (sgn && b.i < 0) return undefined(AluUndefined::NegativePower);
+      r = pow_mod64(a.u, b.u);
+      break;
     default: UOPFUZZ_CHECK(!"an integer op"); r = 0;
   }
   return ok(wrap_int(result, r));
@@ -222,6 +237,16 @@ inline AluResult float_op(DType result, Scalar a, Scalar b, Scalar c) {
     case Op::SIN: return of_float(result, std::isinf(x) ? kNaN : std::sin(x));
     case Op::TRUNC:  // math.trunc gives an int: a zero result is +0.0; inf and nan pass through
       return of_float(result, std::isfinite(x) ? std::trunc(x) + 0.0 : x);
+    case Op::POW: {  // Python's float power (tinygrad's safe_pow)
+      if (x == 0 && y < 0) return of_float(result, INFINITY);  // ZeroDivisionError, which tinygrad makes +inf
+      const bool finite = std::isfinite(x) && std::isfinite(y);
+      // A negative base to a non-integer power is a complex number in Python (NaN to tinygrad), whose
+      // modulus |x|^y can still overflow and raise.
+      const bool complex = finite && x < 0 && y != std::trunc(y);
+      const double p = std::pow(complex ? -x : x, y);
+      if (finite && std::isinf(p)) return undefined(AluUndefined::PowOverflow);
+      return of_float(result, complex ? kNaN : p);
+    }
     default: UOPFUZZ_CHECK(!"a float op");
   }
   return ok(Scalar::zero());
@@ -243,24 +268,16 @@ inline AluResult cast(DType to, DType from, Scalar v) {
 }
 
 inline uint64_t bits_of(DType d, Scalar v) {
-  switch (d) {
-    case DType::F16: return double_to_half(v.f);
-    case DType::F32: return std::bit_cast<uint32_t>(static_cast<float>(v.f));
-    case DType::F64: return v.u;
-    default: return bits(d) == 64 ? v.u : v.u & ((uint64_t{1} << bits(d)) - 1);
-  }
+  if (is_float(d)) return float_storage_bits(d, v.f);
+  return bits(d) == 64 ? v.u : v.u & ((uint64_t{1} << bits(d)) - 1);
 }
 
 inline Scalar from_bits(DType d, uint64_t b) {
-  switch (d) {
-    case DType::F16: return Scalar::of_float(half_to_double(static_cast<uint16_t>(b)));
-    case DType::F32: return Scalar::of_float(std::bit_cast<float>(static_cast<uint32_t>(b)));
-    case DType::F64: return Scalar::of_uint(b);
-    default: return wrap_int(d, b);
-  }
+  if (is_float(d)) return Scalar::of_float(float_from_storage_bits(d, b));
+  return wrap_int(d, b);
 }
 
-// Same size, bytes reinterpreted (f16 through its binary16 bits). A NaN's bits are not fixed by the reference.
+// Same size, bytes reinterpreted (the narrow floats through their storage bits). A NaN's bits are not fixed by the reference.
 inline AluResult bitcast(DType to, DType from, Scalar v) {
   if (is_float(from) && std::isnan(v.f)) return undefined(AluUndefined::BitcastNaN);
   return ok(from_bits(to, bits_of(from, v)));

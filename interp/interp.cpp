@@ -43,8 +43,8 @@ constexpr Code kIntTotal = static_cast<Code>(2 * kNumOps), kFloatTotal = static_
 static_assert(2 * kNumOps + 1 <= UINT8_MAX);
 
 // The code of a node from its op and dtype: one table load, no branch.
-// Rows of 16 so the index is a shift.
-constexpr int kCodeRow = 16;
+// Rows of 32 so the index is a shift.
+constexpr int kCodeRow = 32;
 static_assert(kNumDTypes <= kCodeRow);
 constexpr auto kCode = [] {
   std::array<Code, kNumOps * kCodeRow> t{};

@@ -81,6 +81,86 @@ UF_OUTLINE uint16_t uf_f2h(float f) {
   return (uint16_t)(s | (((a >> 23) - 112u) << 10) | ((a >> 13) & 0x3ffu));
 }
 static inline uint16_t uf_d2h(double x) { return uf_f2h(uf_rh(x)); }
+static inline float uf_round_f16(double x) { return uf_rh(x); }
+
+/* bf16: carried as float values, stored as the top half of their binary32 bits. The rounding is
+   tinygrad's: binary64 to binary32 (nearest even), then nearest even on the binary32 bits. */
+UF_OUTLINE float uf_round_bf16(double x) {
+  float f = (float)x;
+  uint32_t u;
+  if (!isfinite(x)) return f;
+  memcpy(&u, &f, 4);
+  u = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
+  memcpy(&f, &u, 4);
+  return f;
+}
+static inline uint16_t uf_bits_bf16(float f) { uint32_t u; memcpy(&u, &f, 4); return (uint16_t)(u >> 16); }
+static inline float uf_frombits_bf16(uint16_t h) { uint32_t u = (uint32_t)h << 16; float f; memcpy(&f, &u, 4); return f; }
+
+/* fp8: carried as float values, stored as their 8 bits. The encoding is tinygrad's float_to_fp8 (after
+   NVIDIA's cuda_fp8.hpp), on the binary64 bits: nearest even with subnormals, finite overflow
+   saturating, each format's own inf/NaN rule. kind: 0 e4m3, 1 e5m2, 2 e4m3fnuz, 3 e5m2fnuz. */
+static const struct { int bias, sig; uint64_t mant_mask, min_denorm_half, ovf, min_norm; uint8_t max_norm; } uf_fp8[4] = {
+  {7, 4, 0x7, 0x3F50000000000000ull, 0x407D000000000000ull, 0x3F90000000000000ull, 0x7E},
+  {15, 3, 0x3, 0x3EE0000000000000ull, 0x40EE000000000000ull - 1, 0x3F10000000000000ull, 0x7B},
+  {8, 4, 0x7, 0x3F40000000000000ull, 0x406F000000000000ull - 1, 0x3F80000000000000ull, 0x7F},
+  {16, 3, 0x3, 0x3ED0000000000000ull, 0x40EE000000000000ull - 1, 0x3F00000000000000ull, 0x7F}};
+UF_OUTLINE uint8_t uf_fp8_enc(double x, int k) {
+  uint64_t b, a, half_ulp, mant, res, round, half;
+  int64_t e;
+  memcpy(&b, &x, 8);
+  a = b & 0x7fffffffffffffffull;
+  if (a >= 0x7ff0000000000000ull) {  /* inf and nan */
+    if (k >= 2) return 0x80;
+    if (k == 0) return (b >> 63) ? 0xff : 0x7f;
+    return (uint8_t)(((b >> 63) << 7) | (a > 0x7ff0000000000000ull ? 0x7fu : 0x7cu));
+  }
+  if (k >= 2 && a == 0) return 0;
+  half_ulp = 1ull << (52 - uf_fp8[k].sig);
+  e = (int64_t)((b >> 52) & 0x7ff) - 1023 + uf_fp8[k].bias;
+  mant = (b >> (53 - uf_fp8[k].sig)) & uf_fp8[k].mant_mask;
+  if (a <= uf_fp8[k].min_denorm_half) {
+    res = 0;
+  } else if (a > uf_fp8[k].ovf) {
+    res = uf_fp8[k].max_norm;
+  } else if (a >= uf_fp8[k].min_norm) {
+    res = ((uint64_t)e << (uf_fp8[k].sig - 1)) | mant;
+    round = b & ((half_ulp << 1) - 1);
+    if (round > half_ulp || (round == half_ulp && (mant & 1))) res++;
+  } else {  /* a subnormal of the format */
+    mant |= 1ull << (uf_fp8[k].sig - 1);
+    res = mant >> (1 - e);
+    half = half_ulp << (1 - e);
+    round = (b | (1ull << 52)) & ((half << 1) - 1);
+    if (round > half || (round == half && (res & 1))) res++;
+  }
+  if (k >= 2 && res == 0) return 0;  /* fnuz has no -0.0 */
+  return (uint8_t)(res | ((b >> 63) << 7));
+}
+static inline float uf_f32_of_bits(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+UF_OUTLINE float uf_fp8_dec(uint8_t v, int k) {
+  int m = uf_fp8[k].sig - 1, emax = (1 << (7 - m)) - 1, e = (v >> m) & emax, f = v & ((1 << m) - 1);
+  float r;
+  if (k >= 2 && v == 0x80) return NAN;
+  if ((v & 0x7f) == 0) return (v & 0x80) ? -0.0f : 0.0f;
+  if (k < 2 && e == emax) {
+    if (k == 1) return f ? NAN : (v & 0x80) ? -INFINITY : INFINITY;
+    if (f == (1 << m) - 1) return NAN;
+  }
+  if (e == 0) r = (float)f * uf_f32_of_bits((uint32_t)(1 - uf_fp8[k].bias - m + 127) << 23);
+  else r = uf_f32_of_bits(((uint32_t)(e - uf_fp8[k].bias + 127) << 23) | ((uint32_t)f << (23 - m)));
+  return (v & 0x80) ? -r : r;
+}
+#define UF_FP8(t, K) \
+  static inline uint8_t uf_bits_##t(float f) { return uf_fp8_enc((double)f, K); } \
+  static inline float uf_frombits_##t(uint8_t v) { return uf_fp8_dec(v, K); } \
+  static inline float uf_round_##t(double x) { return uf_fp8_dec(uf_fp8_enc(x, K), K); }
+UF_FP8(fp8e4m3, 0) UF_FP8(fp8e5m2, 1) UF_FP8(fp8e4m3fnuz, 2) UF_FP8(fp8e5m2fnuz, 3)
+/* NEG of a narrow float is exact, except that the fnuz formats have no -0.0. */
+#define UF_NEG(t) static inline float uf_neg_##t(float a) { return -a; }
+UF_NEG(f16) UF_NEG(bf16) UF_NEG(fp8e4m3) UF_NEG(fp8e5m2)
+static inline float uf_neg_fp8e4m3fnuz(float a) { return a == 0 ? 0.0f : -a; }
+static inline float uf_neg_fp8e5m2fnuz(float a) { return a == 0 ? 0.0f : -a; }
 
 /* trunc(x) as an exact integer, modulo 2^64. NaN and inf (UNDEFINED in the reference) give 0. */
 UF_OUTLINE uint64_t uf_f2u64(double x) {
@@ -103,6 +183,9 @@ static double (*volatile uf_pow_fn)(double, double) = pow;
 static double (*volatile uf_log2_fn)(double) = log2;
 static double (*volatile uf_sin_fn)(double) = sin;
 static inline double uf_exp2(double x) { return uf_pow_fn(2.0, x); }
+/* Python's float power: 0 to a negative power is ZeroDivisionError, which tinygrad makes +inf (C's
+   pow gives -inf for -0.0 to an odd power). Overflow is UNDEFINED in the reference: never compared. */
+static inline double uf_pow(double x, double y) { return x == 0 && y < 0 ? INFINITY : uf_pow_fn(x, y); }
 static inline double uf_log2(double x) { return uf_log2_fn(x); }
 static inline double uf_sin(double x) { return uf_sin_fn(x); }
 
@@ -111,7 +194,8 @@ static inline int32_t uf_idx(int32_t i, int32_t n) { return i >= 0 && i < n ? i 
 
 /* Python max: a unless b > a (so MAX(nan,1)=nan, MAX(1,nan)=1, MAX(-0.0,0.0)=-0.0). */
 #define UF_MAX(t, T) static inline T uf_max_##t(T a, T b) { return b > a ? b : a; }
-UF_MAX(bool, bool) UF_MAX(f16, float) UF_MAX(f32, float) UF_MAX(f64, double)
+UF_MAX(bool, bool) UF_MAX(f16, float) UF_MAX(f32, float) UF_MAX(f64, double) UF_MAX(bf16, float)
+UF_MAX(fp8e4m3, float) UF_MAX(fp8e5m2, float) UF_MAX(fp8e4m3fnuz, float) UF_MAX(fp8e5m2fnuz, float)
 
 #define UF_BITS_F(t, T, U) \
   static inline U uf_bits_##t(T a) { U u; memcpy(&u, &a, sizeof u); return u; } \
@@ -132,6 +216,11 @@ static inline float uf_frombits_f16(uint16_t u) { return uf_h2f(u); }
   static inline T uf_neg_##t(T a) { return uf_wrap_##t(0 - (uint64_t)a); } \
   static inline T uf_mulacc_##t(T a, T b, T c) { return uf_wrap_##t((uint64_t)a * (uint64_t)b + (uint64_t)c); } \
   static inline T uf_max_##t(T a, T b) { return b > a ? b : a; } \
+  static inline T uf_pow_##t(T a, T b) { /* square-and-multiply mod 2^64: b < 0 is UNDEFINED */ \
+    uint64_t r = 1, x = (uint64_t)a, e = (uint64_t)b; \
+    for (; e; e >>= 1, x *= x) if (e & 1) r *= x; \
+    return uf_wrap_##t(r); \
+  } \
   static inline U uf_bits_##t(T a) { return (U)a; } \
   static inline T uf_frombits_##t(U u) { return uf_wrap_##t(u); }
 
@@ -176,6 +265,8 @@ UF_SINT(i32, int32_t, uint32_t, 32, INT32_MAX) UF_SINT(i64, int64_t, uint64_t, 6
 UF_UINT(u8, uint8_t, 8) UF_UINT(u16, uint16_t, 16) UF_UINT(u32, uint32_t, 32) UF_UINT(u64, uint64_t, 64)
 #undef UF_OUTLINE
 #undef UF_MAX
+#undef UF_FP8
+#undef UF_NEG
 #undef UF_BITS_F
 #undef UF_INT
 #undef UF_SINT

@@ -69,7 +69,7 @@ class Renderer {
     if (++seen > 1) v += "_" + std::to_string(seen);
     expr_[u->id] = v;
     const std::string T = c_value_type(u->dtype);
-    const int64_t size = u->len * (u->dtype == DType::F16 ? 4 : bytes(u->dtype));  // f16 scratch holds floats
+    const int64_t size = u->len * (carried_as_float(u->dtype) ? 4 : bytes(u->dtype));  // scratch holds floats
     if (u->len == 1) {
       lines_.push_back(T + " " + v + " = 0;");
     } else if (stack_used_ + size <= kStackBudget) {
@@ -102,9 +102,10 @@ class Renderer {
     expr_[u->id] = m + "[" + i + "]";
   }
 
-  static bool half_buffer(const UOp* addr) {
+  // A BUFFER of narrow floats holds their bits: the value a LOAD gives or a STORE takes goes through them.
+  static bool bits_buffer(const UOp* addr) {
     const UOp* mem = addr->base();
-    return mem->op == Op::BUFFER && mem->dtype == DType::F16;
+    return mem->op == Op::BUFFER && carried_as_float(mem->dtype);
   }
 
   void alu(const UOp* u) {
@@ -125,12 +126,14 @@ class Renderer {
       case Op::INDEX: index(u); break;
       case Op::LOAD: {
         const std::string& a = expr_[u->src[0]->id];
-        name_value(u, "val", half_buffer(u->src[0]) ? "uf_h2f(" + a + ")" : a);
+        name_value(u, "val", bits_buffer(u->src[0]) ? "uf_frombits_" + std::string(name(u->dtype)) + "(" + a + ")" : a);
         break;
       }
       case Op::STORE: {
         const std::string& v = expr_[u->src[1]->id];
-        lines_.push_back(expr_[u->src[0]->id] + " = " + (half_buffer(u->src[0]) ? "uf_f2h(" + v + ")" : v) + ";");
+        const DType d = u->src[1]->dtype;
+        const std::string stored = bits_buffer(u->src[0]) ? "uf_bits_" + std::string(name(d)) + "(" + v + ")" : v;
+        lines_.push_back(expr_[u->src[0]->id] + " = " + stored + ";");
         break;
       }
       case Op::SINK: break;

@@ -1,13 +1,16 @@
 // The data table of per-op C rules, and the CAST/BITCAST/constant rules that depend on two dtypes.
 //
-// One row per ALU op, one format per dtype class: bool, integer, f16, f32, f64. `$0 $1 $2` are the
+// One row per ALU op, one format per dtype class: bool, integer, narrow float (f16, bf16, fp8s), f32,
+// f64. `$0 $1 $2` are the
 // operands' C expressions and `$t` the operand dtype's name (helpers are named uf_OP_DTYPE, defined in
 // the prelude). Why each class is written the way it is:
 //  - integers go through prelude helpers (wrapping on uint64_t: no signed overflow, no promotion traps);
 //    comparisons, WHERE and the bitwise ops are plain C because they cannot overflow or trap;
 //  - f32/f64 + - * / and sqrt are plain C: binary64-then-round-to-f32 equals the direct f32 operation
 //    (53 >= 2*24+2, so the double rounding is innocuous); f64 is the reference itself;
-//  - f16 ops compute in binary64 and round once with uf_rh, exactly as the reference;
+//  - narrow float ops compute in binary64 and truncate once with uf_round_$t, exactly as the reference
+//    (bf16's helper rounds twice, through f32, because tinygrad does); NEG goes through uf_neg_$t
+//    because the fnuz formats have no -0.0;
 //  - MULACC on floats is a*b then +c in binary64 and one rounding (never fused: -ffp-contract=off);
 //  - EXP2/LOG2/SIN are the binary64 library calls on the double value, then rounded (not exp2f/sinf);
 //  - TRUNC goes through uf_trunc_* so a zero result is +0.0 like Python's math.trunc;
@@ -24,20 +27,20 @@ namespace {
 
 struct OpRule {
   Op op;
-  const char* fmt[5];  // bool, int, f16, f32, f64 (nullptr: the type rules never allow it)
+  const char* fmt[5];  // bool, int, narrow float, f32, f64 (nullptr: the type rules never allow it)
   const char* fast;    // the division fast path, when the caller proves it exact
 };
 
 #define ALL5(f) {f, f, f, f, f}
 const OpRule kRules[] = {
-    {Op::ADD, {"($0|$1)", "uf_add_$t($0,$1)", "uf_rh((double)$0+(double)$1)", "($0+$1)", "($0+$1)"}, nullptr},
-    {Op::SUB, {"($0^$1)", "uf_sub_$t($0,$1)", "uf_rh((double)$0-(double)$1)", "($0-$1)", "($0-$1)"}, nullptr},
-    {Op::MUL, {"($0&$1)", "uf_mul_$t($0,$1)", "uf_rh((double)$0*(double)$1)", "($0*$1)", "($0*$1)"}, nullptr},
+    {Op::ADD, {"($0|$1)", "uf_add_$t($0,$1)", "uf_round_$t((double)$0+(double)$1)", "($0+$1)", "($0+$1)"}, nullptr},
+    {Op::SUB, {"($0^$1)", "uf_sub_$t($0,$1)", "uf_round_$t((double)$0-(double)$1)", "($0-$1)", "($0-$1)"}, nullptr},
+    {Op::MUL, {"($0&$1)", "uf_mul_$t($0,$1)", "uf_round_$t((double)$0*(double)$1)", "($0*$1)", "($0*$1)"}, nullptr},
     {Op::MAX, ALL5("uf_max_$t($0,$1)"), nullptr},
     {Op::CMPLT, ALL5("($0<$1)"), nullptr},
     {Op::CMPNE, ALL5("($0!=$1)"), nullptr},
     {Op::CMPEQ, ALL5("($0==$1)"), nullptr},
-    {Op::NEG, {"$0", "uf_neg_$t($0)", "(-$0)", "(-$0)", "(-$0)"}, nullptr},
+    {Op::NEG, {"$0", "uf_neg_$t($0)", "uf_neg_$t($0)", "(-$0)", "(-$0)"}, nullptr},
     {Op::AND, {"($0&$1)", "($0&$1)", nullptr, nullptr, nullptr}, nullptr},
     {Op::OR, {"($0|$1)", "($0|$1)", nullptr, nullptr, nullptr}, nullptr},
     {Op::XOR, {"($0^$1)", "($0^$1)", nullptr, nullptr, nullptr}, nullptr},
@@ -47,14 +50,16 @@ const OpRule kRules[] = {
     {Op::FLOORMOD, {nullptr, "uf_floormod_$t($0,$1)", nullptr, nullptr, nullptr}, "($0%$1)"},
     {Op::CDIV, {nullptr, "uf_cdiv_$t($0,$1)", nullptr, nullptr, nullptr}, "($0/$1)"},
     {Op::CMOD, {nullptr, "uf_cmod_$t($0,$1)", nullptr, nullptr, nullptr}, "($0%$1)"},
-    {Op::RECIP, {nullptr, nullptr, "uf_rh(1.0/(double)$0)", "(1.0f/$0)", "(1.0/$0)"}, nullptr},
-    {Op::SQRT, {nullptr, nullptr, "uf_rh(sqrt((double)$0))", "sqrtf($0)", "sqrt($0)"}, nullptr},
-    {Op::EXP2, {nullptr, nullptr, "uf_rh(uf_exp2((double)$0))", "((float)uf_exp2((double)$0))", "uf_exp2($0)"}, nullptr},
-    {Op::LOG2, {nullptr, nullptr, "uf_rh(uf_log2((double)$0))", "((float)uf_log2((double)$0))", "uf_log2($0)"}, nullptr},
-    {Op::SIN, {nullptr, nullptr, "uf_rh(uf_sin((double)$0))", "((float)uf_sin((double)$0))", "uf_sin($0)"}, nullptr},
+    {Op::POW, {nullptr, "uf_pow_$t($0,$1)", "uf_round_$t(uf_pow((double)$0,(double)$1))",
+               "((float)uf_pow((double)$0,(double)$1))", "uf_pow($0,$1)"}, nullptr},
+    {Op::RECIP, {nullptr, nullptr, "uf_round_$t(1.0/(double)$0)", "(1.0f/$0)", "(1.0/$0)"}, nullptr},
+    {Op::SQRT, {nullptr, nullptr, "uf_round_$t(sqrt((double)$0))", "sqrtf($0)", "sqrt($0)"}, nullptr},
+    {Op::EXP2, {nullptr, nullptr, "uf_round_$t(uf_exp2((double)$0))", "((float)uf_exp2((double)$0))", "uf_exp2($0)"}, nullptr},
+    {Op::LOG2, {nullptr, nullptr, "uf_round_$t(uf_log2((double)$0))", "((float)uf_log2((double)$0))", "uf_log2($0)"}, nullptr},
+    {Op::SIN, {nullptr, nullptr, "uf_round_$t(uf_sin((double)$0))", "((float)uf_sin((double)$0))", "uf_sin($0)"}, nullptr},
     {Op::TRUNC, {nullptr, nullptr, "uf_trunc_f($0)", "uf_trunc_f($0)", "uf_trunc_d($0)"}, nullptr},
     {Op::WHERE, ALL5("($0?$1:$2)"), nullptr},
-    {Op::MULACC, {nullptr, "uf_mulacc_$t($0,$1,$2)", "uf_rh((double)$0*(double)$1+(double)$2)",
+    {Op::MULACC, {nullptr, "uf_mulacc_$t($0,$1,$2)", "uf_round_$t((double)$0*(double)$1+(double)$2)",
                   "((float)((double)$0*(double)$1+(double)$2))", "(($0*$1)+$2)"}, nullptr},
 };
 #undef ALL5
@@ -68,7 +73,7 @@ const OpRule* find_rule(Op op) {
 int dtype_class(DType d) {
   if (is_bool(d)) return 0;
   if (is_int(d)) return 1;
-  if (d == DType::F16) return 2;
+  if (carried_as_float(d)) return 2;
   if (d == DType::F32) return 3;
   return 4;
 }
@@ -99,7 +104,7 @@ bool int_cast_exact(DType from, DType to) {
 
 std::string cast_expr(DType from, DType to, const std::string& a) {
   const std::string T = c_value_type(to);
-  if (from == to || (from == DType::F16 && to == DType::F32)) return a;  // f16 values are floats
+  if (from == to || (carried_as_float(from) && to == DType::F32)) return a;  // their values are floats
   if (is_bool(to)) return "(" + a + "!=0)";  // NaN is nonzero too
   if (is_int(to)) {
     if (is_float(from)) {
@@ -111,16 +116,19 @@ std::string cast_expr(DType from, DType to, const std::string& a) {
   }
   // to float: ints round to binary64 first, then to the dtype (two roundings, like the reference)
   if (to == DType::F64) return "((double)" + a + ")";
-  if (to == DType::F16) return "uf_rh((double)" + a + ")";
+  if (carried_as_float(to)) return "uf_round_" + std::string(name(to)) + "((double)" + a + ")";
   if (from == DType::F64) return "((float)" + a + ")";
   return "((float)(double)" + a + ")";
 }
 
 }  // namespace
 
-const char* c_value_type(DType d) { return d == DType::F16 ? "float" : info(d).ctype; }
+const char* c_value_type(DType d) { return carried_as_float(d) ? "float" : info(d).ctype; }
 
-const char* c_param_type(DType d) { return d == DType::F16 ? "uint16_t" : info(d).ctype; }
+const char* c_param_type(DType d) {
+  if (!carried_as_float(d)) return info(d).ctype;
+  return bytes(d) == 2 ? "uint16_t" : "uint8_t";
+}
 
 std::string c_constant(DType d, Scalar v) {
   if (is_bool(d)) return v.u ? "1" : "0";

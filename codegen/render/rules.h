@@ -14,9 +14,13 @@ namespace uf {
 // (the caller decides when that is exact: see division_fast_path).
 std::string alu_expr(const UOp* u, std::span<const std::string> ops, bool fast);
 
-// The C type of a value of dtype d inside a kernel (f16 values are carried as float).
+// f16, bf16 and the fp8s: carried as float values inside a kernel (every value of theirs is a float),
+// stored in memory as their bits, rounded by the prelude's uf_round_DTYPE after each operation.
+constexpr bool carried_as_float(DType d) { return is_float(d) && d != DType::F32 && d != DType::F64; }
+
+// The C type of a value of dtype d inside a kernel.
 const char* c_value_type(DType d);
-// The C type of an element of a BUFFER of dtype d in the kernel's signature (f16 as its bits).
+// The C type of an element of a BUFFER of dtype d in the kernel's signature (narrow floats as their bits).
 const char* c_param_type(DType d);
 // An exact C literal of value v of dtype d (parenthesised when negative).
 std::string c_constant(DType d, Scalar v);

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "core/float_formats.h"
 
 namespace uf {
 
@@ -16,17 +17,8 @@ NativeBuffer to_native(DType d, const Values& v) {
   uint8_t* p = b.bytes.data();
   for (size_t i = 0; i < v.size(); ++i, p += w) {
     const Scalar s = normalize(d, v[i]);
-    if (d == DType::F16) {
-      const uint16_t h = double_to_half(s.f);
-      std::memcpy(p, &h, 2);
-    } else if (d == DType::F32) {
-      const float f = static_cast<float>(s.f);
-      std::memcpy(p, &f, 4);
-    } else if (d == DType::F64) {
-      std::memcpy(p, &s.f, 8);
-    } else {
-      std::memcpy(p, &s.u, static_cast<size_t>(w));  // little-endian: the low bytes
-    }
+    const uint64_t bits = is_float(d) ? float_storage_bits(d, s.f) : s.u;
+    std::memcpy(p, &bits, static_cast<size_t>(w));  // little-endian: the low bytes
   }
   return b;
 }
@@ -38,18 +30,10 @@ Values from_native(const NativeBuffer& b) {
   Values v(static_cast<size_t>(b.len));
   const uint8_t* p = b.bytes.data();
   for (size_t i = 0; i < v.size(); ++i, p += w) {
-    if (d == DType::F16) {
-      uint16_t h;
-      std::memcpy(&h, p, 2);
-      v[i] = Scalar::of_float(half_to_double(h));
-    } else if (d == DType::F32) {
-      float f;
-      std::memcpy(&f, p, 4);
-      v[i] = Scalar::of_float(f);
-    } else if (d == DType::F64) {
-      double f;
-      std::memcpy(&f, p, 8);
-      v[i] = Scalar::of_float(f);
+    if (is_float(d)) {
+      uint64_t bits = 0;
+      std::memcpy(&bits, p, static_cast<size_t>(w));
+      v[i] = Scalar::of_float(float_from_storage_bits(d, bits));
     } else if (is_bool(d)) {
       v[i] = Scalar::of_uint(*p != 0);
     } else {

@@ -156,6 +156,14 @@ const UOp* Gen::alu_node(Op op, DType d, const UOp* first) {
       const UOp* a = lead();
       return make(op, {a, shift_amount(d)});
     }
+    case Op::POW: {  // integer exponents must not be negative; float ones small, so the power rarely overflows
+      const UOp* a = lead();
+      if (!is_float(d)) return make(op, {a, shift_amount(d)});
+      static constexpr double kExponents[] = {-3, -2, -1, -0.5, 0, 0.5, 1, 1.5, 2, 3, 4, 0.25, -0.25};
+      const UOp* b = rng.chance(pol.p_pow_operand_exponent) ? operand(d)
+                                                              : constant(d, normalize(d, Scalar::of_float(rng.pick(kExponents))));
+      return make(op, {a, b});
+    }
     case Op::FLOORDIV:
     case Op::FLOORMOD:
     case Op::CDIV:

@@ -10,21 +10,14 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/float_formats.h"
 #include "fuzz/gen/generator_impl.h"
 
 namespace uf::gen {
 
-double float_max(DType d) {
-  switch (d) {
-    case DType::F16: return 65504.0;
-    case DType::F32: return 0x1.fffffep127;
-    default: return 0x1.fffffffffffffp1023;
-  }
-}
+double float_max(DType d) { return float_limits(d).max_finite; }
 
 namespace {
-
-double min_normal(DType d) { return d == DType::F16 ? 0x1p-14 : d == DType::F32 ? 0x1p-126 : 0x1p-1022; }
 
 Facts of_ints(IntRange r) { return Facts{.ints = r}; }
 
@@ -33,20 +26,23 @@ double round_down(DType d, double x) {
   if (std::isinf(x)) return x;
   double r = 0;
   // Near zero the rounding error is absolute (subnormals), not relative: widen to a safe distance.
-  if (x > 0) r = x < 4 * min_normal(d) ? 0.0 : x * (1 - 0x1p-9);
-  else if (x < 0) r = x > -4 * min_normal(d) ? -4 * min_normal(d) : x * (1 + 0x1p-9);
+  // Elsewhere by far more than half an ulp of the dtype (2^-9 or, for bf16 and the fp8s, 2^-(p-2)).
+  const FloatLimits& f = float_limits(d);
+  const double widen = std::ldexp(1.0, -std::min(9, f.significand_bits - 2));
+  if (x > 0) r = x < 4 * f.min_normal ? 0.0 : x * (1 - widen);
+  else if (x < 0) r = x > -4 * f.min_normal ? -4 * f.min_normal : x * (1 + widen);
   if (r < -float_max(d)) return -INFINITY;
   return std::min(r, float_max(d));
 }
 
 double round_up(DType d, double x) { return -round_down(d, -x); }
 
-// Float facts for the binary64 range [lo, hi] rounded to d.
+// Float facts for the binary64 range [lo, hi] rounded to d. A format without infinities makes NaN of them.
 Facts float_range(DType d, double lo, double hi, bool nan) {
   Facts f;
   f.flo = round_down(d, lo);
   f.fhi = round_up(d, hi);
-  f.nan = nan;
+  f.nan = nan || (!float_limits(d).has_inf && (std::isinf(lo) || std::isinf(hi)));
   return f;
 }
 
@@ -144,27 +140,18 @@ Facts cast_facts(DType from, DType to, const Facts& a) {
   return of_ints(wrap({static_cast<int128>(std::trunc(a.flo)), static_cast<int128>(std::trunc(a.fhi))}, to));
 }
 
-double decode_float(DType d, uint64_t u) {
-  if (d == DType::F16) return half_to_double(static_cast<uint16_t>(u));
-  if (d == DType::F32) {
-    float f;
-    const uint32_t w = static_cast<uint32_t>(u);
-    std::memcpy(&f, &w, 4);
-    return f;
-  }
-  double x;
-  std::memcpy(&x, &u, 8);
-  return x;
-}
-
 Facts bitcast_facts(DType from, DType to, const Facts& a) {
   if (!is_float(from) && !is_float(to)) return of_ints(wrap(a.ints, to));
-  if (is_float(from) && is_float(to)) return a;  // same size: the identity
-  if (is_float(to) && a.ints.lo == a.ints.hi) {  // a known bit pattern: its exact float
-    const uint64_t mask = bits(to) == 64 ? ~uint64_t{0} : (uint64_t{1} << bits(to)) - 1;
-    return const_facts(to, Scalar::of_float(decode_float(to, static_cast<uint64_t>(a.ints.lo) & mask)));
-  }
-  return full_facts(to);
+  if (from == to) return a;
+  if (!is_float(to)) return full_facts(to);
+  // A known bit pattern (one integer, or one non-NaN float other than a zero, whose sign a range does
+  // not keep) is a known float.
+  uint64_t pattern;
+  if (!is_float(from) && a.ints.lo == a.ints.hi) pattern = static_cast<uint64_t>(a.ints.lo);
+  else if (is_float(from) && !a.nan && a.flo == a.fhi && a.flo != 0) pattern = float_storage_bits(from, a.flo);
+  else return full_facts(to);
+  const uint64_t mask = bits(to) == 64 ? ~uint64_t{0} : (uint64_t{1} << bits(to)) - 1;
+  return const_facts(to, Scalar::of_float(float_from_storage_bits(to, pattern & mask)));
 }
 
 }  // namespace

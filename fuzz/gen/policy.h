@@ -70,7 +70,7 @@ constexpr std::array<double, kNumOps> default_op_weights() {
   for (Op op : {Op::ADD, Op::SUB, Op::MUL, Op::CMPLT, Op::WHERE}) set(op, 1.0);
   for (Op op : {Op::MAX, Op::CMPNE, Op::CMPEQ, Op::AND, Op::FLOORDIV, Op::FLOORMOD}) set(op, 0.8);
   for (Op op : {Op::NEG, Op::OR, Op::XOR, Op::SHL, Op::SHR, Op::CDIV, Op::CMOD, Op::MULACC}) set(op, 0.6);
-  for (Op op : {Op::RECIP, Op::SQRT, Op::EXP2, Op::LOG2, Op::SIN, Op::TRUNC}) set(op, 0.5);
+  for (Op op : {Op::RECIP, Op::SQRT, Op::EXP2, Op::LOG2, Op::SIN, Op::TRUNC, Op::POW}) set(op, 0.5);
   set(Op::CAST, 2.5);  // casts tie the dtypes together and have the most pairs to cover
   set(Op::BITCAST, 1.0);
   return w;
@@ -154,6 +154,7 @@ struct GenPolicy {
       {{FloatGuard::WhereAnd, 3.0}, {FloatGuard::WhereMul, 1.0}, {FloatGuard::Constant, 0.3}});
   double p_unguarded = 0.0;   // skip a needed guard: the program may be UNDEFINED (wasted, so 0)
   double p_identity_cast = 0.5;  // keep a drawn CAST/BITCAST to the operand's own dtype (else redraw)
+  double p_pow_operand_exponent = 0.25;  // a float POW's exponent is any operand (else a small constant)
   double p_swap_operands = 0.5;  // a guard's two comparisons in the other order
 
   // ---- memory patterns and ordering shapes

@@ -1,7 +1,7 @@
 // Values for constants and buffer data: edge values, small values and raw bit patterns.
 //
 // Edge values are where implementations disagree: signed/unsigned range ends, -0.0, infinities, NaN,
-// subnormals, the f16/f32 overflow and underflow boundaries, integers just past a float's precision
+// subnormals, the overflow, saturation and underflow boundaries of each float format, integers just past a float's precision
 // (2^24+1, 2^53+1), halfway cases of rounding, and float values at the ends of the int ranges (2^31,
 // 2^63, 2^64-1). Every value is normalized to its dtype (ints wrap, floats round), the representation
 // invariant of core/dtype.h, and NaN is always the one canonical quiet NaN so text round trips exactly.
@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/float_formats.h"
 #include "fuzz/gen/generator_impl.h"
 
 namespace uf::gen {
@@ -35,25 +36,21 @@ constexpr double kFloatEdges[] = {
     1e10, -1e10, 1e300, -1e300, 0x1.fffffep127, -0x1.fffffep127, 0x1.ffffffp127, 0x1p128,
     0x1.fffffffffffffp1023, -0x1.fffffffffffffp1023, 0x1p-14, 0x1p-24, 0x1p-25, 0x1.8p-25, 0x1p-126,
     0x1p-149, 0x1p-150, 0x1.8p-150, 0x1p-1022, 0x1p-1074, -0x1p-1074, 1.0000000596046448, 1.00048828125,
-    1.0000001192092896, 0x1.0000000000001p0, 1e-8, -1e-8};
+    1.0000001192092896, 0x1.0000000000001p0, 1e-8, -1e-8,
+    // bf16: ties of its 8-bit significand, and values just off a tie that f32 rounds onto it (the
+    // double rounding band), the overflow threshold
+    1.00390625, 1.0039062500000002, 1.01171875, 1.0117187499999998, -1.00390625, 0x1.fep127, 0x1.ffp127,
+    // fp8: each format's largest value, its saturation threshold and either side of it, subnormals, the
+    // flush-to-zero threshold (half the smallest subnormal) and either side, ties of the 3- and 2-bit
+    // significands
+    448.0, 464.0, 464.00000000000006, 480.0, 240.0, 247.99999999999997, 248.0, 57344.0, 61439.99999999999,
+    61440.0, 0x1p-9, 0x1p-10, 0x1.0000000000001p-10, 0x1p-17, 0x1p-16, 0x1.0000000000001p-17, 0x1p-11,
+    0x1p-18, 0x1p-6, 0x1p-7, 0x1p-14, 0x1p-15, 1.0625, 1.1875, 1.125, 1.375, -1.0625, 2.25, 0.3125};
 
 Scalar canonical(DType d, Scalar v) {
   v = normalize(d, v);
   if (is_float(d) && std::isnan(v.f)) v.f = std::numeric_limits<double>::quiet_NaN();
   return v;
-}
-
-double float_from_bits(DType d, uint64_t bits) {
-  if (d == DType::F16) return half_to_double(static_cast<uint16_t>(bits));
-  if (d == DType::F32) {
-    const uint32_t w = static_cast<uint32_t>(bits);
-    float f;
-    std::memcpy(&f, &w, 4);
-    return f;
-  }
-  double x;
-  std::memcpy(&x, &bits, 8);
-  return x;
 }
 
 }  // namespace
@@ -81,7 +78,7 @@ Scalar Gen::random_value(DType d, const Weights<ValueKind>& w) {
   if (is_bool(d)) return Scalar::of_uint(rng.below(2));
   if (k == static_cast<int>(ValueKind::Bits) || k < 0) {
     const uint64_t b = rng.next();
-    return is_float(d) ? canonical(d, Scalar::of_float(float_from_bits(d, b))) : canonical(d, Scalar::of_uint(b));
+    return is_float(d) ? canonical(d, Scalar::of_float(float_from_storage_bits(d, b))) : canonical(d, Scalar::of_uint(b));
   }
   // Small: integers near zero (both signs where the dtype has them), floats in quarters.
   const int64_t n = std::max(0, pol.small_int), q = 4 * int64_t{std::max(0, pol.small_float)};

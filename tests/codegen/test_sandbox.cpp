@@ -192,7 +192,7 @@ TEST(CodegenSandbox, NativeBytesRoundTrip) {
       if (is_float(d)) v.push_back(normalize(d, Scalar::of_float(x)));
       else v.push_back(normalize(d, Scalar::of_int(static_cast<int64_t>(std::fmod(x, 1e18)))));
     }
-    if (is_float(d)) v.push_back(Scalar::of_float(-INFINITY));
+    if (is_float(d)) v.push_back(normalize(d, Scalar::of_float(-INFINITY)));  // NaN where there is no inf
     v.push_back(normalize(d, Scalar::of_int(-129)));
     const NativeBuffer n = to_native(d, v);
     EXPECT_EQ(n.bytes.size(), v.size() * static_cast<size_t>(bytes(d)));
@@ -202,6 +202,10 @@ TEST(CodegenSandbox, NativeBytesRoundTrip) {
   // f16 is stored as binary16 bits, little-endian.
   const NativeBuffer h = to_native(DType::F16, {Scalar::of_float(1.0), Scalar::of_float(-2.0)});
   EXPECT_EQ(h.bytes, (std::vector<uint8_t>{0x00, 0x3c, 0x00, 0xc0}));
+  // bf16 and the fp8s are their storage bits: bf16 1.0 is 0x3f80; 1.0 is 0x38 in e4m3, 0x3c in e5m2.
+  EXPECT_EQ(to_native(DType::BF16, {Scalar::of_float(1.0)}).bytes, (std::vector<uint8_t>{0x80, 0x3f}));
+  EXPECT_EQ(to_native(DType::FP8E4M3, {Scalar::of_float(1.0)}).bytes, (std::vector<uint8_t>{0x38}));
+  EXPECT_EQ(to_native(DType::FP8E5M2, {Scalar::of_float(-1.0)}).bytes, (std::vector<uint8_t>{0xbc}));
 }
 
 }  // namespace

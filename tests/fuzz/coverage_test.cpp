@@ -46,8 +46,8 @@ TEST(Coverage, CountsLiveNodesOnly) {
 
 TEST(Coverage, TablesTotals) {
   const Coverage c;
-  EXPECT_EQ(c.cast_count().total, 144u);
-  EXPECT_EQ(c.bitcast_count().total, 31u);  // 1 byte: 2x2, 2 bytes: 3x3, 4: 3x3, 8: 3x3
+  EXPECT_EQ(c.cast_count().total, 289u);    // 17 value dtypes, every pair
+  EXPECT_EQ(c.bitcast_count().total, 70u);  // 1 byte: 6x6 (i8 u8 and the fp8s), 2 bytes: 4x4, 4: 3x3, 8: 3x3
   EXPECT_GT(c.op_dtype_count().total, 300u);
   EXPECT_EQ(c.op_dtype_count().covered, 0u);
 }
