@@ -51,7 +51,7 @@ class BatchCompiler {
   }
 
   void fail(const Unit* u, const std::string& message) {
-    out_[u->index].verdict = Verdict::compile_error;
+    out_[u->index].status = KernelStatus::compile_error;
     out_[u->index].message = message;
   }
 
@@ -99,14 +99,13 @@ void check_load_environment(const std::string& so_path, const std::string& messa
 
 }  // namespace
 
-std::string verdict_name(Verdict v) {
-  switch (v) {
-    case Verdict::ok: return "ok";
-    case Verdict::mismatch: return "mismatch";
-    case Verdict::crash: return "crash";
-    case Verdict::timeout: return "timeout";
-    case Verdict::compile_error: return "compile-error";
-    case Verdict::render_error: return "render-error";
+std::string status_name(KernelStatus s) {
+  switch (s) {
+    case KernelStatus::ok: return "ok";
+    case KernelStatus::crash: return "crash";
+    case KernelStatus::timeout: return "timeout";
+    case KernelStatus::compile_error: return "compile-error";
+    case KernelStatus::render_error: return "render-error";
   }
   return "?";
 }
@@ -132,14 +131,14 @@ std::vector<KernelOutcome> run_compiled(const std::vector<const Program*>& batch
       try {
         u.source = render_function(p, u.name);
       } catch (const std::exception& e) {  // a renderer bug must not take the batch down
-        out[i].verdict = Verdict::render_error;
+        out[i].status = KernelStatus::render_error;
         out[i].message = std::string("built-in renderer: ") + e.what();
         continue;
       }
     } else {
       PluginResult r = render_with_plugin(p, u.name, cfg.renderer_cmd, cfg.render_timeout_s);
       if (!r.ok) {
-        out[i].verdict = Verdict::render_error;
+        out[i].status = KernelStatus::render_error;
         out[i].message = r.message;
         continue;
       }
@@ -169,11 +168,11 @@ std::vector<KernelOutcome> run_compiled(const std::vector<const Program*>& batch
           for (size_t b = 0; b < p.buffers.size(); ++b) o.buffers[p.buffers[b]->slot] = from_native(calls[k].buffers[b]);
           break;
         }
-        case RunStatus::crash: o.verdict = Verdict::crash; break;
-        case RunStatus::timeout: o.verdict = Verdict::timeout; break;
+        case RunStatus::crash: o.status = KernelStatus::crash; break;
+        case RunStatus::timeout: o.status = KernelStatus::timeout; break;
         case RunStatus::load_error:
           check_load_environment(g.so_path, r.message);
-          o.verdict = Verdict::compile_error;
+          o.status = KernelStatus::compile_error;
           break;
       }
       o.signal = r.signal;

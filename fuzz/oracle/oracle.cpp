@@ -3,10 +3,29 @@
 
 #include <csignal>
 #include <cstring>
+#include <utility>
+
+#include "core/error.h"
 
 namespace uf {
 
 namespace {
+
+// Every verdict but `mismatch` is a status of the compiled path: one table for both directions.
+constexpr std::pair<KernelStatus, Verdict> kStatusVerdicts[] = {
+    {KernelStatus::ok, Verdict::ok},
+    {KernelStatus::crash, Verdict::crash},
+    {KernelStatus::timeout, Verdict::timeout},
+    {KernelStatus::compile_error, Verdict::compile_error},
+    {KernelStatus::render_error, Verdict::render_error},
+};
+
+Verdict verdict_of(KernelStatus s) {
+  for (const auto& [status, verdict] : kStatusVerdicts)
+    if (status == s) return verdict;
+  UOPFUZZ_CHECK(false);
+  return Verdict::ok;
+}
 
 std::string signal_name(int sig) {
   switch (sig) {
@@ -43,7 +62,7 @@ std::string store_signature(const Program& p, const Observation& o) {
 
 // The first probed value that differs, or an empty Divergence.
 Divergence first_divergence(const Probe& probe, const RefResult& ref, const KernelOutcome& out) {
-  if (ref.undefined || out.verdict != Verdict::ok) return {};
+  if (ref.undefined || out.status != KernelStatus::ok) return {};
   for (const auto& [node, at] : probe.where) {
     const auto r = ref.buffers.find(at.first);
     const auto g = out.buffers.find(at.first);
@@ -55,19 +74,23 @@ Divergence first_divergence(const Probe& probe, const RefResult& ref, const Kern
 
 }  // namespace
 
+std::string verdict_name(Verdict v) {
+  for (const auto& [status, verdict] : kStatusVerdicts)
+    if (verdict == v) return status_name(status);
+  return "mismatch";
+}
+
 Observation compare(const Program& p, const RefResult& ref, const KernelOutcome& out) {
   Observation o;
-  o.verdict = out.verdict;
+  o.verdict = verdict_of(out.status);
   o.signal = out.signal;
   o.message = out.message;
   o.expect = ref.buffers;
-  switch (out.verdict) {
-    case Verdict::ok:
-    case Verdict::mismatch: break;
-    case Verdict::crash: o.signature = "crash " + signal_name(out.signal); return o;
-    default: o.signature = verdict_name(out.verdict); return o;
+  switch (out.status) {
+    case KernelStatus::ok: break;
+    case KernelStatus::crash: o.signature = "crash " + signal_name(out.signal); return o;
+    default: o.signature = verdict_name(o.verdict); return o;
   }
-  o.verdict = Verdict::ok;
   for (const auto& [slot, want] : ref.buffers) {
     const auto it = out.buffers.find(slot);
     const Values empty;

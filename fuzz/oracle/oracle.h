@@ -19,6 +19,13 @@
 
 namespace uf {
 
+// The oracle's verdict on a program the reference defines: the compiled path's own status
+// (KernelStatus), or `mismatch` when it ran but some BUFFER differs from the reference.
+enum class Verdict { ok, mismatch, crash, timeout, compile_error, render_error };
+
+// "mismatch", or the compiled path's name of the status (status_name): "ok", "crash", "compile-error", ...
+std::string verdict_name(Verdict v);
+
 struct Observation {
   Verdict verdict = Verdict::ok;
   int signal = 0;
