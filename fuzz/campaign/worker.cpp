@@ -93,14 +93,14 @@ void run_worker(const CampaignOptions& o, int w, int fd) {
     std::vector<const Program*> ptrs;
     for (const Program& p : programs) { ptrs.push_back(&p); coverage.add(p); }
     const auto t0 = clock::now();
-    const BatchResult r = check_batch(ptrs, o.cfg, true);
+    const std::vector<Finding> r = check(ptrs, o.cfg);
     const double dt = std::chrono::duration<double>(clock::now() - t0).count();
 
     int64_t counts[8] = {static_cast<int64_t>(n), 0, 0, 0, 0, 0, 0, 0};
     for (size_t k = 0; k < n; ++k) {
-      if (!r.defined[k]) { ++counts[2]; continue; }
+      if (!r[k].defined()) { ++counts[2]; continue; }
       ++counts[1];
-      switch (r.observations[k].verdict) {
+      switch (r[k].observation.verdict) {
         case Verdict::ok: break;
         case Verdict::mismatch: ++counts[3]; break;
         case Verdict::crash: ++counts[4]; break;
@@ -116,8 +116,8 @@ void run_worker(const CampaignOptions& o, int w, int fd) {
                    std::to_string(counts[6]) + " " + std::to_string(counts[7]) + " 1");
     report(fd, coverage_line(coverage));
     for (size_t k = 0; k < n; ++k) {
-      if (!r.defined[k]) continue;
-      const Observation& obs = r.observations[k];
+      if (!r[k].defined()) continue;
+      const Observation& obs = r[k].observation;
       if (obs.verdict == Verdict::ok) continue;
       if (!seen.insert(obs.signature).second) continue;
       report(fd, "B " + obs.signature);

@@ -72,6 +72,25 @@ Divergence first_divergence(const Probe& probe, const RefResult& ref, const Kern
   return {};
 }
 
+// All the probes of a batch's mismatches in one compiled run; a mismatch no probe explains keeps its
+// STORE signature.
+void sign_mismatches(const std::vector<const Program*>& batch, std::vector<Finding>& found, const CompiledPathConfig& cfg) {
+  std::vector<size_t> mismatching;
+  for (size_t i = 0; i < found.size(); ++i)
+    if (found[i].defined() && found[i].observation.verdict == Verdict::mismatch) mismatching.push_back(i);
+  if (mismatching.empty()) return;
+  std::vector<Probe> probes;
+  std::vector<const Program*> probe_programs;
+  probes.reserve(mismatching.size());
+  for (size_t i : mismatching) probes.push_back(instrument(*batch[i]));
+  for (const Probe& pr : probes) probe_programs.push_back(&pr.program);
+  const auto probe_outs = run_compiled(probe_programs, cfg);
+  for (size_t k = 0; k < mismatching.size(); ++k) {
+    const Divergence d = first_divergence(probes[k], interpret(probes[k].program), probe_outs[k]);
+    if (d.node) found[mismatching[k]].observation.signature = d.signature;
+  }
+}
+
 }  // namespace
 
 std::string verdict_name(Verdict v) {
@@ -147,38 +166,28 @@ Divergence find_divergence(const Program& p, const CompiledPathConfig& cfg) {
   return {compare(p, ref, again.at(0)).signature, nullptr};
 }
 
-BatchResult check_batch(const std::vector<const Program*>& batch, const CompiledPathConfig& cfg, bool signatures) {
-  BatchResult r;
-  r.defined.resize(batch.size());
-  r.observations.resize(batch.size());
-  std::vector<RefResult> refs(batch.size());
+std::vector<Finding> check(const std::vector<const Program*>& batch, const CompiledPathConfig& cfg, bool probe) {
+  std::vector<RefResult> refs;
+  refs.reserve(batch.size());
+  for (const Program* p : batch) refs.push_back(interpret(*p));
+  return check(batch, std::move(refs), cfg, probe);
+}
+
+std::vector<Finding> check(const std::vector<const Program*>& batch, std::vector<RefResult> refs,
+                           const CompiledPathConfig& cfg, bool probe) {
+  UOPFUZZ_CHECK(refs.size() == batch.size());
+  std::vector<Finding> found(batch.size());
   std::vector<const Program*> runnable;
   std::vector<size_t> index;
   for (size_t i = 0; i < batch.size(); ++i) {
-    refs[i] = interpret(*batch[i]);
-    r.defined[i] = !refs[i].undefined;
-    if (r.defined[i]) { runnable.push_back(batch[i]); index.push_back(i); }
+    found[i].undefined = refs[i].undefined;
+    if (found[i].defined()) { runnable.push_back(batch[i]); index.push_back(i); }
   }
-  if (runnable.empty()) return r;
+  if (runnable.empty()) return found;
   const auto outs = run_compiled(runnable, cfg);
-  std::vector<size_t> mismatching;
-  for (size_t k = 0; k < runnable.size(); ++k) {
-    r.observations[index[k]] = compare(*runnable[k], refs[index[k]], outs[k]);
-    if (r.observations[index[k]].verdict == Verdict::mismatch) mismatching.push_back(index[k]);
-  }
-  if (!signatures || mismatching.empty()) return r;
-  // All probes of this batch in one compiled run.
-  std::vector<Probe> probes;
-  std::vector<const Program*> probe_programs;
-  probes.reserve(mismatching.size());
-  for (size_t i : mismatching) probes.push_back(instrument(*batch[i]));
-  for (const Probe& pr : probes) probe_programs.push_back(&pr.program);
-  const auto probe_outs = run_compiled(probe_programs, cfg);
-  for (size_t k = 0; k < mismatching.size(); ++k) {
-    const Divergence d = first_divergence(probes[k], interpret(probes[k].program), probe_outs[k]);
-    if (d.node) r.observations[mismatching[k]].signature = d.signature;
-  }
-  return r;
+  for (size_t k = 0; k < runnable.size(); ++k) found[index[k]].observation = compare(*runnable[k], refs[index[k]], outs[k]);
+  if (probe) sign_mismatches(batch, found, cfg);
+  return found;
 }
 
 }  // namespace uf
