@@ -13,8 +13,8 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
-#include <cstdio>
 
+#include "codegen/runtime/compiler.h"
 #include "codegen/runtime/process.h"
 #include "fuzz/campaign/campaign.h"
 #include "fuzz/campaign/corpus.h"
@@ -42,15 +42,13 @@ void report(int fd, const std::string& line) {
   }
 }
 
-std::string first_line_of(const std::string& cmd) {
-  FILE* f = ::popen(cmd.c_str(), "r");
-  if (!f) return "";
-  char buf[256] = {0};
-  const bool ok = std::fgets(buf, sizeof buf, f) != nullptr;
-  ::pclose(f);
-  std::string s = ok ? buf : "";
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-  return s;
+// For the reproducers' meta only: a compiler that does not answer is reported by the first compile.
+std::string compiler_version(const std::string& cc) {
+  try {
+    return compiler_id(cc).version_line();
+  } catch (const UserError&) {
+    return "";
+  }
 }
 
 std::string coverage_line(const Coverage& c) {
@@ -73,7 +71,7 @@ void run_worker(const CampaignOptions& o, int w, int fd) {
 
   Corpus corpus(o.corpus_dir);
   std::set<std::string> seen;
-  const FindingContext ctx{std::to_string(w), o.cfg, first_line_of(o.cfg.cc + " --version 2>/dev/null")};
+  const FindingContext ctx{std::to_string(w), o.cfg, compiler_version(o.cfg.cc)};
   Coverage coverage;
   size_t batch = std::clamp(o.first_batch, o.min_batch, o.max_batch);
   double seconds_per_program = 0;  // of the last batch: sizes the final batch of a --time run

@@ -85,8 +85,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   s.cfg.timeout_s = 5;
   s.cfg.compile_timeout_s = 60;
   try {
-    const uf::CompilerId id = uf::compiler_id(s.cfg.cc);
-    s.cc_version = id.version.substr(0, id.version.find('\n'));
+    s.cc_version = uf::compiler_id(s.cfg.cc).version_line();
   } catch (const uf::UserError& e) {
     if (env("UOPFUZZ_FUZZ_REQUIRE_CC")) {
       std::fprintf(stderr, "diff_target: %s\n", e.what());
