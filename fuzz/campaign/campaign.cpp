@@ -31,48 +31,37 @@ struct Worker {
   bool done = false;
 };
 
+template <class... F>
+struct Overloaded : F... {
+  using F::operator()...;
+};
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;  // clang 14 (the libFuzzer build) deduces no aggregate
+
 // What a worker reports cumulatively: the latest line replaces the previous one.
 struct WorkerTotals {
   Coverage coverage;
   CompilerStats compiler;
 };
 
+void apply(const Report& report, CampaignSummary& s, WorkerTotals& totals) {
+  std::visit(Overloaded{
+                 [&](const BatchReport& r) { s.counts += r.counts; },
+                 [&](const BucketReport& r) { s.buckets.insert(r.signature); },
+                 [&](const SavedReport& r) {
+                   s.saved.push_back(r.path);
+                   if (r.verdict == verdict_name(Verdict::mismatch)) ++s.new_mismatches;
+                 },
+                 [&](const CoverageReport& r) { totals.coverage = r.coverage; },
+                 [&](const CompilerReport& r) { totals.compiler = r.stats; },
+                 [&](const ErrorReport& r) { s.errors.push_back(r.message); },
+             },
+             report);
+}
+
 void apply_line(const std::string& line, CampaignSummary& s, WorkerTotals& totals) {
-  if (line.size() < 2) return;
-  const std::string rest = line.substr(2);
-  std::istringstream in(rest);
-  switch (line[0]) {
-    case 'P': {
-      int64_t v[9] = {};
-      for (auto& x : v) in >> x;
-      s.programs += v[0]; s.valid += v[1]; s.undefined += v[2]; s.mismatching += v[3]; s.crashes += v[4];
-      s.compile_errors += v[5]; s.render_errors += v[6]; s.timeouts += v[7]; s.batches += v[8];
-      break;
-    }
-    case 'B': s.buckets.insert(rest); break;
-    case 'S': {
-      const size_t tab = rest.find('\t');
-      s.saved.push_back(rest.substr(0, tab));
-      if (tab != std::string::npos && rest.substr(tab + 1) == "mismatch") ++s.new_mismatches;
-      break;
-    }
-    case 'C': {
-      Coverage c;
-      in >> c.programs;
-      for (auto& x : c.op_dtype) in >> x;
-      for (auto& x : c.cast) in >> x;
-      for (auto& x : c.bitcast) in >> x;
-      totals.coverage = c;
-      break;
-    }
-    case 'K': {
-      int64_t us = 0;
-      in >> totals.compiler.calls >> us;
-      totals.compiler.seconds = static_cast<double>(us) / 1e6;
-      break;
-    }
-    case 'E': s.errors.push_back(rest); break;
-  }
+  if (const std::optional<Report> r = decode(line)) apply(*r, s, totals);
+  else s.errors.push_back("a worker's report was not understood: " + line);
 }
 
 std::string progress_line(const CampaignSummary& s, double t) {
@@ -81,9 +70,9 @@ std::string progress_line(const CampaignSummary& s, double t) {
   std::snprintf(buf, sizeof buf,
                 "uopfuzz: %6.1fs  %lld programs (%.1f/s)  valid %lld  undefined %.1f%%  failures %lld  buckets %zu  saved %zu  "
                 "coverage %zu/%zu op×dtype",
-                t, static_cast<long long>(s.programs), t > 0 ? s.programs / t : 0.0, static_cast<long long>(s.valid),
-                s.programs ? 100.0 * s.undefined / s.programs : 0.0,
-                static_cast<long long>(s.mismatching + s.crashes + s.compile_errors + s.render_errors + s.timeouts),
+                t, static_cast<long long>(s.counts.programs), t > 0 ? s.counts.programs / t : 0.0, static_cast<long long>(s.counts.valid),
+                s.counts.programs ? 100.0 * s.counts.undefined / s.counts.programs : 0.0,
+                static_cast<long long>(s.counts.mismatching + s.counts.crashes + s.counts.compile_errors + s.counts.render_errors + s.counts.timeouts),
                 s.buckets.size(), s.saved.size(), cov.covered, cov.total);
   return buf;
 }
@@ -104,24 +93,24 @@ std::string fixed(double v, int decimals) {
 
 nlohmann::json CampaignSummary::to_json() const {
   nlohmann::json j;
-  j["programs"] = programs;
-  j["valid"] = valid;
-  j["undefined"] = undefined;
+  j["programs"] = counts.programs;
+  j["valid"] = counts.valid;
+  j["undefined"] = counts.undefined;
   j["mismatches"] = new_mismatches;
-  j["mismatching_programs"] = mismatching;
-  j["crashes"] = crashes;
-  j["compile_errors"] = compile_errors;
-  j["render_errors"] = render_errors;
-  j["timeouts"] = timeouts;
+  j["mismatching_programs"] = counts.mismatching;
+  j["crashes"] = counts.crashes;
+  j["compile_errors"] = counts.compile_errors;
+  j["render_errors"] = counts.render_errors;
+  j["timeouts"] = counts.timeouts;
   j["buckets"] = buckets.size();
   j["signatures"] = buckets;
   j["seconds"] = rounded(seconds, 2);
-  j["programs_per_second"] = rounded(seconds > 0 ? programs / seconds : 0.0, 1);
+  j["programs_per_second"] = rounded(seconds > 0 ? counts.programs / seconds : 0.0, 1);
   j["saved"] = saved;
-  j["batches"] = batches;
+  j["batches"] = counts.batches;
   j["compiler_calls"] = compiler_calls;
   j["programs_per_compiler_call"] =
-      rounded(compiler_calls ? static_cast<double>(valid) / static_cast<double>(compiler_calls) : 0.0, 1);
+      rounded(compiler_calls ? static_cast<double>(counts.valid) / static_cast<double>(compiler_calls) : 0.0, 1);
   j["compile_seconds"] = rounded(compile_seconds, 2);
   j["compiler_busy"] = rounded(seconds > 0 && jobs > 0 ? compile_seconds / (seconds * jobs) : 0.0, 3);
   j["coverage"] = coverage.summary();
@@ -133,15 +122,15 @@ nlohmann::json CampaignSummary::to_json() const {
 
 std::string CampaignSummary::to_text() const {
   std::ostringstream o;
-  o << "uopfuzz: " << programs << " programs in " << fixed(seconds, 1) << " s (" << fixed(seconds > 0 ? programs / seconds : 0, 1) << "/s), "
-    << valid << " compared, " << undefined << " undefined\n"
-    << "uopfuzz: failures: " << mismatching << " mismatch, " << crashes << " crash, " << timeouts << " timeout, "
-    << compile_errors << " compile-error, " << render_errors << " render-error; " << buckets.size() << " buckets, "
+  o << "uopfuzz: " << counts.programs << " programs in " << fixed(seconds, 1) << " s (" << fixed(seconds > 0 ? counts.programs / seconds : 0, 1) << "/s), "
+    << counts.valid << " compared, " << counts.undefined << " undefined\n"
+    << "uopfuzz: failures: " << counts.mismatching << " mismatch, " << counts.crashes << " crash, " << counts.timeouts << " timeout, "
+    << counts.compile_errors << " compile-error, " << counts.render_errors << " render-error; " << buckets.size() << " buckets, "
     << saved.size() << " new reproducers\n"
     << "uopfuzz: coverage: " << coverage.summary() << "\n";
   if (compiler_calls > 0)
     o << "uopfuzz: compiler: " << compiler_calls << " calls ("
-      << fixed(static_cast<double>(valid) / static_cast<double>(compiler_calls), 1) << " programs each), busy "
+      << fixed(static_cast<double>(counts.valid) / static_cast<double>(compiler_calls), 1) << " programs each), busy "
       << fixed(100 * compile_seconds / std::max(1e-9, seconds * jobs), 1) << " % of " << jobs << " × wall\n";
   for (const auto& b : buckets) o << "uopfuzz: bucket: " << b << "\n";
   for (const auto& f : saved) o << "uopfuzz: saved " << f << "\n";
@@ -180,8 +169,7 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
       } catch (const Interrupted&) {
         // Stopped by SIGINT/SIGTERM inside a compile or render: what it finished is already reported.
       } catch (const std::exception& e) {
-        const std::string msg = "E worker " + std::to_string(w) + ": " + e.what() + "\n";
-        if (::write(fds[1], msg.data(), msg.size()) < 0) code = 2;
+        send_report(fds[1], ErrorReport{"worker " + std::to_string(w) + ": " + e.what()});
         code = 2;
       }
       ::_exit(code);

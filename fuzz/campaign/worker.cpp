@@ -1,12 +1,5 @@
-// One campaign worker: generate, check in batches, reduce and save new failures, report to the parent.
-//
-// Report lines (one write each, so lines from a worker never interleave):
-//   P programs valid undefined mismatching crashes compile_errors render_errors timeouts batches
-//   B signature          a failure bucket seen
-//   S path<TAB>class     a reproducer saved
-//   C n n n ...          coverage counters (cumulative)
-//   K calls microseconds compiler processes run and their wall time (cumulative)
-//   E message            a fatal worker error (the corpus cannot be written, ...)
+// One campaign worker: generate, check in batches, reduce and save new failures, report to the parent
+// (protocol.h).
 #include <unistd.h>
 
 #include <algorithm>
@@ -31,17 +24,6 @@ void request_stop(int) {
   cancel_processes();  // the compiler or renderer in flight dies now, not after the parent's SIGKILL
 }
 
-void report(int fd, const std::string& line) {
-  const std::string s = line + "\n";
-  size_t done = 0;
-  while (done < s.size()) {
-    const ssize_t n = ::write(fd, s.data() + done, s.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // the parent is gone: nothing to report to
-    done += static_cast<size_t>(n);
-  }
-}
-
 // For the reproducers' meta only: a compiler that does not answer is reported by the first compile.
 std::string compiler_version(const std::string& cc) {
   try {
@@ -49,14 +31,6 @@ std::string compiler_version(const std::string& cc) {
   } catch (const UserError&) {
     return "";
   }
-}
-
-std::string coverage_line(const Coverage& c) {
-  std::string s = "C " + std::to_string(c.programs);
-  for (uint64_t v : c.op_dtype) s += " " + std::to_string(v);
-  for (uint64_t v : c.cast) s += " " + std::to_string(v);
-  for (uint64_t v : c.bitcast) s += " " + std::to_string(v);
-  return s;
 }
 
 }  // namespace
@@ -94,31 +68,17 @@ void run_worker(const CampaignOptions& o, int w, int fd) {
     const std::vector<Finding> r = check(ptrs, o.cfg);
     const double dt = std::chrono::duration<double>(clock::now() - t0).count();
 
-    int64_t counts[8] = {static_cast<int64_t>(n), 0, 0, 0, 0, 0, 0, 0};
-    for (size_t k = 0; k < n; ++k) {
-      if (!r[k].defined()) { ++counts[2]; continue; }
-      ++counts[1];
-      switch (r[k].observation.verdict) {
-        case Verdict::ok: break;
-        case Verdict::mismatch: ++counts[3]; break;
-        case Verdict::crash: ++counts[4]; break;
-        case Verdict::compile_error: ++counts[5]; break;
-        case Verdict::render_error: ++counts[6]; break;
-        case Verdict::timeout: ++counts[7]; break;
-      }
-    }
-    // Counted before reducing: a worker stopped (or killed) during a long reduction has still reported
-    // its batch, so the summary of an interrupted campaign is complete.
-    report(fd, "P " + std::to_string(counts[0]) + " " + std::to_string(counts[1]) + " " + std::to_string(counts[2]) + " " +
-                   std::to_string(counts[3]) + " " + std::to_string(counts[4]) + " " + std::to_string(counts[5]) + " " +
-                   std::to_string(counts[6]) + " " + std::to_string(counts[7]) + " 1");
-    report(fd, coverage_line(coverage));
+    CheckCounts counts;
+    counts.batches = 1;
+    for (const Finding& f : r) counts.count(f);
+    send_report(fd, BatchReport{counts});  // before reducing: see BatchReport
+    send_report(fd, CoverageReport{coverage});
     for (size_t k = 0; k < n; ++k) {
       if (!r[k].defined()) continue;
       const Observation& obs = r[k].observation;
       if (obs.verdict == Verdict::ok) continue;
       if (!seen.insert(obs.signature).second) continue;
-      report(fd, "B " + obs.signature);
+      send_report(fd, BucketReport{obs.signature});
       if (corpus.has(obs.signature) || g_stop) continue;  // stopping: start no new reduction
       Program reproducer = programs[k];
       Observation failure = obs;
@@ -138,7 +98,7 @@ void run_worker(const CampaignOptions& o, int w, int fd) {
       reproducer.set_meta("campaign_seed", std::to_string(o.seed));
       const Program kept = reproducer;
       try {
-        if (auto path = corpus.save(std::move(reproducer), failure, ctx)) report(fd, "S " + *path + "\t" + verdict_name(failure.verdict));
+        if (auto path = corpus.save(std::move(reproducer), failure, ctx)) send_report(fd, SavedReport{*path, verdict_name(failure.verdict)});
       } catch (const UserError&) {
         // The disk is full or the directory went away: the finding goes to the log instead of being lost.
         const std::string text = "uopfuzz: worker " + std::to_string(w) + ": could not save `" + failure.signature +
@@ -148,8 +108,7 @@ void run_worker(const CampaignOptions& o, int w, int fd) {
       }
     }
     index += n;
-    const CompilerStats cs = compiler_stats();
-    report(fd, "K " + std::to_string(cs.calls) + " " + std::to_string(static_cast<int64_t>(cs.seconds * 1e6)));
+    send_report(fd, CompilerReport{compiler_stats()});
     seconds_per_program = dt / static_cast<double>(n);
     if (n < batch) continue;  // a short final batch says nothing about the batch size
     if (dt < o.target_batch_s / 2 && batch < o.max_batch) batch = std::min(o.max_batch, batch * 2);
