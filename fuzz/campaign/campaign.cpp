@@ -1,21 +1,23 @@
 // The campaign parent: fork the workers, aggregate their reports, progress line, signals, summary.
 #include "fuzz/campaign/campaign.h"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
+#include <cerrno>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
+#include "codegen/runtime/fd.h"
 #include "codegen/runtime/process.h"
 #include "fuzz/campaign/corpus.h"
+#include "fuzz/campaign/stopwatch.h"
 
 namespace uf {
 
@@ -24,11 +26,36 @@ namespace {
 volatile std::sig_atomic_t g_interrupted = 0;
 void on_interrupt(int) { g_interrupted = 1; }
 
-struct Worker {
+// SIGINT/SIGTERM set g_interrupted while the campaign runs; the previous handlers are back on every way
+// out.
+class InterruptHandlers {
+ public:
+  InterruptHandlers() {
+    g_interrupted = 0;
+    struct sigaction sa{};
+    sa.sa_handler = on_interrupt;
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~InterruptHandlers() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  InterruptHandlers(const InterruptHandlers&) = delete;
+  InterruptHandlers& operator=(const InterruptHandlers&) = delete;
+
+ private:
+  struct sigaction old_int_{}, old_term_{};
+};
+
+// The parent's view of one worker process.
+struct WorkerProcess {
   pid_t pid = -1;
-  int fd = -1;
+  UniqueFd reports;     // closed at EOF: the worker is done
   std::string pending;  // a partial report line
-  bool done = false;
+  // Its latest cumulative reports.
+  Coverage coverage;
+  CompilerStats compiler;
 };
 
 template <class... F>
@@ -38,13 +65,7 @@ struct Overloaded : F... {
 template <class... F>
 Overloaded(F...) -> Overloaded<F...>;  // clang 14 (the libFuzzer build) deduces no aggregate
 
-// What a worker reports cumulatively: the latest line replaces the previous one.
-struct WorkerTotals {
-  Coverage coverage;
-  CompilerStats compiler;
-};
-
-void apply(const Report& report, CampaignSummary& s, WorkerTotals& totals) {
+void apply(const Report& report, CampaignSummary& s, WorkerProcess& w) {
   std::visit(Overloaded{
                  [&](const BatchReport& r) { s.counts += r.counts; },
                  [&](const BucketReport& r) { s.buckets.insert(r.signature); },
@@ -52,27 +73,28 @@ void apply(const Report& report, CampaignSummary& s, WorkerTotals& totals) {
                    s.saved.push_back(r.path);
                    if (r.verdict == verdict_name(Verdict::mismatch)) ++s.new_mismatches;
                  },
-                 [&](const CoverageReport& r) { totals.coverage = r.coverage; },
-                 [&](const CompilerReport& r) { totals.compiler = r.stats; },
+                 [&](const CoverageReport& r) { w.coverage = r.coverage; },
+                 [&](const CompilerReport& r) { w.compiler = r.stats; },
                  [&](const ErrorReport& r) { s.errors.push_back(r.message); },
              },
              report);
 }
 
-void apply_line(const std::string& line, CampaignSummary& s, WorkerTotals& totals) {
-  if (const std::optional<Report> r = decode(line)) apply(*r, s, totals);
+void apply_line(const std::string& line, CampaignSummary& s, WorkerProcess& w) {
+  if (const std::optional<Report> r = decode(line)) apply(*r, s, w);
   else s.errors.push_back("a worker's report was not understood: " + line);
 }
 
 std::string progress_line(const CampaignSummary& s, double t) {
   char buf[512];
+  const CheckCounts& c = s.counts;
   const auto cov = s.coverage.op_dtype_count();
   std::snprintf(buf, sizeof buf,
                 "uopfuzz: %6.1fs  %lld programs (%.1f/s)  valid %lld  undefined %.1f%%  failures %lld  buckets %zu  saved %zu  "
                 "coverage %zu/%zu op×dtype",
-                t, static_cast<long long>(s.counts.programs), t > 0 ? s.counts.programs / t : 0.0, static_cast<long long>(s.counts.valid),
-                s.counts.programs ? 100.0 * s.counts.undefined / s.counts.programs : 0.0,
-                static_cast<long long>(s.counts.mismatching + s.counts.crashes + s.counts.compile_errors + s.counts.render_errors + s.counts.timeouts),
+                t, static_cast<long long>(c.programs), t > 0 ? c.programs / t : 0.0, static_cast<long long>(c.valid),
+                c.programs ? 100.0 * c.undefined / c.programs : 0.0,
+                static_cast<long long>(c.mismatching + c.crashes + c.compile_errors + c.render_errors + c.timeouts),
                 s.buckets.size(), s.saved.size(), cov.covered, cov.total);
   return buf;
 }
@@ -87,6 +109,110 @@ std::string fixed(double v, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
   return buf;
+}
+
+// The forked child: runs the worker and ends, never returning into the parent's code.
+[[noreturn]] void worker_main(const CampaignOptions& o, int w, int report_fd) {
+  int code = 0;
+  try {
+    run_worker(o, w, report_fd);
+  } catch (const Interrupted&) {
+    // Stopped by SIGINT/SIGTERM inside a compile or render: what it finished is already reported.
+  } catch (const std::exception& e) {
+    send_report(report_fd, ErrorReport{"worker " + std::to_string(w) + ": " + e.what()});
+    code = 2;
+  }
+  ::_exit(code);
+}
+
+WorkerProcess start_worker(const CampaignOptions& o, int w) {
+  // Close-on-exec: a compiler or renderer a worker starts must not hold the report pipe open, or a
+  // killed worker's pipe would not reach EOF until they finish, delaying the parent's exit.
+  std::optional<Pipe> pipe = Pipe::open();
+  if (!pipe) throw UserError("cannot create a pipe for worker " + std::to_string(w));
+  const pid_t pid = ::fork();
+  if (pid < 0) throw UserError("cannot start worker " + std::to_string(w));
+  if (pid == 0) {
+    pipe->read_end.reset();
+    worker_main(o, w, pipe->write_end.get());
+  }
+  return {pid, std::move(pipe->read_end), "", {}, {}};  // the write end closes here: EOF when the worker ends
+}
+
+// Reads what the worker has written and applies its whole lines; at EOF (or a failed read) closes its pipe.
+void read_reports(WorkerProcess& w, CampaignSummary& s) {
+  char buf[65536];
+  const ssize_t n = ::read(w.reports.get(), buf, sizeof buf);
+  if (n < 0 && errno == EINTR) return;
+  if (n <= 0) {
+    w.reports.reset();
+    return;
+  }
+  w.pending.append(buf, static_cast<size_t>(n));
+  for (size_t nl; (nl = w.pending.find('\n')) != std::string::npos;) {
+    apply_line(w.pending.substr(0, nl), s, w);
+    w.pending.erase(0, nl + 1);
+  }
+}
+
+// Waits up to 200 ms for reports, then reads every worker that has some.
+void poll_reports(std::vector<WorkerProcess>& workers, CampaignSummary& s) {
+  std::vector<pollfd> fds;
+  std::vector<WorkerProcess*> owners;
+  for (WorkerProcess& w : workers)
+    if (w.reports) {
+      fds.push_back({w.reports.get(), POLLIN, 0});
+      owners.push_back(&w);
+    }
+  ::poll(fds.data(), fds.size(), 200);
+  for (size_t i = 0; i < fds.size(); ++i)
+    if (fds[i].revents != 0) read_reports(*owners[i], s);
+}
+
+// After SIGINT/SIGTERM: SIGTERM to every live worker (they stop between batches), SIGKILL to those still
+// running 5 s later. `stop_at` is when the stop began.
+void stop_workers(const std::vector<WorkerProcess>& workers, std::optional<double>& stop_at, double now) {
+  int sig = 0;
+  if (g_interrupted && !stop_at) {
+    stop_at = now;
+    sig = SIGTERM;
+  } else if (stop_at && now - *stop_at > 5) {
+    sig = SIGKILL;
+  }
+  if (sig)
+    for (const WorkerProcess& w : workers)
+      if (w.reports) ::kill(w.pid, sig);
+}
+
+Coverage merged_coverage(const std::vector<WorkerProcess>& workers) {
+  Coverage c;
+  for (const WorkerProcess& w : workers) c.merge(w.coverage);
+  return c;
+}
+
+// Until every worker has closed its pipe: their reports, the progress line, the stop on a signal.
+void supervise(const CampaignOptions& o, std::vector<WorkerProcess>& workers, CampaignSummary& s, const Stopwatch& clock) {
+  double last_progress = 0;
+  std::optional<double> stop_at;
+  while (std::any_of(workers.begin(), workers.end(), [](const WorkerProcess& w) { return w.reports.valid(); })) {
+    stop_workers(workers, stop_at, clock.seconds());
+    poll_reports(workers, s);
+    if (o.progress && clock.seconds() - last_progress >= 1.0) {
+      s.coverage = merged_coverage(workers);
+      std::cerr << progress_line(s, clock.seconds()) << std::endl;
+      last_progress = clock.seconds();
+    }
+  }
+}
+
+// Reaps every worker; one that a signal other than our stop killed is an error of the campaign.
+void reap(const std::vector<WorkerProcess>& workers, CampaignSummary& s) {
+  for (const WorkerProcess& w : workers) {
+    int status = 0;
+    ::waitpid(w.pid, &status, 0);
+    if (WIFSIGNALED(status) && WTERMSIG(status) != SIGTERM && WTERMSIG(status) != SIGKILL)
+      s.errors.push_back("worker died with signal " + std::to_string(WTERMSIG(status)));
+  }
 }
 
 }  // namespace
@@ -142,102 +268,22 @@ std::string CampaignSummary::to_text() const {
 CampaignSummary run_campaign(const CampaignOptions& o) {
   if (o.jobs < 1) throw UserError("--jobs must be at least 1");
   if (o.time_s <= 0 && o.count <= 0) throw UserError("give --time or --count");
-  Corpus check(o.corpus_dir);  // fail early, in the parent, when the corpus cannot be written
-  using clock = std::chrono::steady_clock;
-  const auto start = clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - start).count(); };
-
-  g_interrupted = 0;
-  struct sigaction sa{}, old_int{}, old_term{};
-  sa.sa_handler = on_interrupt;
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
-
-  std::vector<Worker> workers(static_cast<size_t>(o.jobs));
-  for (int w = 0; w < o.jobs; ++w) {
-    int fds[2];
-    // Close-on-exec: a compiler or renderer a worker starts must not hold the report pipe open, or a
-    // killed worker's pipe would not reach EOF until they finish, delaying the parent's exit.
-    if (::pipe2(fds, O_CLOEXEC) != 0) throw UserError("cannot create a pipe for worker " + std::to_string(w));
-    const pid_t pid = ::fork();
-    if (pid < 0) throw UserError("cannot start worker " + std::to_string(w));
-    if (pid == 0) {
-      ::close(fds[0]);
-      int code = 0;
-      try {
-        run_worker(o, w, fds[1]);
-      } catch (const Interrupted&) {
-        // Stopped by SIGINT/SIGTERM inside a compile or render: what it finished is already reported.
-      } catch (const std::exception& e) {
-        send_report(fds[1], ErrorReport{"worker " + std::to_string(w) + ": " + e.what()});
-        code = 2;
-      }
-      ::_exit(code);
-    }
-    ::close(fds[1]);
-    workers[static_cast<size_t>(w)] = {pid, fds[0], "", false};
-  }
+  Corpus writable(o.corpus_dir);  // fail early, in the parent, when the corpus cannot be written
+  const Stopwatch clock;
+  const InterruptHandlers interrupts;
+  std::vector<WorkerProcess> workers;
+  for (int w = 0; w < o.jobs; ++w) workers.push_back(start_worker(o, w));
 
   CampaignSummary s;
-  std::vector<WorkerTotals> totals(workers.size());
-  double last_progress = 0;
-  bool stopping = false;
-  double stop_at = 0;
-  size_t live = workers.size();
-  while (live > 0) {
-    if (g_interrupted && !stopping) {
-      stopping = true;
-      stop_at = elapsed();
-      for (const Worker& w : workers) if (!w.done) ::kill(w.pid, SIGTERM);
-    }
-    if (stopping && elapsed() - stop_at > 5)
-      for (const Worker& w : workers) if (!w.done) ::kill(w.pid, SIGKILL);
-    std::vector<pollfd> fds;
-    for (const Worker& w : workers) if (!w.done) fds.push_back({w.fd, POLLIN, 0});
-    ::poll(fds.data(), fds.size(), 200);
-    for (size_t i = 0; i < workers.size(); ++i) {
-      Worker& w = workers[i];
-      if (w.done) continue;
-      pollfd pf{w.fd, POLLIN, 0};
-      if (::poll(&pf, 1, 0) <= 0) continue;
-      char buf[65536];
-      const ssize_t n = ::read(w.fd, buf, sizeof buf);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        w.done = true;
-        --live;
-        ::close(w.fd);
-        continue;
-      }
-      w.pending.append(buf, static_cast<size_t>(n));
-      for (size_t nl; (nl = w.pending.find('\n')) != std::string::npos;) {
-        apply_line(w.pending.substr(0, nl), s, totals[i]);
-        w.pending.erase(0, nl + 1);
-      }
-    }
-    if (o.progress && elapsed() - last_progress >= 1.0) {
-      s.coverage = Coverage{};
-      for (const WorkerTotals& t : totals) s.coverage.merge(t.coverage);
-      std::cerr << progress_line(s, elapsed()) << std::endl;
-      last_progress = elapsed();
-    }
-  }
-  for (Worker& w : workers) {
-    int status = 0;
-    ::waitpid(w.pid, &status, 0);
-    if (WIFSIGNALED(status) && WTERMSIG(status) != SIGTERM && WTERMSIG(status) != SIGKILL)
-      s.errors.push_back("worker died with signal " + std::to_string(WTERMSIG(status)));
-  }
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGTERM, &old_term, nullptr);
-  s.coverage = Coverage{};
-  for (const WorkerTotals& t : totals) {
-    s.coverage.merge(t.coverage);
-    s.compiler_calls += t.compiler.calls;
-    s.compile_seconds += t.compiler.seconds;
+  supervise(o, workers, s, clock);
+  reap(workers, s);
+  s.coverage = merged_coverage(workers);
+  for (const WorkerProcess& w : workers) {
+    s.compiler_calls += w.compiler.calls;
+    s.compile_seconds += w.compiler.seconds;
   }
   s.jobs = o.jobs;
-  s.seconds = elapsed();
+  s.seconds = clock.seconds();
   s.interrupted = g_interrupted != 0;
   return s;
 }
