@@ -52,7 +52,7 @@ uint64_t next_seeds(size_t n) {
   return first;
 }
 
-// generate + interpret + render + compile + run + compare for N programs: check_batch, exactly as a
+// generate + interpret + render + compile + run + compare for N programs: check, exactly as a
 // campaign worker does one batch (signatures on).
 void BM_fuzz_iteration(benchmark::State& state) {
   const size_t n = static_cast<size_t>(state.range(0));
@@ -66,11 +66,11 @@ void BM_fuzz_iteration(benchmark::State& state) {
     for (size_t i = 0; i < n; ++i) ps.push_back(generate(program_seed(1, 0, first + i)));
     std::vector<const Program*> ptrs;
     for (const Program& p : ps) ptrs.push_back(&p);
-    const BatchResult r = check_batch(ptrs, cfg, true);
+    const std::vector<Finding> r = check(ptrs, cfg);
     for (size_t i = 0; i < n; ++i) {
-      if (!r.defined[i]) continue;
+      if (!r[i].defined()) continue;
       ++valid;
-      failures += r.observations[i].verdict != Verdict::ok;
+      failures += r[i].observation.verdict != Verdict::ok;
     }
     programs += static_cast<int64_t>(n);
   }
@@ -79,7 +79,7 @@ void BM_fuzz_iteration(benchmark::State& state) {
   state.counters["failures"] = Counter(static_cast<double>(failures));  // the good renderer: expect 0
 }
 
-// The same batch with each phase timed on its own (what check_batch does inside, via the public
+// The same batch with each phase timed on its own (what check does inside, via the public
 // codegen pieces). Counters are milliseconds per program, averaged over iterations; `compile_share`
 // is the compiler's fraction of the batch's wall time.
 void BM_batch_phases(benchmark::State& state) {

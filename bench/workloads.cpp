@@ -140,10 +140,10 @@ const Failing& failing_program() {
     for (size_t at = 0; at < pool.size(); at += 8) {
       std::vector<const Program*> batch;
       for (size_t i = at; i < std::min(pool.size(), at + 8); ++i) batch.push_back(&pool[i]);
-      const BatchResult r = check_batch(batch, cfg, true);
+      const std::vector<Finding> r = check(batch, cfg);
       for (size_t i = 0; i < batch.size(); ++i)
-        if (r.defined[i] && r.observations[i].verdict == Verdict::mismatch)
-          return Failing{*batch[i], r.observations[i].signature};
+        if (r[i].defined() && r[i].observation.verdict == Verdict::mismatch)
+          return Failing{*batch[i], r[i].observation.signature};
     }
     throw std::runtime_error("no failing program found under the broken renderer");
   }();

@@ -42,18 +42,16 @@ int run_render(const RunOptions& o) {
   return kOk;
 }
 
-// Runs both paths; prints the lines that differ and the verdict. Returns the observation, or nullopt
-// (after printing the reason) when the reference is UNDEFINED.
+// Checks `p`; returns the observation, or nullopt (after printing the reason) when the reference is
+// UNDEFINED.
 std::optional<Observation> observe(const Program& p, const std::string& file, const CompiledPathConfig& cfg) {
-  const RefResult ref = interpret(p);
-  if (ref.undefined) {
-    std::cerr << file << ": UNDEFINED at " << p.node_name(ref.undefined->node) << ": " << ref.undefined->reason
+  Finding found = std::move(check({&p}, cfg).at(0));
+  if (found.undefined) {
+    std::cerr << file << ": UNDEFINED at " << p.node_name(found.undefined->node) << ": " << found.undefined->reason
               << " (not a test)\n";
     return std::nullopt;
   }
-  Observation obs = compare(p, ref, run_compiled(p, cfg));
-  if (obs.verdict == Verdict::mismatch) obs.signature = mismatch_signature(p, cfg);
-  return obs;
+  return std::move(found.observation);
 }
 
 void print_observation(const Program& p, const Observation& obs) {

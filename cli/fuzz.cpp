@@ -50,12 +50,12 @@ struct ReduceCliOptions {
 int run_reduce(const ReduceCliOptions& o) {
   const Program p = load_program(o.file);
   const CompiledPathConfig cfg = o.flags.config(&p);
-  const BatchResult first = check_batch({&p}, cfg, true);
-  if (!first.defined[0]) {
+  const Finding first = check({&p}, cfg).at(0);
+  if (!first.defined()) {
     std::cerr << o.file << ": UNDEFINED under the reference: nothing to reduce\n";
     return kUndefined;
   }
-  const Observation& obs = first.observations[0];
+  const Observation& obs = first.observation;
   if (obs.verdict == Verdict::ok) {
     std::cerr << o.file << ": the compiled path agrees with the reference: nothing to reduce\n";
     return kFailure;

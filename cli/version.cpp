@@ -15,8 +15,6 @@ constexpr const char* kCandidates[] = {"cc",       "gcc",      "gcc-11",   "gcc-
                                        "clang",    "clang-13", "clang-14", "clang-15", "clang-16", "clang-17",
                                        "clang-18", "clang-19", "tcc"};
 
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
-
 }  // namespace
 
 std::string version_text() {
@@ -30,7 +28,7 @@ std::string version_text() {
     ++found;
     std::string version;
     try {
-      version = first_line(compiler_id(cc).version);
+      version = compiler_id(cc).version_line();
     } catch (const UserError&) {
       version = "(does not answer --version)";
     }

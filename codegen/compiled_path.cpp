@@ -1,6 +1,8 @@
 // run_compiled: rendering, batched compiling with bisection on failure, sandboxed runs.
 #include "codegen/compiled_path.h"
 
+#include <optional>
+
 #include "codegen/runtime/native.h"
 #include "codegen/plugin.h"
 #include "codegen/render/render.h"
@@ -51,7 +53,7 @@ class BatchCompiler {
   }
 
   void fail(const Unit* u, const std::string& message) {
-    out_[u->index].verdict = Verdict::compile_error;
+    out_[u->index].status = KernelStatus::compile_error;
     out_[u->index].message = message;
   }
 
@@ -97,16 +99,69 @@ void check_load_environment(const std::string& so_path, const std::string& messa
                       "to another directory");
 }
 
+// The kernel function (built-in) or translation unit (plug-in) of one program; nullopt, with `out` a
+// render_error, when the renderer fails.
+std::optional<std::string> render_unit(const Program& p, const std::string& name, const CompiledPathConfig& cfg,
+                                       KernelOutcome& out) {
+  if (cfg.renderer_cmd.empty()) {
+    try {
+      return render_function(p, name);
+    } catch (const std::exception& e) {  // a renderer bug must not take the batch down
+      out.status = KernelStatus::render_error;
+      out.message = std::string("built-in renderer: ") + e.what();
+      return std::nullopt;
+    }
+  }
+  PluginResult r = render_with_plugin(p, name, cfg.renderer_cmd, cfg.render_timeout_s);
+  if (!r.ok) {
+    out.status = KernelStatus::render_error;
+    out.message = r.message;
+    return std::nullopt;
+  }
+  return std::move(r.source);
+}
+
+// Runs one compiled group's kernels in the sandbox, each on its program's buffers (moved out of
+// `buffers`), and records their outcomes.
+void run_group(const Group& g, const std::vector<const Program*>& batch, std::vector<std::vector<NativeBuffer>>& buffers,
+               const CompiledPathConfig& cfg, std::vector<KernelOutcome>& out) {
+  std::vector<KernelCall> calls;
+  for (const Unit* u : g.units) {
+    const std::string bad = check_buffers(*batch[u->index], buffers[u->index]);
+    UOPFUZZ_CHECK(bad.empty());
+    calls.push_back({u->name, std::move(buffers[u->index])});
+  }
+  const std::vector<RunResult> results = run_sandboxed(g.so_path, calls, cfg.timeout_s);
+  for (size_t k = 0; k < g.units.size(); ++k) {
+    KernelOutcome& o = out[g.units[k]->index];
+    const RunResult& r = results[k];
+    switch (r.status) {
+      case RunStatus::ok: {
+        const Program& p = *batch[g.units[k]->index];
+        for (size_t b = 0; b < p.buffers.size(); ++b) o.buffers[p.buffers[b]->slot] = from_native(calls[k].buffers[b]);
+        break;
+      }
+      case RunStatus::crash: o.status = KernelStatus::crash; break;
+      case RunStatus::timeout: o.status = KernelStatus::timeout; break;
+      case RunStatus::load_error:
+        check_load_environment(g.so_path, r.message);
+        o.status = KernelStatus::compile_error;
+        break;
+    }
+    o.signal = r.signal;
+    o.message = r.message;
+  }
+}
+
 }  // namespace
 
-std::string verdict_name(Verdict v) {
-  switch (v) {
-    case Verdict::ok: return "ok";
-    case Verdict::mismatch: return "mismatch";
-    case Verdict::crash: return "crash";
-    case Verdict::timeout: return "timeout";
-    case Verdict::compile_error: return "compile-error";
-    case Verdict::render_error: return "render-error";
+std::string status_name(KernelStatus s) {
+  switch (s) {
+    case KernelStatus::ok: return "ok";
+    case KernelStatus::crash: return "crash";
+    case KernelStatus::timeout: return "timeout";
+    case KernelStatus::compile_error: return "compile-error";
+    case KernelStatus::render_error: return "render-error";
   }
   return "?";
 }
@@ -125,61 +180,16 @@ std::vector<KernelOutcome> run_compiled(const std::vector<const Program*>& batch
   std::vector<Unit> units;
   units.reserve(n);
   for (size_t i = 0; i < n; ++i) {
-    const Program& p = *batch[i];
-    buffers[i] = program_buffers(p);  // throws on a malformed data line: a setup error
+    buffers[i] = program_buffers(*batch[i]);  // throws on a malformed data line: a setup error
     Unit u{i, "kernel" + std::to_string(i), ""};
-    if (cfg.renderer_cmd.empty()) {
-      try {
-        u.source = render_function(p, u.name);
-      } catch (const std::exception& e) {  // a renderer bug must not take the batch down
-        out[i].verdict = Verdict::render_error;
-        out[i].message = std::string("built-in renderer: ") + e.what();
-        continue;
-      }
-    } else {
-      PluginResult r = render_with_plugin(p, u.name, cfg.renderer_cmd, cfg.render_timeout_s);
-      if (!r.ok) {
-        out[i].verdict = Verdict::render_error;
-        out[i].message = r.message;
-        continue;
-      }
-      u.source = std::move(r.source);
+    if (std::optional<std::string> source = render_unit(*batch[i], u.name, cfg, out[i])) {
+      u.source = std::move(*source);
+      units.push_back(std::move(u));
     }
-    units.push_back(std::move(u));
   }
-
   std::vector<const Unit*> todo;
   for (const Unit& u : units) todo.push_back(&u);
-  const std::vector<Group> groups = BatchCompiler(cfg, out).run(todo);
-
-  for (const Group& g : groups) {
-    std::vector<KernelCall> calls;
-    for (const Unit* u : g.units) {
-      const std::string bad = check_buffers(*batch[u->index], buffers[u->index]);
-      UOPFUZZ_CHECK(bad.empty());
-      calls.push_back({u->name, std::move(buffers[u->index])});
-    }
-    const std::vector<RunResult> results = run_sandboxed(g.so_path, calls, cfg.timeout_s);
-    for (size_t k = 0; k < g.units.size(); ++k) {
-      KernelOutcome& o = out[g.units[k]->index];
-      const RunResult& r = results[k];
-      switch (r.status) {
-        case RunStatus::ok: {
-          const Program& p = *batch[g.units[k]->index];
-          for (size_t b = 0; b < p.buffers.size(); ++b) o.buffers[p.buffers[b]->slot] = from_native(calls[k].buffers[b]);
-          break;
-        }
-        case RunStatus::crash: o.verdict = Verdict::crash; break;
-        case RunStatus::timeout: o.verdict = Verdict::timeout; break;
-        case RunStatus::load_error:
-          check_load_environment(g.so_path, r.message);
-          o.verdict = Verdict::compile_error;
-          break;
-      }
-      o.signal = r.signal;
-      o.message = r.message;
-    }
-  }
+  for (const Group& g : BatchCompiler(cfg, out).run(todo)) run_group(g, batch, buffers, cfg, out);
   return out;
 }
 

@@ -4,18 +4,19 @@
 //
 //   uf::CompiledPathConfig cfg;                 // gcc, exact default flags, built-in renderer
 //   auto out = uf::run_compiled({&p1, &p2}, cfg);
-//   if (out[0].verdict == uf::Verdict::ok) compare(out[0].buffers, reference);
+//   if (out[0].status == uf::KernelStatus::ok) use(out[0].buffers);
 //
-// Per program, the outcome is one of
+// Per program, the status is one of
 //   ok             the kernel ran; `buffers` holds the final contents of every BUFFER, by slot;
 //   render_error   the renderer failed (plug-in: non-zero exit, timeout, too much output; `message`
 //                  has its stderr);
 //   compile_error  the C did not compile (or did not define the function); `message` has the
 //                  compiler's stderr and the numbered source. In a batch, a failing compile is
-//                  bisected so only the programs that fail on their own get this verdict;
+//                  bisected so only the programs that fail on their own get this status;
 //   crash          the kernel killed its process (`signal`, e.g. SIGSEGV, SIGFPE; 0 for an exit);
 //   timeout        the kernel ran longer than timeout_s.
-// `mismatch` is never produced here: it is the fuzzer's verdict after comparing with the reference.
+// Whether the buffers are right is not known here: comparing with the reference is the oracle's job
+// (fuzz/oracle), and so is its `mismatch` verdict.
 //
 // Setup problems (the compiler missing, an unusable cache dir, a malformed renderer command line, a
 // data line that does not fit its BUFFER) throw UserError instead: they are not findings.
@@ -38,10 +39,10 @@ struct CompiledPathConfig {
   double compile_timeout_s = 300;  // one compiler call
 };
 
-enum class Verdict { ok, mismatch, crash, timeout, compile_error, render_error };
+enum class KernelStatus { ok, crash, timeout, compile_error, render_error };
 
 struct KernelOutcome {
-  Verdict verdict = Verdict::ok;
+  KernelStatus status = KernelStatus::ok;
   int signal = 0;
   std::string message;
   std::map<int64_t, Values> buffers;  // when ok: every BUFFER by slot
@@ -50,8 +51,8 @@ struct KernelOutcome {
 std::vector<KernelOutcome> run_compiled(const std::vector<const Program*>& batch, const CompiledPathConfig& cfg);
 KernelOutcome run_compiled(const Program& p, const CompiledPathConfig& cfg);
 
-// "ok", "mismatch", "crash", "timeout", "compile-error", "render-error".
-std::string verdict_name(Verdict v);
+// "ok", "crash", "timeout", "compile-error", "render-error".
+std::string status_name(KernelStatus s);
 
 // The C translation unit the compiled path would compile for `p` alone (what `uopfuzz render` prints):
 // render_c(p, fn_name) for the built-in renderer, the plug-in's output otherwise. Throws UserError

@@ -64,6 +64,8 @@ std::string cache_dir();
 struct CompilerId {
   std::string path;     // resolved absolute path
   std::string version;  // `--version` output
+  // Its first line, the compiler's name and release: what people and reproducers are shown.
+  std::string version_line() const { return version.substr(0, version.find('\n')); }
 };
 // Cached per process. Throws UserError naming the compiler when it is missing or does not answer.
 CompilerId compiler_id(const std::string& cc);

@@ -1,21 +1,23 @@
 // The campaign parent: fork the workers, aggregate their reports, progress line, signals, summary.
 #include "fuzz/campaign/campaign.h"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
+#include <cerrno>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
+#include "codegen/runtime/fd.h"
 #include "codegen/runtime/process.h"
 #include "fuzz/campaign/corpus.h"
+#include "fuzz/campaign/stopwatch.h"
 
 namespace uf {
 
@@ -24,66 +26,75 @@ namespace {
 volatile std::sig_atomic_t g_interrupted = 0;
 void on_interrupt(int) { g_interrupted = 1; }
 
-struct Worker {
-  pid_t pid = -1;
-  int fd = -1;
-  std::string pending;  // a partial report line
-  bool done = false;
+// SIGINT/SIGTERM set g_interrupted while the campaign runs; the previous handlers are back on every way
+// out.
+class InterruptHandlers {
+ public:
+  InterruptHandlers() {
+    g_interrupted = 0;
+    struct sigaction sa{};
+    sa.sa_handler = on_interrupt;
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~InterruptHandlers() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  InterruptHandlers(const InterruptHandlers&) = delete;
+  InterruptHandlers& operator=(const InterruptHandlers&) = delete;
+
+ private:
+  struct sigaction old_int_{}, old_term_{};
 };
 
-// What a worker reports cumulatively: the latest line replaces the previous one.
-struct WorkerTotals {
+// The parent's view of one worker process.
+struct WorkerProcess {
+  pid_t pid = -1;
+  UniqueFd reports;     // closed at EOF: the worker is done
+  std::string pending;  // a partial report line
+  // Its latest cumulative reports.
   Coverage coverage;
   CompilerStats compiler;
 };
 
-void apply_line(const std::string& line, CampaignSummary& s, WorkerTotals& totals) {
-  if (line.size() < 2) return;
-  const std::string rest = line.substr(2);
-  std::istringstream in(rest);
-  switch (line[0]) {
-    case 'P': {
-      int64_t v[9] = {};
-      for (auto& x : v) in >> x;
-      s.programs += v[0]; s.valid += v[1]; s.undefined += v[2]; s.mismatching += v[3]; s.crashes += v[4];
-      s.compile_errors += v[5]; s.render_errors += v[6]; s.timeouts += v[7]; s.batches += v[8];
-      break;
-    }
-    case 'B': s.buckets.insert(rest); break;
-    case 'S': {
-      const size_t tab = rest.find('\t');
-      s.saved.push_back(rest.substr(0, tab));
-      if (tab != std::string::npos && rest.substr(tab + 1) == "mismatch") ++s.new_mismatches;
-      break;
-    }
-    case 'C': {
-      Coverage c;
-      in >> c.programs;
-      for (auto& x : c.op_dtype) in >> x;
-      for (auto& x : c.cast) in >> x;
-      for (auto& x : c.bitcast) in >> x;
-      totals.coverage = c;
-      break;
-    }
-    case 'K': {
-      int64_t us = 0;
-      in >> totals.compiler.calls >> us;
-      totals.compiler.seconds = static_cast<double>(us) / 1e6;
-      break;
-    }
-    case 'E': s.errors.push_back(rest); break;
-  }
+template <class... F>
+struct Overloaded : F... {
+  using F::operator()...;
+};
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;  // clang 14 (the libFuzzer build) deduces no aggregate
+
+void apply(const Report& report, CampaignSummary& s, WorkerProcess& w) {
+  std::visit(Overloaded{
+                 [&](const BatchReport& r) { s.counts += r.counts; },
+                 [&](const BucketReport& r) { s.buckets.insert(r.signature); },
+                 [&](const SavedReport& r) {
+                   s.saved.push_back(r.path);
+                   if (r.verdict == verdict_name(Verdict::mismatch)) ++s.new_mismatches;
+                 },
+                 [&](const CoverageReport& r) { w.coverage = r.coverage; },
+                 [&](const CompilerReport& r) { w.compiler = r.stats; },
+                 [&](const ErrorReport& r) { s.errors.push_back(r.message); },
+             },
+             report);
+}
+
+void apply_line(const std::string& line, CampaignSummary& s, WorkerProcess& w) {
+  if (const std::optional<Report> r = decode(line)) apply(*r, s, w);
+  else s.errors.push_back("a worker's report was not understood: " + line);
 }
 
 std::string progress_line(const CampaignSummary& s, double t) {
   char buf[512];
+  const CheckCounts& c = s.counts;
   const auto cov = s.coverage.op_dtype_count();
   std::snprintf(buf, sizeof buf,
                 "uopfuzz: %6.1fs  %lld programs (%.1f/s)  valid %lld  undefined %.1f%%  failures %lld  buckets %zu  saved %zu  "
                 "coverage %zu/%zu op×dtype",
-                t, static_cast<long long>(s.programs), t > 0 ? s.programs / t : 0.0, static_cast<long long>(s.valid),
-                s.programs ? 100.0 * s.undefined / s.programs : 0.0,
-                static_cast<long long>(s.mismatching + s.crashes + s.compile_errors + s.render_errors + s.timeouts),
+                t, static_cast<long long>(c.programs), t > 0 ? c.programs / t : 0.0, static_cast<long long>(c.valid),
+                c.programs ? 100.0 * c.undefined / c.programs : 0.0,
+                static_cast<long long>(c.mismatching + c.crashes + c.compile_errors + c.render_errors + c.timeouts),
                 s.buckets.size(), s.saved.size(), cov.covered, cov.total);
   return buf;
 }
@@ -100,28 +111,132 @@ std::string fixed(double v, int decimals) {
   return buf;
 }
 
+// The forked child: runs the worker and ends, never returning into the parent's code.
+[[noreturn]] void worker_main(const CampaignOptions& o, int w, int report_fd) {
+  int code = 0;
+  try {
+    run_worker(o, w, report_fd);
+  } catch (const Interrupted&) {
+    // Stopped by SIGINT/SIGTERM inside a compile or render: what it finished is already reported.
+  } catch (const std::exception& e) {
+    send_report(report_fd, ErrorReport{"worker " + std::to_string(w) + ": " + e.what()});
+    code = 2;
+  }
+  ::_exit(code);
+}
+
+WorkerProcess start_worker(const CampaignOptions& o, int w) {
+  // Close-on-exec: a compiler or renderer a worker starts must not hold the report pipe open, or a
+  // killed worker's pipe would not reach EOF until they finish, delaying the parent's exit.
+  std::optional<Pipe> pipe = Pipe::open();
+  if (!pipe) throw UserError("cannot create a pipe for worker " + std::to_string(w));
+  const pid_t pid = ::fork();
+  if (pid < 0) throw UserError("cannot start worker " + std::to_string(w));
+  if (pid == 0) {
+    pipe->read_end.reset();
+    worker_main(o, w, pipe->write_end.get());
+  }
+  return {pid, std::move(pipe->read_end), "", {}, {}};  // the write end closes here: EOF when the worker ends
+}
+
+// Reads what the worker has written and applies its whole lines; at EOF (or a failed read) closes its pipe.
+void read_reports(WorkerProcess& w, CampaignSummary& s) {
+  char buf[65536];
+  const ssize_t n = ::read(w.reports.get(), buf, sizeof buf);
+  if (n < 0 && errno == EINTR) return;
+  if (n <= 0) {
+    w.reports.reset();
+    return;
+  }
+  w.pending.append(buf, static_cast<size_t>(n));
+  for (size_t nl; (nl = w.pending.find('\n')) != std::string::npos;) {
+    apply_line(w.pending.substr(0, nl), s, w);
+    w.pending.erase(0, nl + 1);
+  }
+}
+
+// Waits up to 200 ms for reports, then reads every worker that has some.
+void poll_reports(std::vector<WorkerProcess>& workers, CampaignSummary& s) {
+  std::vector<pollfd> fds;
+  std::vector<WorkerProcess*> owners;
+  for (WorkerProcess& w : workers)
+    if (w.reports) {
+      fds.push_back({w.reports.get(), POLLIN, 0});
+      owners.push_back(&w);
+    }
+  ::poll(fds.data(), fds.size(), 200);
+  for (size_t i = 0; i < fds.size(); ++i)
+    if (fds[i].revents != 0) read_reports(*owners[i], s);
+}
+
+// After SIGINT/SIGTERM: SIGTERM to every live worker (they stop between batches), SIGKILL to those still
+// running 5 s later. `stop_at` is when the stop began.
+void stop_workers(const std::vector<WorkerProcess>& workers, std::optional<double>& stop_at, double now) {
+  int sig = 0;
+  if (g_interrupted && !stop_at) {
+    stop_at = now;
+    sig = SIGTERM;
+  } else if (stop_at && now - *stop_at > 5) {
+    sig = SIGKILL;
+  }
+  if (sig)
+    for (const WorkerProcess& w : workers)
+      if (w.reports) ::kill(w.pid, sig);
+}
+
+Coverage merged_coverage(const std::vector<WorkerProcess>& workers) {
+  Coverage c;
+  for (const WorkerProcess& w : workers) c.merge(w.coverage);
+  return c;
+}
+
+// Until every worker has closed its pipe: their reports, the progress line, the stop on a signal.
+void supervise(const CampaignOptions& o, std::vector<WorkerProcess>& workers, CampaignSummary& s, const Stopwatch& clock) {
+  double last_progress = 0;
+  std::optional<double> stop_at;
+  while (std::any_of(workers.begin(), workers.end(), [](const WorkerProcess& w) { return w.reports.valid(); })) {
+    stop_workers(workers, stop_at, clock.seconds());
+    poll_reports(workers, s);
+    if (o.progress && clock.seconds() - last_progress >= 1.0) {
+      s.coverage = merged_coverage(workers);
+      std::cerr << progress_line(s, clock.seconds()) << std::endl;
+      last_progress = clock.seconds();
+    }
+  }
+}
+
+// Reaps every worker; one that a signal other than our stop killed is an error of the campaign.
+void reap(const std::vector<WorkerProcess>& workers, CampaignSummary& s) {
+  for (const WorkerProcess& w : workers) {
+    int status = 0;
+    ::waitpid(w.pid, &status, 0);
+    if (WIFSIGNALED(status) && WTERMSIG(status) != SIGTERM && WTERMSIG(status) != SIGKILL)
+      s.errors.push_back("worker died with signal " + std::to_string(WTERMSIG(status)));
+  }
+}
+
 }  // namespace
 
 nlohmann::json CampaignSummary::to_json() const {
   nlohmann::json j;
-  j["programs"] = programs;
-  j["valid"] = valid;
-  j["undefined"] = undefined;
+  j["programs"] = counts.programs;
+  j["valid"] = counts.valid;
+  j["undefined"] = counts.undefined;
   j["mismatches"] = new_mismatches;
-  j["mismatching_programs"] = mismatching;
-  j["crashes"] = crashes;
-  j["compile_errors"] = compile_errors;
-  j["render_errors"] = render_errors;
-  j["timeouts"] = timeouts;
+  j["mismatching_programs"] = counts.mismatching;
+  j["crashes"] = counts.crashes;
+  j["compile_errors"] = counts.compile_errors;
+  j["render_errors"] = counts.render_errors;
+  j["timeouts"] = counts.timeouts;
   j["buckets"] = buckets.size();
   j["signatures"] = buckets;
   j["seconds"] = rounded(seconds, 2);
-  j["programs_per_second"] = rounded(seconds > 0 ? programs / seconds : 0.0, 1);
+  j["programs_per_second"] = rounded(seconds > 0 ? counts.programs / seconds : 0.0, 1);
   j["saved"] = saved;
-  j["batches"] = batches;
+  j["batches"] = counts.batches;
   j["compiler_calls"] = compiler_calls;
   j["programs_per_compiler_call"] =
-      rounded(compiler_calls ? static_cast<double>(valid) / static_cast<double>(compiler_calls) : 0.0, 1);
+      rounded(compiler_calls ? static_cast<double>(counts.valid) / static_cast<double>(compiler_calls) : 0.0, 1);
   j["compile_seconds"] = rounded(compile_seconds, 2);
   j["compiler_busy"] = rounded(seconds > 0 && jobs > 0 ? compile_seconds / (seconds * jobs) : 0.0, 3);
   j["coverage"] = coverage.summary();
@@ -133,15 +248,15 @@ nlohmann::json CampaignSummary::to_json() const {
 
 std::string CampaignSummary::to_text() const {
   std::ostringstream o;
-  o << "uopfuzz: " << programs << " programs in " << fixed(seconds, 1) << " s (" << fixed(seconds > 0 ? programs / seconds : 0, 1) << "/s), "
-    << valid << " compared, " << undefined << " undefined\n"
-    << "uopfuzz: failures: " << mismatching << " mismatch, " << crashes << " crash, " << timeouts << " timeout, "
-    << compile_errors << " compile-error, " << render_errors << " render-error; " << buckets.size() << " buckets, "
+  o << "uopfuzz: " << counts.programs << " programs in " << fixed(seconds, 1) << " s (" << fixed(seconds > 0 ? counts.programs / seconds : 0, 1) << "/s), "
+    << counts.valid << " compared, " << counts.undefined << " undefined\n"
+    << "uopfuzz: failures: " << counts.mismatching << " mismatch, " << counts.crashes << " crash, " << counts.timeouts << " timeout, "
+    << counts.compile_errors << " compile-error, " << counts.render_errors << " render-error; " << buckets.size() << " buckets, "
     << saved.size() << " new reproducers\n"
     << "uopfuzz: coverage: " << coverage.summary() << "\n";
   if (compiler_calls > 0)
     o << "uopfuzz: compiler: " << compiler_calls << " calls ("
-      << fixed(static_cast<double>(valid) / static_cast<double>(compiler_calls), 1) << " programs each), busy "
+      << fixed(static_cast<double>(counts.valid) / static_cast<double>(compiler_calls), 1) << " programs each), busy "
       << fixed(100 * compile_seconds / std::max(1e-9, seconds * jobs), 1) << " % of " << jobs << " × wall\n";
   for (const auto& b : buckets) o << "uopfuzz: bucket: " << b << "\n";
   for (const auto& f : saved) o << "uopfuzz: saved " << f << "\n";
@@ -153,103 +268,22 @@ std::string CampaignSummary::to_text() const {
 CampaignSummary run_campaign(const CampaignOptions& o) {
   if (o.jobs < 1) throw UserError("--jobs must be at least 1");
   if (o.time_s <= 0 && o.count <= 0) throw UserError("give --time or --count");
-  Corpus check(o.corpus_dir);  // fail early, in the parent, when the corpus cannot be written
-  using clock = std::chrono::steady_clock;
-  const auto start = clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - start).count(); };
-
-  g_interrupted = 0;
-  struct sigaction sa{}, old_int{}, old_term{};
-  sa.sa_handler = on_interrupt;
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
-
-  std::vector<Worker> workers(static_cast<size_t>(o.jobs));
-  for (int w = 0; w < o.jobs; ++w) {
-    int fds[2];
-    // Close-on-exec: a compiler or renderer a worker starts must not hold the report pipe open, or a
-    // killed worker's pipe would not reach EOF until they finish, delaying the parent's exit.
-    if (::pipe2(fds, O_CLOEXEC) != 0) throw UserError("cannot create a pipe for worker " + std::to_string(w));
-    const pid_t pid = ::fork();
-    if (pid < 0) throw UserError("cannot start worker " + std::to_string(w));
-    if (pid == 0) {
-      ::close(fds[0]);
-      int code = 0;
-      try {
-        run_worker(o, w, fds[1]);
-      } catch (const Interrupted&) {
-        // Stopped by SIGINT/SIGTERM inside a compile or render: what it finished is already reported.
-      } catch (const std::exception& e) {
-        const std::string msg = "E worker " + std::to_string(w) + ": " + e.what() + "\n";
-        if (::write(fds[1], msg.data(), msg.size()) < 0) code = 2;
-        code = 2;
-      }
-      ::_exit(code);
-    }
-    ::close(fds[1]);
-    workers[static_cast<size_t>(w)] = {pid, fds[0], "", false};
-  }
+  Corpus writable(o.corpus_dir);  // fail early, in the parent, when the corpus cannot be written
+  const Stopwatch clock;
+  const InterruptHandlers interrupts;
+  std::vector<WorkerProcess> workers;
+  for (int w = 0; w < o.jobs; ++w) workers.push_back(start_worker(o, w));
 
   CampaignSummary s;
-  std::vector<WorkerTotals> totals(workers.size());
-  double last_progress = 0;
-  bool stopping = false;
-  double stop_at = 0;
-  size_t live = workers.size();
-  while (live > 0) {
-    if (g_interrupted && !stopping) {
-      stopping = true;
-      stop_at = elapsed();
-      for (const Worker& w : workers) if (!w.done) ::kill(w.pid, SIGTERM);
-    }
-    if (stopping && elapsed() - stop_at > 5)
-      for (const Worker& w : workers) if (!w.done) ::kill(w.pid, SIGKILL);
-    std::vector<pollfd> fds;
-    for (const Worker& w : workers) if (!w.done) fds.push_back({w.fd, POLLIN, 0});
-    ::poll(fds.data(), fds.size(), 200);
-    for (size_t i = 0; i < workers.size(); ++i) {
-      Worker& w = workers[i];
-      if (w.done) continue;
-      pollfd pf{w.fd, POLLIN, 0};
-      if (::poll(&pf, 1, 0) <= 0) continue;
-      char buf[65536];
-      const ssize_t n = ::read(w.fd, buf, sizeof buf);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        w.done = true;
-        --live;
-        ::close(w.fd);
-        continue;
-      }
-      w.pending.append(buf, static_cast<size_t>(n));
-      for (size_t nl; (nl = w.pending.find('\n')) != std::string::npos;) {
-        apply_line(w.pending.substr(0, nl), s, totals[i]);
-        w.pending.erase(0, nl + 1);
-      }
-    }
-    if (o.progress && elapsed() - last_progress >= 1.0) {
-      s.coverage = Coverage{};
-      for (const WorkerTotals& t : totals) s.coverage.merge(t.coverage);
-      std::cerr << progress_line(s, elapsed()) << std::endl;
-      last_progress = elapsed();
-    }
-  }
-  for (Worker& w : workers) {
-    int status = 0;
-    ::waitpid(w.pid, &status, 0);
-    if (WIFSIGNALED(status) && WTERMSIG(status) != SIGTERM && WTERMSIG(status) != SIGKILL)
-      s.errors.push_back("worker died with signal " + std::to_string(WTERMSIG(status)));
-  }
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGTERM, &old_term, nullptr);
-  s.coverage = Coverage{};
-  for (const WorkerTotals& t : totals) {
-    s.coverage.merge(t.coverage);
-    s.compiler_calls += t.compiler.calls;
-    s.compile_seconds += t.compiler.seconds;
+  supervise(o, workers, s, clock);
+  reap(workers, s);
+  s.coverage = merged_coverage(workers);
+  for (const WorkerProcess& w : workers) {
+    s.compiler_calls += w.compiler.calls;
+    s.compile_seconds += w.compiler.seconds;
   }
   s.jobs = o.jobs;
-  s.seconds = elapsed();
+  s.seconds = clock.seconds();
   s.interrupted = g_interrupted != 0;
   return s;
 }

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fuzz/campaign/coverage.h"
+#include "fuzz/campaign/protocol.h"
 #include "fuzz/oracle/oracle.h"
 #include "fuzz/gen/policy.h"
 
@@ -43,10 +44,8 @@ struct CampaignOptions {
 };
 
 struct CampaignSummary {
-  int64_t programs = 0, valid = 0, undefined = 0;
-  int64_t mismatching = 0, crashes = 0, compile_errors = 0, render_errors = 0, timeouts = 0;  // programs
+  CheckCounts counts;          // the programs, how they fared, and the batches (one compiler call each when all compile)
   int64_t new_mismatches = 0;  // new mismatch buckets saved (docs/format.md's `mismatches`)
-  int64_t batches = 0;         // programs are checked in batches, one compiler call each when all compile
   int64_t compiler_calls = 0;  // every compiler process the workers ran: batches, bisections, reductions
   double compile_seconds = 0;  // wall time inside those calls, summed over workers
   int jobs = 1;
@@ -63,7 +62,7 @@ struct CampaignSummary {
 
 CampaignSummary run_campaign(const CampaignOptions& options);
 
-// One worker's loop (runs in its own process); reports go to `report_fd` as lines (see campaign.cpp).
+// One worker's loop (runs in its own process); reports go to `report_fd` (protocol.h).
 void run_worker(const CampaignOptions& options, int worker, int report_fd);
 
 }  // namespace uf

@@ -1,23 +1,17 @@
-// One campaign worker: generate, check in batches, reduce and save new failures, report to the parent.
-//
-// Report lines (one write each, so lines from a worker never interleave):
-//   P programs valid undefined mismatching crashes compile_errors render_errors timeouts batches
-//   B signature          a failure bucket seen
-//   S path<TAB>class     a reproducer saved
-//   C n n n ...          coverage counters (cumulative)
-//   K calls microseconds compiler processes run and their wall time (cumulative)
-//   E message            a fatal worker error (the corpus cannot be written, ...)
+// One campaign worker: generate, check in batches, reduce and save new failures, report to the parent
+// (protocol.h).
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <csignal>
-#include <cstdio>
+#include <optional>
 
+#include "codegen/runtime/compiler.h"
 #include "codegen/runtime/process.h"
 #include "fuzz/campaign/campaign.h"
 #include "fuzz/campaign/corpus.h"
+#include "fuzz/campaign/stopwatch.h"
 #include "fuzz/gen/generator.h"
 #include "fuzz/oracle/reduce.h"
 
@@ -31,132 +25,137 @@ void request_stop(int) {
   cancel_processes();  // the compiler or renderer in flight dies now, not after the parent's SIGKILL
 }
 
-void report(int fd, const std::string& line) {
-  const std::string s = line + "\n";
-  size_t done = 0;
-  while (done < s.size()) {
-    const ssize_t n = ::write(fd, s.data() + done, s.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // the parent is gone: nothing to report to
-    done += static_cast<size_t>(n);
+// For the reproducers' meta only: a compiler that does not answer is reported by the first compile.
+std::string compiler_version(const std::string& cc) {
+  try {
+    return compiler_id(cc).version_line();
+  } catch (const UserError&) {
+    return "";
   }
 }
 
-std::string first_line_of(const std::string& cmd) {
-  FILE* f = ::popen(cmd.c_str(), "r");
-  if (!f) return "";
-  char buf[256] = {0};
-  const bool ok = std::fgets(buf, sizeof buf, f) != nullptr;
-  ::pclose(f);
-  std::string s = ok ? buf : "";
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-  return s;
+// Worker w's share of --count: programs program_seed(seed, w, 0 .. quota-1).
+uint64_t quota(const CampaignOptions& o, int w) {
+  if (o.count <= 0) return UINT64_MAX;
+  return static_cast<uint64_t>(o.count / o.jobs + (w < o.count % o.jobs ? 1 : 0));
 }
 
-std::string coverage_line(const Coverage& c) {
-  std::string s = "C " + std::to_string(c.programs);
-  for (uint64_t v : c.op_dtype) s += " " + std::to_string(v);
-  for (uint64_t v : c.cast) s += " " + std::to_string(v);
-  for (uint64_t v : c.bitcast) s += " " + std::to_string(v);
-  return s;
-}
+class Worker {
+ public:
+  Worker(const CampaignOptions& o, int w, int report_fd)
+      : o_(o), w_(w), fd_(report_fd), quota_(quota(o, w)), corpus_(o.corpus_dir),
+        ctx_{std::to_string(w), o.cfg, compiler_version(o.cfg.cc)},
+        batch_(std::clamp(o.first_batch, o.min_batch, o.max_batch)) {}
+
+  void run() {
+    while (!g_stop && index_ < quota_ && (o_.time_s <= 0 || clock_.seconds() < o_.time_s)) {
+      const std::optional<size_t> n = next_batch_size();
+      if (!n) break;
+      run_batch(*n);
+    }
+  }
+
+ private:
+  // The next batch's size, or nullopt to stop: --time would end before a worthwhile batch does.
+  std::optional<size_t> next_batch_size() const {
+    size_t n = static_cast<size_t>(std::min<uint64_t>(batch_, quota_ - index_));
+    if (o_.time_s > 0 && seconds_per_program_ > 0) {  // end near --time instead of one whole batch later
+      // ...but never with a batch under min_batch, which would waste a compiler call: stop now when that
+      // is nearer to --time than the end of a min_batch batch would be.
+      const double fit = (o_.time_s - clock_.seconds()) / seconds_per_program_;  // programs that fit in the time left
+      if (fit < static_cast<double>(o_.min_batch) / 2) return std::nullopt;
+      n = std::min(n, std::max(o_.min_batch, static_cast<size_t>(std::ceil(fit))));
+    }
+    return n;
+  }
+
+  void run_batch(size_t n) {
+    std::vector<Program> programs;
+    programs.reserve(n);
+    for (size_t k = 0; k < n; ++k) programs.push_back(generate(program_seed(o_.seed, static_cast<uint64_t>(w_), index_ + k), o_.policy));
+    std::vector<const Program*> ptrs;
+    for (const Program& p : programs) { ptrs.push_back(&p); coverage_.add(p); }
+    const Stopwatch timer;
+    const std::vector<Finding> found = check(ptrs, o_.cfg);
+    const double dt = timer.seconds();
+
+    CheckCounts counts;
+    counts.batches = 1;
+    for (const Finding& f : found) counts.count(f);
+    send_report(fd_, BatchReport{counts});  // before reducing: see BatchReport
+    send_report(fd_, CoverageReport{coverage_});
+    for (size_t k = 0; k < n; ++k)
+      if (found[k].defined() && found[k].observation.verdict != Verdict::ok) keep(programs[k], found[k].observation);
+    index_ += n;
+    send_report(fd_, CompilerReport{compiler_stats()});
+    adapt_batch_size(n, dt);
+  }
+
+  // A failure: its bucket reported the first time this worker sees it, reduced and saved when the
+  // corpus does not have it yet.
+  void keep(const Program& p, const Observation& obs) {
+    if (!seen_.insert(obs.signature).second) return;
+    send_report(fd_, BucketReport{obs.signature});
+    if (corpus_.has(obs.signature) || g_stop) return;  // stopping: start no new reduction
+    auto [reproducer, failure] = reduced(p, obs);
+    reproducer.set_meta("campaign_seed", std::to_string(o_.seed));
+    save(reproducer, failure);
+  }
+
+  // The reduced form if it still fails alike, else the program as found.
+  std::pair<Program, Observation> reduced(const Program& p, const Observation& obs) const {
+    if (!o_.reduce) return {p, obs};
+    ReduceOptions ro;
+    ro.time_limit_s = o_.time_s > 0 ? std::max(5.0, std::min(o_.reduce_time_s, o_.time_s - clock_.seconds())) : o_.reduce_time_s;
+    try {
+      ReduceResult red = reduce(p, obs.signature, o_.cfg, ro);
+      if (red.observation.signature == obs.signature) return {std::move(red.program), red.observation};
+    } catch (const Interrupted&) {
+      // Stopping: the finding is saved as found rather than lost.
+    }
+    return {p, obs};
+  }
+
+  void save(const Program& reproducer, const Observation& failure) {
+    try {
+      if (auto path = corpus_.save(reproducer, failure, ctx_)) send_report(fd_, SavedReport{*path, verdict_name(failure.verdict)});
+    } catch (const UserError&) {
+      // The disk is full or the directory went away: the finding goes to the log instead of being lost.
+      const std::string text = "uopfuzz: worker " + std::to_string(w_) + ": could not save `" + failure.signature +
+                               "`; the reproducer follows\n" + reproducer_text(reproducer, failure, ctx_);
+      if (::write(2, text.data(), text.size()) < 0) {}
+      throw;
+    }
+  }
+
+  // Towards target_batch_s of compile+run time per batch, within min_batch..max_batch.
+  void adapt_batch_size(size_t n, double dt) {
+    seconds_per_program_ = dt / static_cast<double>(n);
+    if (n < batch_) return;  // a short final batch says nothing about the batch size
+    if (dt < o_.target_batch_s / 2 && batch_ < o_.max_batch) batch_ = std::min(o_.max_batch, batch_ * 2);
+    else if (dt > o_.target_batch_s * 2 && batch_ > o_.min_batch) batch_ = std::max(o_.min_batch, batch_ / 2);
+  }
+
+  const CampaignOptions& o_;
+  const int w_;
+  const int fd_;
+  const uint64_t quota_;
+  const Stopwatch clock_;
+  Corpus corpus_;
+  const FindingContext ctx_;
+  std::set<std::string> seen_;  // buckets this worker has reported
+  Coverage coverage_;
+  size_t batch_;
+  double seconds_per_program_ = 0;  // of the last batch: sizes the final batch of a --time run
+  uint64_t index_ = 0;              // programs checked so far
+};
 
 }  // namespace
 
-void run_worker(const CampaignOptions& o, int w, int fd) {
+void run_worker(const CampaignOptions& o, int w, int report_fd) {
   std::signal(SIGINT, request_stop);
   std::signal(SIGTERM, request_stop);
-  using clock = std::chrono::steady_clock;
-  const auto start = clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - start).count(); };
-  const uint64_t quota = o.count > 0 ? static_cast<uint64_t>(o.count / o.jobs + (w < o.count % o.jobs ? 1 : 0)) : UINT64_MAX;
-
-  Corpus corpus(o.corpus_dir);
-  std::set<std::string> seen;
-  const FindingContext ctx{std::to_string(w), o.cfg, first_line_of(o.cfg.cc + " --version 2>/dev/null")};
-  Coverage coverage;
-  size_t batch = std::clamp(o.first_batch, o.min_batch, o.max_batch);
-  double seconds_per_program = 0;  // of the last batch: sizes the final batch of a --time run
-  uint64_t index = 0;
-  while (!g_stop && index < quota && (o.time_s <= 0 || elapsed() < o.time_s)) {
-    size_t n = static_cast<size_t>(std::min<uint64_t>(batch, quota - index));
-    if (o.time_s > 0 && seconds_per_program > 0) {  // end near --time instead of one whole batch later
-      // ...but never with a batch under min_batch, which would waste a compiler call: stop now when that
-      // is nearer to --time than the end of a min_batch batch would be.
-      const double fit = (o.time_s - elapsed()) / seconds_per_program;  // programs that fit in the time left
-      if (fit < static_cast<double>(o.min_batch) / 2) break;
-      n = std::min(n, std::max(o.min_batch, static_cast<size_t>(std::ceil(fit))));
-    }
-    std::vector<Program> programs;
-    programs.reserve(n);
-    for (size_t k = 0; k < n; ++k) programs.push_back(generate(program_seed(o.seed, static_cast<uint64_t>(w), index + k), o.policy));
-    std::vector<const Program*> ptrs;
-    for (const Program& p : programs) { ptrs.push_back(&p); coverage.add(p); }
-    const auto t0 = clock::now();
-    const BatchResult r = check_batch(ptrs, o.cfg, true);
-    const double dt = std::chrono::duration<double>(clock::now() - t0).count();
-
-    int64_t counts[8] = {static_cast<int64_t>(n), 0, 0, 0, 0, 0, 0, 0};
-    for (size_t k = 0; k < n; ++k) {
-      if (!r.defined[k]) { ++counts[2]; continue; }
-      ++counts[1];
-      switch (r.observations[k].verdict) {
-        case Verdict::ok: break;
-        case Verdict::mismatch: ++counts[3]; break;
-        case Verdict::crash: ++counts[4]; break;
-        case Verdict::compile_error: ++counts[5]; break;
-        case Verdict::render_error: ++counts[6]; break;
-        case Verdict::timeout: ++counts[7]; break;
-      }
-    }
-    // Counted before reducing: a worker stopped (or killed) during a long reduction has still reported
-    // its batch, so the summary of an interrupted campaign is complete.
-    report(fd, "P " + std::to_string(counts[0]) + " " + std::to_string(counts[1]) + " " + std::to_string(counts[2]) + " " +
-                   std::to_string(counts[3]) + " " + std::to_string(counts[4]) + " " + std::to_string(counts[5]) + " " +
-                   std::to_string(counts[6]) + " " + std::to_string(counts[7]) + " 1");
-    report(fd, coverage_line(coverage));
-    for (size_t k = 0; k < n; ++k) {
-      if (!r.defined[k]) continue;
-      const Observation& obs = r.observations[k];
-      if (obs.verdict == Verdict::ok) continue;
-      if (!seen.insert(obs.signature).second) continue;
-      report(fd, "B " + obs.signature);
-      if (corpus.has(obs.signature) || g_stop) continue;  // stopping: start no new reduction
-      Program reproducer = programs[k];
-      Observation failure = obs;
-      if (o.reduce) {
-        ReduceOptions ro;
-        ro.time_limit_s = o.time_s > 0 ? std::max(5.0, std::min(o.reduce_time_s, o.time_s - elapsed())) : o.reduce_time_s;
-        try {
-          ReduceResult red = reduce(programs[k], obs.signature, o.cfg, ro);
-          if (red.observation.signature == obs.signature) {  // keep the reduced form only if it still fails alike
-            reproducer = std::move(red.program);
-            failure = red.observation;
-          }
-        } catch (const Interrupted&) {
-          // Stopping: the finding is saved as found rather than lost.
-        }
-      }
-      reproducer.set_meta("campaign_seed", std::to_string(o.seed));
-      const Program kept = reproducer;
-      try {
-        if (auto path = corpus.save(std::move(reproducer), failure, ctx)) report(fd, "S " + *path + "\t" + verdict_name(failure.verdict));
-      } catch (const UserError&) {
-        // The disk is full or the directory went away: the finding goes to the log instead of being lost.
-        const std::string text = "uopfuzz: worker " + std::to_string(w) + ": could not save `" + failure.signature +
-                                 "`; the reproducer follows\n" + reproducer_text(kept, failure, ctx);
-        if (::write(2, text.data(), text.size()) < 0) {}
-        throw;
-      }
-    }
-    index += n;
-    const CompilerStats cs = compiler_stats();
-    report(fd, "K " + std::to_string(cs.calls) + " " + std::to_string(static_cast<int64_t>(cs.seconds * 1e6)));
-    seconds_per_program = dt / static_cast<double>(n);
-    if (n < batch) continue;  // a short final batch says nothing about the batch size
-    if (dt < o.target_batch_s / 2 && batch < o.max_batch) batch = std::min(o.max_batch, batch * 2);
-    else if (dt > o.target_batch_s * 2 && batch > o.min_batch) batch = std::max(o.min_batch, batch / 2);
-  }
+  Worker(o, w, report_fd).run();
 }
 
 }  // namespace uf

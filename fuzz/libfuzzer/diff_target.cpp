@@ -5,7 +5,7 @@
 // usual meta, expect and got lines, into $UOPFUZZ_FUZZ_OUT (default: the working directory), then
 // aborts so libFuzzer stops and keeps the input too. `uopfuzz run FILE` replays it.
 //
-// The compiled path is the fuzzer's (run_compiled: one cached compiler call, a sandboxed run), with
+// The check is the fuzzer's (uf::check: one cached compiler call, a sandboxed run, probes), with
 // $UOPFUZZ_FUZZ_CC, $UOPFUZZ_FUZZ_CFLAGS and $UOPFUZZ_FUZZ_RENDERER overriding the defaults. Its cost is
 // bounded per input: programs past kMaxNodes nodes or kMaxElements memory elements are rejected, a
 // kernel gets a few seconds. Without a usable compiler (a runner image without one) the target checks
@@ -85,8 +85,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   s.cfg.timeout_s = 5;
   s.cfg.compile_timeout_s = 60;
   try {
-    const uf::CompilerId id = uf::compiler_id(s.cfg.cc);
-    s.cc_version = id.version.substr(0, id.version.find('\n'));
+    s.cc_version = uf::compiler_id(s.cfg.cc).version_line();
   } catch (const uf::UserError& e) {
     if (env("UOPFUZZ_FUZZ_REQUIRE_CC")) {
       std::fprintf(stderr, "diff_target: %s\n", e.what());
@@ -118,14 +117,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (ref.undefined || !s.compiled) return 0;
   uf::Observation obs;
   try {
-    obs = uf::compare(p, ref, uf::run_compiled(p, s.cfg));
-    if (obs.verdict == uf::Verdict::ok) return 0;
-    if (obs.verdict == uf::Verdict::mismatch) obs.signature = uf::mismatch_signature(p, s.cfg);
+    obs = std::move(uf::check({&p}, {ref}, s.cfg).at(0).observation);
   } catch (const uf::UserError& e) {
     // A setup problem (cache directory, compiler gone), not a finding: stop without blaming the input.
     std::fprintf(stderr, "diff_target: %s\n", e.what());
     std::_Exit(2);
   }
+  if (obs.verdict == uf::Verdict::ok) return 0;
   const std::string path = write_reproducer(p, obs);
   std::fprintf(stderr, "diff_target: divergence `%s`: the compiled path (%s %s, renderer %s) differs from the reference\n"
                "diff_target: wrote %s (replay: uopfuzz run %s)\n",

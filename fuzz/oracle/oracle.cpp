@@ -3,10 +3,29 @@
 
 #include <csignal>
 #include <cstring>
+#include <utility>
+
+#include "core/error.h"
 
 namespace uf {
 
 namespace {
+
+// Every verdict but `mismatch` is a status of the compiled path: one table for both directions.
+constexpr std::pair<KernelStatus, Verdict> kStatusVerdicts[] = {
+    {KernelStatus::ok, Verdict::ok},
+    {KernelStatus::crash, Verdict::crash},
+    {KernelStatus::timeout, Verdict::timeout},
+    {KernelStatus::compile_error, Verdict::compile_error},
+    {KernelStatus::render_error, Verdict::render_error},
+};
+
+Verdict verdict_of(KernelStatus s) {
+  for (const auto& [status, verdict] : kStatusVerdicts)
+    if (status == s) return verdict;
+  UOPFUZZ_CHECK(false);
+  return Verdict::ok;
+}
 
 std::string signal_name(int sig) {
   switch (sig) {
@@ -43,7 +62,7 @@ std::string store_signature(const Program& p, const Observation& o) {
 
 // The first probed value that differs, or an empty Divergence.
 Divergence first_divergence(const Probe& probe, const RefResult& ref, const KernelOutcome& out) {
-  if (ref.undefined || out.verdict != Verdict::ok) return {};
+  if (ref.undefined || out.status != KernelStatus::ok) return {};
   for (const auto& [node, at] : probe.where) {
     const auto r = ref.buffers.find(at.first);
     const auto g = out.buffers.find(at.first);
@@ -53,21 +72,44 @@ Divergence first_divergence(const Probe& probe, const RefResult& ref, const Kern
   return {};
 }
 
+// All the probes of a batch's mismatches in one compiled run; a mismatch no probe explains keeps its
+// STORE signature.
+void sign_mismatches(const std::vector<const Program*>& batch, std::vector<Finding>& found, const CompiledPathConfig& cfg) {
+  std::vector<size_t> mismatching;
+  for (size_t i = 0; i < found.size(); ++i)
+    if (found[i].defined() && found[i].observation.verdict == Verdict::mismatch) mismatching.push_back(i);
+  if (mismatching.empty()) return;
+  std::vector<Probe> probes;
+  std::vector<const Program*> probe_programs;
+  probes.reserve(mismatching.size());
+  for (size_t i : mismatching) probes.push_back(instrument(*batch[i]));
+  for (const Probe& pr : probes) probe_programs.push_back(&pr.program);
+  const auto probe_outs = run_compiled(probe_programs, cfg);
+  for (size_t k = 0; k < mismatching.size(); ++k) {
+    const Divergence d = first_divergence(probes[k], interpret(probes[k].program), probe_outs[k]);
+    if (d.node) found[mismatching[k]].observation.signature = d.signature;
+  }
+}
+
 }  // namespace
+
+std::string verdict_name(Verdict v) {
+  for (const auto& [status, verdict] : kStatusVerdicts)
+    if (verdict == v) return status_name(status);
+  return "mismatch";
+}
 
 Observation compare(const Program& p, const RefResult& ref, const KernelOutcome& out) {
   Observation o;
-  o.verdict = out.verdict;
+  o.verdict = verdict_of(out.status);
   o.signal = out.signal;
   o.message = out.message;
   o.expect = ref.buffers;
-  switch (out.verdict) {
-    case Verdict::ok:
-    case Verdict::mismatch: break;
-    case Verdict::crash: o.signature = "crash " + signal_name(out.signal); return o;
-    default: o.signature = verdict_name(out.verdict); return o;
+  switch (out.status) {
+    case KernelStatus::ok: break;
+    case KernelStatus::crash: o.signature = "crash " + signal_name(out.signal); return o;
+    default: o.signature = verdict_name(o.verdict); return o;
   }
-  o.verdict = Verdict::ok;
   for (const auto& [slot, want] : ref.buffers) {
     const auto it = out.buffers.find(slot);
     const Values empty;
@@ -124,38 +166,28 @@ Divergence find_divergence(const Program& p, const CompiledPathConfig& cfg) {
   return {compare(p, ref, again.at(0)).signature, nullptr};
 }
 
-BatchResult check_batch(const std::vector<const Program*>& batch, const CompiledPathConfig& cfg, bool signatures) {
-  BatchResult r;
-  r.defined.resize(batch.size());
-  r.observations.resize(batch.size());
-  std::vector<RefResult> refs(batch.size());
+std::vector<Finding> check(const std::vector<const Program*>& batch, const CompiledPathConfig& cfg, bool probe) {
+  std::vector<RefResult> refs;
+  refs.reserve(batch.size());
+  for (const Program* p : batch) refs.push_back(interpret(*p));
+  return check(batch, std::move(refs), cfg, probe);
+}
+
+std::vector<Finding> check(const std::vector<const Program*>& batch, std::vector<RefResult> refs,
+                           const CompiledPathConfig& cfg, bool probe) {
+  UOPFUZZ_CHECK(refs.size() == batch.size());
+  std::vector<Finding> found(batch.size());
   std::vector<const Program*> runnable;
   std::vector<size_t> index;
   for (size_t i = 0; i < batch.size(); ++i) {
-    refs[i] = interpret(*batch[i]);
-    r.defined[i] = !refs[i].undefined;
-    if (r.defined[i]) { runnable.push_back(batch[i]); index.push_back(i); }
+    found[i].undefined = refs[i].undefined;
+    if (found[i].defined()) { runnable.push_back(batch[i]); index.push_back(i); }
   }
-  if (runnable.empty()) return r;
+  if (runnable.empty()) return found;
   const auto outs = run_compiled(runnable, cfg);
-  std::vector<size_t> mismatching;
-  for (size_t k = 0; k < runnable.size(); ++k) {
-    r.observations[index[k]] = compare(*runnable[k], refs[index[k]], outs[k]);
-    if (r.observations[index[k]].verdict == Verdict::mismatch) mismatching.push_back(index[k]);
-  }
-  if (!signatures || mismatching.empty()) return r;
-  // All probes of this batch in one compiled run.
-  std::vector<Probe> probes;
-  std::vector<const Program*> probe_programs;
-  probes.reserve(mismatching.size());
-  for (size_t i : mismatching) probes.push_back(instrument(*batch[i]));
-  for (const Probe& pr : probes) probe_programs.push_back(&pr.program);
-  const auto probe_outs = run_compiled(probe_programs, cfg);
-  for (size_t k = 0; k < mismatching.size(); ++k) {
-    const Divergence d = first_divergence(probes[k], interpret(probes[k].program), probe_outs[k]);
-    if (d.node) r.observations[mismatching[k]].signature = d.signature;
-  }
-  return r;
+  for (size_t k = 0; k < runnable.size(); ++k) found[index[k]].observation = compare(*runnable[k], refs[index[k]], outs[k]);
+  if (probe) sign_mismatches(batch, found, cfg);
+  return found;
 }
 
 }  // namespace uf

@@ -11,6 +11,7 @@
 // the wrong place with every value right is `mismatch STORE f32`. Crashes bucket by signal
 // (`crash SIGFPE`), the other classes by class alone.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,13 @@
 #include "interp/interp.h"
 
 namespace uf {
+
+// The oracle's verdict on a program the reference defines: the compiled path's own status
+// (KernelStatus), or `mismatch` when it ran but some BUFFER differs from the reference.
+enum class Verdict { ok, mismatch, crash, timeout, compile_error, render_error };
+
+// "mismatch", or the compiled path's name of the status (status_name): "ok", "crash", "compile-error", ...
+std::string verdict_name(Verdict v);
 
 struct Observation {
   Verdict verdict = Verdict::ok;
@@ -46,16 +54,23 @@ struct Divergence {
   const UOp* node = nullptr;
 };
 Divergence find_divergence(const Program& p, const CompiledPathConfig& cfg);
-inline std::string mismatch_signature(const Program& p, const CompiledPathConfig& cfg) {
-  return find_divergence(p, cfg).signature;
-}
 
-// Runs a batch through both paths and classifies each. Programs whose reference is UNDEFINED come back
-// with `defined[i] == false` and are not run.
-struct BatchResult {
-  std::vector<bool> defined;
-  std::vector<Observation> observations;
+// What checking one program found: UNDEFINED under the reference (not a test, so nothing ran), or the
+// observation of its compiled run (verdict ok or a failure with its signature).
+struct Finding {
+  std::optional<Undefined> undefined;  // the reference's reason; its node belongs to the checked program
+  Observation observation;             // when defined
+  bool defined() const { return !undefined; }
 };
-BatchResult check_batch(const std::vector<const Program*>& batch, const CompiledPathConfig& cfg, bool signatures = true);
+
+// The oracle's one entry point: interpret every program, run the defined ones on the compiled path as
+// one batch (one compiler call when all compile), compare, and sign each failure. With `probe`, a
+// mismatch is signed by its first diverging value (one more batch, of all the probe programs); without,
+// by the STORE form, for a caller that probes only the few candidates it needs (the reducer).
+std::vector<Finding> check(const std::vector<const Program*>& batch, const CompiledPathConfig& cfg, bool probe = true);
+// The same with the reference already run (refs[i] = interpret(*batch[i])): for a caller that must tell
+// a program the interpreter rejects from a compiled path that cannot run, both UserErrors.
+std::vector<Finding> check(const std::vector<const Program*>& batch, std::vector<RefResult> refs,
+                           const CompiledPathConfig& cfg, bool probe = true);
 
 }  // namespace uf

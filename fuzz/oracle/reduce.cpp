@@ -34,13 +34,13 @@ bool verifies(const Program& p) {
 // alone, then a few, then the rest, since the first mismatching candidate usually keeps the bucket.
 std::optional<size_t> first_keeping(const std::vector<const Program*>& batch, const std::string& signature,
                                     const CompiledPathConfig& cfg, ReduceResult& r) {
-  const BatchResult checked = check_batch(batch, cfg, false);
+  const std::vector<Finding> checked = check(batch, cfg, false);
   ++r.compiler_calls;
   r.candidates += static_cast<int>(batch.size());
   std::vector<size_t> mismatching;
   for (size_t i = 0; i < batch.size(); ++i) {
-    if (!checked.defined[i]) continue;
-    const Observation& o = checked.observations[i];
+    if (!checked[i].defined()) continue;
+    const Observation& o = checked[i].observation;
     if (o.verdict == Verdict::mismatch) mismatching.push_back(i);
     else if (o.verdict != Verdict::ok && o.signature == signature) return i;
   }
@@ -48,10 +48,10 @@ std::optional<size_t> first_keeping(const std::vector<const Program*>& batch, co
   for (size_t from = 0, group = 1; from < mismatching.size(); from += group, group *= 4) {
     std::vector<const Program*> probes;
     for (size_t k = from; k < std::min(mismatching.size(), from + group); ++k) probes.push_back(batch[mismatching[k]]);
-    const BatchResult probed = check_batch(probes, cfg, true);
+    const std::vector<Finding> probed = check(probes, cfg);
     ++r.compiler_calls;
     for (size_t k = 0; k < probes.size(); ++k)
-      if (probed.defined[k] && probed.observations[k].signature == signature) return mismatching[from + k];
+      if (probed[k].defined() && probed[k].observation.signature == signature) return mismatching[from + k];
   }
   return std::nullopt;
 }
@@ -90,8 +90,7 @@ ReduceResult reduce(const Program& p, const std::string& signature, const Compil
       }
     }
   }
-  const BatchResult last = check_batch({&r.program}, cfg, true);
-  r.observation = last.observations.at(0);
+  r.observation = check({&r.program}, cfg).at(0).observation;
   r.seconds = elapsed();
   return r;
 }

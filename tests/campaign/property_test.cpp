@@ -44,11 +44,11 @@ PropertyRun reference_equals_compiled(const CompiledPathConfig& cfg, int cases, 
     for (uint64_t s : seeds) programs.push_back(generate(s));
     std::vector<const Program*> ptrs;
     for (const Program& p : programs) ptrs.push_back(&p);
-    const BatchResult r = check_batch(ptrs, cfg, true);
+    const std::vector<Finding> r = check(ptrs, cfg);
     for (size_t k = 0; k < programs.size(); ++k) {
-      if (!r.defined[k]) continue;  // UNDEFINED under the reference: nothing to compare
+      if (!r[k].defined()) continue;  // UNDEFINED under the reference: nothing to compare
       ++run.compared;
-      const Observation& obs = r.observations[k];
+      const Observation& obs = r[k].observation;
       if (obs.verdict == Verdict::ok) continue;
       ReduceOptions ro;
       ro.time_limit_s = reduce_s;
@@ -93,7 +93,7 @@ TEST(Property, FailsWithAReducedReproducerAgainstABrokenRenderer) {
   ASSERT_NE(start, std::string::npos) << run.message;
   const Program reproducer = parse_program(run.message.substr(start));
   EXPECT_LE(program_cost(reproducer).nodes, 12u) << run.message;
-  EXPECT_EQ(check_batch({&reproducer}, broken, true).observations.at(0).verdict, Verdict::mismatch);
+  EXPECT_EQ(check({&reproducer}, broken).at(0).observation.verdict, Verdict::mismatch);
 }
 
 }  // namespace

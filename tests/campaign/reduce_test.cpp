@@ -27,9 +27,9 @@ std::vector<Program> failing_programs(size_t want, const CompiledPathConfig& cfg
     for (uint64_t s = base; s < base + 16; ++s) batch.push_back(generate(s));
     std::vector<const Program*> ptrs;
     for (const Program& p : batch) ptrs.push_back(&p);
-    const BatchResult r = check_batch(ptrs, cfg, false);
+    const std::vector<Finding> r = check(ptrs, cfg, false);
     for (size_t i = 0; i < batch.size() && found.size() < want; ++i)
-      if (r.defined[i] && r.observations[i].verdict == Verdict::mismatch) found.push_back(batch[i]);
+      if (r[i].defined() && r[i].observation.verdict == Verdict::mismatch) found.push_back(batch[i]);
   }
   return found;
 }
@@ -39,7 +39,7 @@ TEST(Reduce, BrokenRendererFailuresShrinkToAFewNodes) {
   const std::vector<Program> failing = failing_programs(2, cfg);
   ASSERT_EQ(failing.size(), 2u) << "the broken renderer should be caught quickly";
   for (const Program& p : failing) {
-    const std::string sig = check_batch({&p}, cfg, true).observations.at(0).signature;
+    const std::string sig = check({&p}, cfg).at(0).observation.signature;
     ASSERT_EQ(sig.rfind("mismatch MUL", 0), 0u) << sig;
     ReduceOptions ro;
     ro.time_limit_s = 240;
@@ -50,11 +50,11 @@ TEST(Reduce, BrokenRendererFailuresShrinkToAFewNodes) {
     // The reproducer stands on its own: it verifies, parses back, and still fails the same way.
     verify(r.program);
     const Program back = parse_program(print_program(r.program));
-    EXPECT_EQ(check_batch({&back}, cfg, true).observations.at(0).signature, sig);
+    EXPECT_EQ(check({&back}, cfg).at(0).observation.signature, sig);
     // ...and agrees under the correct renderer.
     CompiledPathConfig good;
     good.cflags = cfg.cflags;
-    EXPECT_EQ(check_batch({&back}, good, true).observations.at(0).verdict, Verdict::ok);
+    EXPECT_EQ(check({&back}, good).at(0).observation.verdict, Verdict::ok);
   }
 }
 

@@ -187,7 +187,7 @@ TEST(CodegenCompiler, BadFlagsDoNotBlameEveryProgram) {
   }
   const auto out = run_compiled({&ps[0], &ps[1], &ps[2], &ps[3]}, cfg);
   for (const KernelOutcome& o : out) {
-    EXPECT_EQ(o.verdict, Verdict::compile_error);
+    EXPECT_EQ(o.status, KernelStatus::compile_error);
     EXPECT_NE(o.message.find("empty translation unit"), std::string::npos) << o.message;
   }
 }

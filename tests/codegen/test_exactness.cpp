@@ -82,7 +82,7 @@ void run_cases(const std::string& cc, const std::string& cflags) {
   const auto out = run_compiled(batch, cfg);
   for (size_t i = 0; i < programs.size(); ++i) {
     const AluCase& c = *of[i];
-    ASSERT_EQ(out[i].verdict, Verdict::ok) << c.text << ": " << out[i].message.substr(0, 2000);
+    ASSERT_EQ(out[i].status, KernelStatus::ok) << c.text << ": " << out[i].message.substr(0, 2000);
     const Scalar got = out[i].buffers.at(static_cast<int64_t>(c.operands.size()))[0];
     EXPECT_TRUE(same_value(c.result_dtype, *c.result, got))
         << c.text << (i < cases.size() ? "  (constants)" : "  (loaded)") << "  got " << format_scalar(c.result_dtype, got);

@@ -56,7 +56,7 @@ void run_golden(const std::string& cc, const std::string& cflags, bool loaded) {
   size_t compared = 0, undefined = 0, wrong = 0;
   std::string report;
   for (size_t i = 0; i < programs.size(); ++i) {
-    ASSERT_EQ(out[i].verdict, Verdict::ok) << verdict_name(out[i].verdict) << ": " << out[i].message.substr(0, 4000);
+    ASSERT_EQ(out[i].status, KernelStatus::ok) << status_name(out[i].status) << ": " << out[i].message.substr(0, 4000);
     const auto& cs = parts[i];
     const int64_t out_slot = static_cast<int64_t>(cs[0]->operands.size());
     const Values& got = out[i].buffers.at(out_slot);

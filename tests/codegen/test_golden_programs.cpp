@@ -49,7 +49,7 @@ void run_programs(const std::string& cc, const std::string& cflags) {
   size_t compared = 0;
   for (size_t i = 0; i < golden.size(); ++i) {
     const Golden& g = golden[i];
-    ASSERT_EQ(out[i].verdict, Verdict::ok) << g.file << ": " << verdict_name(out[i].verdict) << ": " << out[i].message;
+    ASSERT_EQ(out[i].status, KernelStatus::ok) << g.file << ": " << status_name(out[i].status) << ": " << out[i].message;
     if (g.undefined) continue;
     ASSERT_EQ(g.p.expect.size(), g.p.buffers.size()) << g.file << ": every BUFFER needs an expect line";
     for (const auto& [slot, want] : g.p.expect) {

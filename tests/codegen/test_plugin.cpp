@@ -33,8 +33,8 @@ TEST(CodegenPlugin, WrappingTheBuiltInRendererGivesTheSameResults) {
   const auto builtin = run_compiled(batch, CompiledPathConfig{});
   size_t halves = 0;
   for (size_t i = 0; i < programs.size(); ++i) {
-    ASSERT_EQ(via_plugin[i].verdict, Verdict::ok) << via_plugin[i].message.substr(0, 3000);
-    ASSERT_EQ(builtin[i].verdict, Verdict::ok) << builtin[i].message.substr(0, 3000);
+    ASSERT_EQ(via_plugin[i].status, KernelStatus::ok) << via_plugin[i].message.substr(0, 3000);
+    ASSERT_EQ(builtin[i].status, KernelStatus::ok) << builtin[i].message.substr(0, 3000);
     for (const UOp* b : programs[i].buffers) {
       halves += b->dtype == DType::F16;
       const Values& a = via_plugin[i].buffers.at(b->slot);

@@ -123,7 +123,7 @@ TEST(CodegenRender, ExamplesRun) {
   for (const Program& p : programs) batch.push_back(&p);
   const auto out = run_compiled(batch, CompiledPathConfig{});
   for (size_t i = 0; i < std::size(kExamples); ++i) {
-    ASSERT_EQ(out[i].verdict, Verdict::ok) << kExamples[i].name << ": " << out[i].message;
+    ASSERT_EQ(out[i].status, KernelStatus::ok) << kExamples[i].name << ": " << out[i].message;
     for (const auto& [slot, want] : kExamples[i].expect) {
       const DType d = programs[i].buffer(slot)->dtype;
       const Values& got = out[i].buffers.at(slot);
@@ -159,7 +159,7 @@ TEST(CodegenRender, ChainIsLinearInDepth) {
   TempCache cache;
   const Program p = chain(30);
   const KernelOutcome o = run_compiled(p, CompiledPathConfig{});
-  ASSERT_EQ(o.verdict, Verdict::ok) << o.message;
+  ASSERT_EQ(o.status, KernelStatus::ok) << o.message;
   EXPECT_TRUE(std::isinf(o.buffers.at(1)[0].f));
 }
 
@@ -182,7 +182,7 @@ TEST(CodegenRender, LongSingleUseChainStaysShallow) {
   EXPECT_LT(longest, 400u);
   TempCache cache;
   const KernelOutcome o = run_compiled(p, CompiledPathConfig{});
-  ASSERT_EQ(o.verdict, Verdict::ok) << o.message.substr(0, 2000);
+  ASSERT_EQ(o.status, KernelStatus::ok) << o.message.substr(0, 2000);
   EXPECT_EQ(o.buffers.at(1)[0].i, 5 + 20000 * 20001 / 2);
 }
 

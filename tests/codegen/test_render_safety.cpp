@@ -41,7 +41,7 @@ TEST(CodegenRenderSafety, OutOfBoundsIndicesStayInside) {
     CompiledPathConfig cfg;
     cfg.cflags = flags;
     const KernelOutcome o = run_compiled(p, cfg);
-    ASSERT_EQ(o.verdict, Verdict::ok) << o.message;  // a wild write would fault in the sandbox
+    ASSERT_EQ(o.status, KernelStatus::ok) << o.message;  // a wild write would fault in the sandbox
     EXPECT_EQ(o.buffers.at(2)[2].f, 30.0);           // the one in-bounds access did its work
     EXPECT_EQ(o.buffers.at(0)[0].i, 1000000);        // inputs untouched
   }
@@ -61,7 +61,7 @@ TEST(CodegenRenderSafety, LargeAllocationsUseTheHeap) {
   EXPECT_NE(text.find("free(acc5);"), std::string::npos) << text;
   TempCache cache;
   const KernelOutcome o = run_compiled(p, CompiledPathConfig{});
-  ASSERT_EQ(o.verdict, Verdict::ok) << o.message;
+  ASSERT_EQ(o.status, KernelStatus::ok) << o.message;
   EXPECT_EQ(o.buffers.at(1)[0].f, 2.5);
 }
 
@@ -80,7 +80,7 @@ TEST(CodegenRenderSafety, AllocsSharingASlotGetDistinctNames) {
   EXPECT_NE(text.find("acc3_2["), std::string::npos) << text;
   TempCache cache;
   const KernelOutcome o = run_compiled(p, CompiledPathConfig{});
-  ASSERT_EQ(o.verdict, Verdict::ok) << o.message;
+  ASSERT_EQ(o.status, KernelStatus::ok) << o.message;
   EXPECT_EQ(o.buffers.at(0)[0].i, 7);
   EXPECT_EQ(o.buffers.at(0)[1].i, 1);
 }
@@ -181,7 +181,7 @@ TEST(CodegenRenderSafety, BoundsAreSoundForTheRenderedC) {
   const auto out = run_compiled(batch, CompiledPathConfig{});
   size_t checked = 0, divisions = 0, fast = 0;
   for (size_t i = 0; i < progs.size(); ++i) {
-    ASSERT_EQ(out[i].verdict, Verdict::ok) << out[i].message.substr(0, 3000);
+    ASSERT_EQ(out[i].status, KernelStatus::ok) << out[i].message.substr(0, 3000);
     const RandomProgram& rp = progs[i];
     const std::vector<IntRange> bounds = int_bounds(linearize(rp.p), rp.p.graph->size());
     std::map<const UOp*, Scalar> got;

@@ -42,36 +42,36 @@ TEST(CodegenSandbox, EveryFailureIsClassifiedAndTheBatchGoesOn) {
   for (size_t i = 0; i < kinds.size(); ++i) {
     const std::string& k = kinds[i];
     const KernelOutcome& o = out[i];
-    SCOPED_TRACE(k + ": " + verdict_name(o.verdict) + ": " + o.message.substr(0, 500));
+    SCOPED_TRACE(k + ": " + status_name(o.status) + ": " + o.message.substr(0, 500));
     if (k == "ok") {
-      ASSERT_EQ(o.verdict, Verdict::ok);
+      ASSERT_EQ(o.status, KernelStatus::ok);
       EXPECT_EQ(o.buffers.at(0)[0].f, 42.0);
     } else if (k == "segv" || k == "wild") {
-      EXPECT_EQ(o.verdict, Verdict::crash);
+      EXPECT_EQ(o.status, KernelStatus::crash);
       EXPECT_EQ(o.signal, SIGSEGV);
     } else if (k == "fpe") {
-      EXPECT_EQ(o.verdict, Verdict::crash);
+      EXPECT_EQ(o.status, KernelStatus::crash);
       EXPECT_EQ(o.signal, SIGFPE);
     } else if (k == "ill") {
-      EXPECT_EQ(o.verdict, Verdict::crash);
+      EXPECT_EQ(o.status, KernelStatus::crash);
       EXPECT_EQ(o.signal, SIGILL);
     } else if (k == "abort") {
-      EXPECT_EQ(o.verdict, Verdict::crash);
+      EXPECT_EQ(o.status, KernelStatus::crash);
       EXPECT_EQ(o.signal, SIGABRT);
     } else if (k == "loop") {
-      EXPECT_EQ(o.verdict, Verdict::timeout);
+      EXPECT_EQ(o.status, KernelStatus::timeout);
     } else if (k == "exit1") {
-      EXPECT_EQ(o.verdict, Verdict::render_error);
+      EXPECT_EQ(o.status, KernelStatus::render_error);
       EXPECT_NE(o.message.find("refusing on purpose"), std::string::npos);  // the plug-in's stderr
     } else if (k == "garbage") {
-      EXPECT_EQ(o.verdict, Verdict::compile_error);
+      EXPECT_EQ(o.status, KernelStatus::compile_error);
       EXPECT_NE(o.message.find("error"), std::string::npos);               // the compiler's stderr
       EXPECT_NE(o.message.find("   1 this is not C at all"), std::string::npos);  // the numbered source
     } else if (k == "nosym") {
-      EXPECT_EQ(o.verdict, Verdict::compile_error);
+      EXPECT_EQ(o.status, KernelStatus::compile_error);
       EXPECT_NE(o.message.find("not found"), std::string::npos);
     }
-    if (o.verdict != Verdict::ok) {
+    if (o.status != KernelStatus::ok) {
       EXPECT_TRUE(o.buffers.empty());
     }
   }
@@ -89,7 +89,7 @@ TEST(CodegenSandbox, HangingRendererTimesOut) {
   const auto t0 = Clock::now();
   const KernelOutcome o = run_compiled(p, cfg);
   EXPECT_LT(Clock::now() - t0, std::chrono::seconds(10));
-  EXPECT_EQ(o.verdict, Verdict::render_error);
+  EXPECT_EQ(o.status, KernelStatus::render_error);
   EXPECT_NE(o.message.find("timed out"), std::string::npos) << o.message;
 }
 
@@ -98,7 +98,7 @@ TEST(CodegenSandbox, MissingRendererIsARenderError) {
   CompiledPathConfig cfg;
   cfg.renderer_cmd = "/nonexistent/renderer --flag";
   const KernelOutcome o = run_compiled(behaving("ok"), cfg);
-  EXPECT_EQ(o.verdict, Verdict::render_error);
+  EXPECT_EQ(o.status, KernelStatus::render_error);
   EXPECT_NE(o.message.find("not found"), std::string::npos) << o.message;
 }
 

@@ -1,0 +1,88 @@
+// What a campaign worker reports to its parent: one struct per kind of report, each sent as one JSON
+// line, {"kind": "batch", ...its fields}. A counter or a field is added here, to its struct and to the
+// field list beside it, and nowhere else in the protocol.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include <nlohmann/json.hpp>
+
+#include "codegen/runtime/compiler.h"
+#include "fuzz/campaign/coverage.h"
+#include "fuzz/oracle/oracle.h"
+
+namespace uf {
+
+// How the programs of some batches fared: a worker counts each batch, the parent adds them up.
+struct CheckCounts {
+  int64_t programs = 0, valid = 0, undefined = 0;
+  int64_t mismatching = 0, crashes = 0, compile_errors = 0, render_errors = 0, timeouts = 0;  // programs
+  int64_t batches = 0;
+
+  void count(const Finding& f);  // one program more
+  CheckCounts& operator+=(const CheckCounts& o);
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CheckCounts, programs, valid, undefined, mismatching, crashes, compile_errors,
+                                   render_errors, timeouts, batches)
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Coverage, programs, op_dtype, cast, bitcast)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompilerStats, calls, seconds)
+
+// A batch checked. Sent before its failures are reduced, so a worker stopped during a long reduction
+// has still counted its batch.
+struct BatchReport {
+  static constexpr const char* kind = "batch";
+  CheckCounts counts;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BatchReport, counts)
+
+// A failure bucket, the first time this worker sees it.
+struct BucketReport {
+  static constexpr const char* kind = "bucket";
+  std::string signature;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BucketReport, signature)
+
+// A reproducer saved to the corpus, with its verdict_name.
+struct SavedReport {
+  static constexpr const char* kind = "saved";
+  std::string path, verdict;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SavedReport, path, verdict)
+
+// Cumulative: each replaces the worker's previous one.
+struct CoverageReport {
+  static constexpr const char* kind = "coverage";
+  Coverage coverage;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CoverageReport, coverage)
+
+// Cumulative: the compiler processes this worker has run and their wall time.
+struct CompilerReport {
+  static constexpr const char* kind = "compiler";
+  CompilerStats stats;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompilerReport, stats)
+
+// The worker failed and stops (the corpus cannot be written, ...).
+struct ErrorReport {
+  static constexpr const char* kind = "error";
+  std::string message;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ErrorReport, message)
+
+using Report = std::variant<BatchReport, BucketReport, SavedReport, CoverageReport, CompilerReport, ErrorReport>;
+
+// One line, without its '\n'.
+std::string encode(const Report& r);
+// nullopt when the line is not a report.
+std::optional<Report> decode(std::string_view line);
+
+// Writes encode(r) and a '\n' to the parent's pipe; gives up quietly when the parent is gone (nobody to
+// report to).
+void send_report(int fd, const Report& r);
+
+}  // namespace uf
