@@ -12,7 +12,7 @@
 
 #include "core/text.h"
 #include "fuzz/oracle/shrink.h"
-#include "tests/support/run_uopfuzz.h"
+#include "tests/support/uopfuzz.h"
 
 namespace uf {
 namespace {

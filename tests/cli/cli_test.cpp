@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "tests/support/run_uopfuzz.h"
+#include "tests/support/uopfuzz.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "interp/alu.h"
-#include "python_int_model.h"
+#include "tests/support/int_model.h"
 #include "support.h"
 
 namespace uf::testing {
