@@ -4,17 +4,23 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <set>
+#include <sstream>
 
+#include "codegen/compiled_path.h"
 #include "codegen/runtime/process.h"
 #include "codegen/runtime/sandbox.h"
 #include "codegen/runtime/sha256.h"
-#include "test_util.h"
+#include "tests/support/files.h"
+#include "tests/support/programs.h"
 
-namespace uf::test {
+namespace uf::testing {
 namespace {
 
 namespace fs = std::filesystem;
@@ -256,4 +262,4 @@ TEST(CodegenProcess, EnvironmentOverrides) {
 }
 
 }  // namespace
-}  // namespace uf::test
+}  // namespace uf::testing

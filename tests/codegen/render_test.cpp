@@ -1,15 +1,21 @@
 // The renderer's text: the example programs of tests/programs/ as golden C files, and their run results.
 // Golden files live in tests/codegen/golden/NAME.c and hold render_function(program, NAME) exactly.
 // To regenerate after an intended change: UOPFUZZ_UPDATE_GOLDEN=1 (the test then reports SKIPPED).
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <cmath>
 #include <fstream>
 
+#include "codegen/compiled_path.h"
 #include "codegen/render/render.h"
 #include "codegen/render/rules.h"
-#include "test_util.h"
+#include "core/text.h"
+#include "tests/support/files.h"
+#include "tests/support/paths.h"
+#include "tests/support/programs.h"
 
-namespace uf::test {
+namespace uf::testing {
 namespace {
 
 Program elementwise() {  // c = a*b + 1 on four elements, one store per element
@@ -231,4 +237,4 @@ TEST(CodegenRender, ConstantsAreExactLiterals) {
 }
 
 }  // namespace
-}  // namespace uf::test
+}  // namespace uf::testing
