@@ -23,7 +23,8 @@ namespace {
 // ordered by AFTER), chain (every value used three times), floordiv_negative (loaded operands: nothing is
 // known, so the exact helpers), divmod_fast (a provably non-negative numerator over 4: plain / and %)
 // and casts_where (CMPLT, CAST and WHERE).
-const char* const kExamples[] = {"elementwise", "alloc_after", "chain", "floordiv_negative", "divmod_fast", "casts_where"};
+const char* const kExamples[] = {"elementwise", "alloc_after",  "chain",
+                                  "floordiv_negative", "divmod_fast", "casts_where"};
 
 std::string golden_c(const std::string& name) { return source_path("tests/codegen/golden/" + name + ".c"); }
 

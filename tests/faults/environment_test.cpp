@@ -118,8 +118,9 @@ TEST_F(Environment, FullDiskUnderTheSummaryStillReportsIt) {
   const fs::path out = dir / "out";
   if (!mount_tmpfs(out, "16k")) GTEST_SKIP() << "cannot mount a tmpfs here (needs CAP_SYS_ADMIN)";
   fill(out);
-  const auto ran = run_logged({"fuzz", "--count", "8", "-q", "--corpus", (dir / "corpus").string(), "--json", (out / "s.json").string()},
-                       dir / "log", env());
+  const auto ran = run_logged(
+      {"fuzz", "--count", "8", "-q", "--corpus", (dir / "corpus").string(), "--json", (out / "s.json").string()},
+      dir / "log", env());
   EXPECT_CLEAR_FAILURE(ran, "cannot write");
   EXPECT_NE(ran.second.find("8 programs"), std::string::npos) << "the summary must still be printed:\n" << ran.second;
   for (const auto& e : fs::directory_iterator(out)) EXPECT_EQ(e.path().filename(), "filler") << "left behind: " << e.path();
@@ -149,8 +150,8 @@ TEST_F(Environment, FullDiskUnderTheCacheStopsACampaignWithoutFalseFindings) {
   // One program: its translation unit fits, so the compiler itself runs out of space (a larger batch
   // would fail earlier, writing its source, which is a clear error as well).
   const auto ran = run_logged({"fuzz", "--count", "1", "--jobs", "1", "-q", "--corpus", corpus.string(), "--json",
-                        (dir / "s.json").string()},
-                       dir / "log", env());
+                               (dir / "s.json").string()},
+                              dir / "log", env());
   EXPECT_CLEAR_FAILURE(ran, "No space left on device");
   EXPECT_TRUE(!fs::exists(corpus) || fs::is_empty(corpus)) << "a full disk is not a finding";
   const nlohmann::json s = nlohmann::json::parse(read_text(dir / "s.json"));
@@ -176,8 +177,8 @@ TEST_F(Environment, CompilerFailuresOfTheMachineAreNotFindings) {
     EXPECT_CLEAR_FAILURE(ran, "not of the program");
     EXPECT_EQ(ran.second.find("verdict: compile-error"), std::string::npos) << ran.second;
     const fs::path corpus = dir / ("corpus-" + name);
-    ran = run_logged({"fuzz", "--count", "8", "--jobs", "2", "-q", "--cc", cc.string(), "--corpus", corpus.string()}, dir / "log",
-              env());
+    ran = run_logged({"fuzz", "--count", "8", "--jobs", "2", "-q", "--cc", cc.string(), "--corpus", corpus.string()},
+                     dir / "log", env());
     EXPECT_CLEAR_FAILURE(ran, "not of the program");
     EXPECT_TRUE(!fs::exists(corpus) || fs::is_empty(corpus)) << "not a finding";
   }
@@ -235,8 +236,9 @@ TEST_F(Environment, UnreadableCorpusFilesDoNotStopACampaign) {
   const std::string truncated = read_text(old).substr(0, 40);
   std::ofstream(corpus / "garbage.uop") << "\x01\x02 not a program\n";
   std::ofstream(corpus / "truncated.uop") << truncated;
-  const auto ran = run_logged({"fuzz", "--count", "16", "-q", "--corpus", corpus.string(), "--json", (dir / "s.json").string()},
-                       dir / "log", env());
+  const auto ran = run_logged(
+      {"fuzz", "--count", "16", "-q", "--corpus", corpus.string(), "--json", (dir / "s.json").string()}, dir / "log",
+      env());
   EXPECT_TRUE(exited_with(ran.first, 0)) << ran.second;
   EXPECT_EQ(read_text(corpus / "truncated.uop"), truncated);
   EXPECT_TRUE(fs::exists(corpus / "garbage.uop"));
@@ -288,16 +290,18 @@ TEST_F(Environment, UnusableCacheDirectoryIsAClearError) {
 
 TEST_F(Environment, MissingCompilerIsAClearError) {
   EXPECT_CLEAR_FAILURE(run_logged({"run", program, "--cc", "/nonexistent/cc"}, dir / "log", env()), "/nonexistent/cc");
-  EXPECT_CLEAR_FAILURE(run_logged({"run", program, "--cc", "no-such-compiler-here"}, dir / "log", env()), "no-such-compiler-here");
+  EXPECT_CLEAR_FAILURE(run_logged({"run", program, "--cc", "no-such-compiler-here"}, dir / "log", env()),
+                       "no-such-compiler-here");
   EXPECT_CLEAR_FAILURE(run_logged({"run", program, "--cc", "/bin/false"}, dir / "log", env()), "/bin/false");
-  EXPECT_CLEAR_FAILURE(run_logged({"run", program}, dir / "log", {"UOPFUZZ_CACHE_DIR=" + cache.string(), "PATH=/nonexistent"}), "gcc");
+  EXPECT_CLEAR_FAILURE(
+      run_logged({"run", program}, dir / "log", {"UOPFUZZ_CACHE_DIR=" + cache.string(), "PATH=/nonexistent"}), "gcc");
 }
 
 TEST_F(Environment, MissingCompilerStopsACampaignWithoutFalseFindings) {
   const fs::path corpus = dir / "corpus";
-  const auto ran = run_logged({"fuzz", "--count", "16", "--jobs", "2", "-q", "--cc", "/nonexistent/cc", "--corpus", corpus.string(),
-                        "--json", (dir / "s.json").string()},
-                       dir / "log", env());
+  const auto ran = run_logged({"fuzz", "--count", "16", "--jobs", "2", "-q", "--cc", "/nonexistent/cc", "--corpus",
+                               corpus.string(), "--json", (dir / "s.json").string()},
+                              dir / "log", env());
   EXPECT_CLEAR_FAILURE(ran, "/nonexistent/cc");
   EXPECT_TRUE(!fs::exists(corpus) || fs::is_empty(corpus)) << "a missing compiler is not a finding";
 }
