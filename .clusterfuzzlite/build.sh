@@ -1,7 +1,7 @@
 #!/bin/bash -eu
 # ClusterFuzzLite / OSS-Fuzz build of the libFuzzer targets (fuzz/libfuzzer): the nested build
 # (UOPFUZZ_TARGETS=libfuzzer-only) with the environment's $CC, $CXX, $CFLAGS, $CXXFLAGS and
-# $LIB_FUZZING_ENGINE; targets, seed corpora, dictionary and options go to $OUT.
+# $LIB_FUZZING_ENGINE; targets, seed corpora (staged by that build), dictionary and options go to $OUT.
 # Runs from the repository root (the image's WORKDIR). Locally, for example:
 #   CC=clang CXX=clang++ CFLAGS="-O1 -gline-tables-only -fsanitize=address,fuzzer-no-link" \
 #   CXXFLAGS="$CFLAGS" LIB_FUZZING_ENGINE=-fsanitize=fuzzer OUT=/tmp/out WORK=/tmp/work .clusterfuzzlite/build.sh
@@ -20,11 +20,13 @@ cmake -S "$src" -B "$build" "${generator[@]}" \
   -DUOPFUZZ_TARGETS=libfuzzer-only -DUOPFUZZ_FUZZ_FLAGS= -DUOPFUZZ_FUZZ_ENGINE="$LIB_FUZZING_ENGINE"
 cmake --build "$build" -j "$(nproc)"
 
+# The seed corpora: what the nested build staged in $build/seeds/ (fuzz/libfuzzer/targets.cmake), the
+# same corpora CTest runs the targets on.
 lf=$src/fuzz/libfuzzer
 for t in parse_target diff_target; do
   cp "$build/$t" "$OUT/"
   rm -f "$OUT/${t}_seed_corpus.zip"
-  (cd "$lf/seeds/$t" && cmake -E tar cf "$OUT/${t}_seed_corpus.zip" --format=zip -- *.uop)
+  (cd "$build/seeds/$t" && cmake -E tar cf "$OUT/${t}_seed_corpus.zip" --format=zip -- *.uop)
 done
 cp "$lf/uop.dict" "$OUT/parse_target.dict"
 # The differential target compiles each new input: give it time, and keep inputs program-sized.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CTest driver of the libFuzzer targets (fuzz/libfuzzer/CMakeLists.txt).
 #   ctest_run.sh fuzz TARGET WORK SEEDS [libFuzzer flags...]
-#       a fixed-seed run from the seed corpus; new inputs go to WORK/corpus, never into the repo's seeds
+#       a fixed-seed run from the seed corpus; new inputs go to WORK/corpus, never into the seed directory
 #   ctest_run.sh divergence TARGET WORK PROGRAM RENDERER
 #       the differential target with a broken renderer must abort and write a .uop that replays
 # Needs $UOPFUZZ (the uopfuzz binary) for the divergence mode and the broken renderer.

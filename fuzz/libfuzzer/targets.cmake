@@ -29,3 +29,25 @@ endforeach()
 target_link_libraries(parse_target PRIVATE uf_interp uf_core)
 target_sources(diff_target PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/mutator.cpp)
 target_link_libraries(diff_target PRIVATE uf_campaign)
+
+# The seed corpora, staged at build time into seeds/<target>/ of this build tree (CTest and
+# .clusterfuzzlite/build.sh take them from there) from their sources in the repository: the example
+# programs (tests/programs), generated programs (seeds/programs), and for parse_target alone the golden
+# programs (tests/golden/programs) and malformed files (seeds/malformed). diff_target compiles every
+# input it has not seen, so it starts from the small set.
+file(GLOB examples CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/programs/*.uop)
+file(GLOB golden CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/golden/programs/*.uop)
+file(GLOB generated CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/seeds/programs/*.uop)
+file(GLOB malformed CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/seeds/malformed/*.uop)
+set(parse_seeds ${examples} ${generated} ${golden} ${malformed})
+set(diff_seeds ${examples} ${generated})
+set(seeds ${PROJECT_BINARY_DIR}/seeds)
+add_custom_command(OUTPUT ${seeds}/staged
+  COMMAND ${CMAKE_COMMAND} -E rm -rf ${seeds}/parse_target ${seeds}/diff_target
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${seeds}/parse_target ${seeds}/diff_target
+  COMMAND ${CMAKE_COMMAND} -E copy ${parse_seeds} ${seeds}/parse_target
+  COMMAND ${CMAKE_COMMAND} -E copy ${diff_seeds} ${seeds}/diff_target
+  COMMAND ${CMAKE_COMMAND} -E touch ${seeds}/staged
+  DEPENDS ${parse_seeds}
+  COMMENT "Staging the libFuzzer seed corpora in ${seeds}")
+add_custom_target(seed_corpora ALL DEPENDS ${seeds}/staged)

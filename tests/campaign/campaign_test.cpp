@@ -1,44 +1,31 @@
 // `uopfuzz fuzz` end to end: a clean run on our own renderer, and a broken renderer's bugs found,
 // bucketed, minimised, saved, replayed, and not saved twice by a resumed campaign.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "core/text.h"
 #include "fuzz/oracle/shrink.h"
-#include "tests/support/run_uopfuzz.h"
+#include "tests/support/files.h"
+#include "tests/support/paths.h"
+#include "tests/support/uopfuzz.h"
 
-namespace uf {
+namespace uf::testing {
 namespace {
 
 namespace fs = std::filesystem;
 
-using uf::testing::Ran;
-
-// Runs uopfuzz with a private compile cache, so results never depend on what an earlier run cached.
-Ran run(const std::string& args) {
-  const std::string cache = (fs::temp_directory_path() / ("uopfuzz-campaign-cache-" + std::to_string(::getpid()))).string();
-  return uf::testing::run_uopfuzz(args, "UOPFUZZ_CACHE_DIR=" + cache + " UOPFUZZ=" + UOPFUZZ_BINARY + " ");
-}
-
 class Campaign : public ::testing::Test {
  protected:
-  fs::path dir = fs::temp_directory_path() / ("uopfuzz-campaign-" + std::to_string(::getpid()));
-  void SetUp() override { fs::remove_all(dir); fs::create_directories(dir); }
-  void TearDown() override {
-    fs::remove_all(dir);
-    fs::remove_all(fs::temp_directory_path() / ("uopfuzz-campaign-cache-" + std::to_string(::getpid())));
+  TempDir tmp{"uopfuzz-campaign"};
+  fs::path dir = tmp.path();
+  // Runs uopfuzz with a private compile cache, so results never depend on what an earlier run cached.
+  Ran run(const std::string& args) const {
+    return run_uopfuzz(args, "UOPFUZZ_CACHE_DIR=" + (dir / "cache").string() + " UOPFUZZ=" + uopfuzz_binary() + " ");
   }
-  nlohmann::json summary(const fs::path& f) {
-    std::ifstream in(f);
-    return nlohmann::json::parse(in);
-  }
+  static nlohmann::json summary(const fs::path& f) { return nlohmann::json::parse(read_text(f)); }
 };
 
 TEST_F(Campaign, OwnRendererRunsClean) {
@@ -62,7 +49,7 @@ TEST_F(Campaign, OwnRendererRunsClean) {
 
 TEST_F(Campaign, BrokenRendererIsFoundReducedSavedAndReplayed) {
   const std::string corpus = (dir / "corpus").string();
-  const std::string common = " --jobs 2 -q --cflags -O1 --renderer-cmd " + std::string(UOPFUZZ_BROKEN_RENDERER) + " --corpus " + corpus;
+  const std::string common = " --jobs 2 -q --cflags -O1 --renderer-cmd " + broken_renderer() + " --corpus " + corpus;
   const Ran first = run("fuzz --count 32" + common + " --json " + (dir / "a.json").string());
   ASSERT_EQ(first.code, 1) << first.out;  // new reproducers saved
   const auto s = summary(dir / "a.json");
@@ -98,4 +85,4 @@ TEST_F(Campaign, UsageErrorsExitTwo) {
 }
 
 }  // namespace
-}  // namespace uf
+}  // namespace uf::testing

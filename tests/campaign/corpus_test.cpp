@@ -11,21 +11,17 @@
 #include <fstream>
 
 #include "fuzz/campaign/corpus.h"
+#include "tests/support/files.h"
 
-namespace uf {
+namespace uf::testing {
 namespace {
 
 namespace fs = std::filesystem;
 
 class CorpusTest : public ::testing::Test {
  protected:
-  fs::path dir = fs::temp_directory_path() / ("uopfuzz-corpus-" + std::to_string(::getpid()));
-  void SetUp() override { fs::remove_all(dir); }
-  void TearDown() override {
-    std::error_code ec;
-    fs::permissions(dir, fs::perms::owner_all, ec);
-    fs::remove_all(dir, ec);
-  }
+  TempDir tmp{"uopfuzz-corpus"};  // removed afterwards, a read-only `dir` included
+  fs::path dir = tmp / "corpus";  // not yet existing: Corpus creates it
   static Program tiny() {
     return parse_program("uops 1\n%0 = BUFFER i32[1] slot=0\n%1 = CONST i32 0\n%2 = INDEX i32 %0 %1\n%3 = CONST i32 7\n"
                          "%4 = STORE void %2 %3\n%5 = SINK void %4\n");
@@ -131,4 +127,4 @@ TEST_F(CorpusTest, AFullDiskLosesNothing) {
 }
 
 }  // namespace
-}  // namespace uf
+}  // namespace uf::testing

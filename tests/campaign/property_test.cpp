@@ -18,8 +18,9 @@
 #include "fuzz/gen/generator.h"
 #include "fuzz/oracle/reduce.h"
 #include "fuzz/oracle/shrink.h"
+#include "tests/support/paths.h"
 
-namespace uf {
+namespace uf::testing {
 namespace {
 
 constexpr size_t kProgramsPerCase = 16;  // one compiler call per case
@@ -83,9 +84,9 @@ TEST(Property, ReferenceEqualsCompiled) {
 // The property can fail: against a renderer that gets integer MUL wrong, it reports a small reproducer
 // that parses back and still fails alike.
 TEST(Property, FailsWithAReducedReproducerAgainstABrokenRenderer) {
-  ::setenv("UOPFUZZ", UOPFUZZ_BINARY, 1);
+  ::setenv("UOPFUZZ", uopfuzz_binary().c_str(), 1);
   CompiledPathConfig broken;
-  broken.renderer_cmd = UOPFUZZ_BROKEN_RENDERER;
+  broken.renderer_cmd = broken_renderer();
   broken.cflags = "-O1";
   const PropertyRun run = reference_equals_compiled(broken, 8, 1, 120);
   ASSERT_FALSE(run.passed);
@@ -97,4 +98,4 @@ TEST(Property, FailsWithAReducedReproducerAgainstABrokenRenderer) {
 }
 
 }  // namespace
-}  // namespace uf
+}  // namespace uf::testing

@@ -7,14 +7,15 @@
 #include "fuzz/gen/generator.h"
 #include "fuzz/oracle/reduce.h"
 #include "fuzz/oracle/shrink.h"
+#include "tests/support/paths.h"
 
-namespace uf {
+namespace uf::testing {
 namespace {
 
 CompiledPathConfig broken() {
-  ::setenv("UOPFUZZ", UOPFUZZ_BINARY, 1);
+  ::setenv("UOPFUZZ", uopfuzz_binary().c_str(), 1);
   CompiledPathConfig cfg;
-  cfg.renderer_cmd = UOPFUZZ_BROKEN_RENDERER;
+  cfg.renderer_cmd = broken_renderer();
   cfg.cflags = "-O1";
   return cfg;
 }
@@ -67,4 +68,4 @@ TEST(Reduce, ShrinkStepsAreStrictlySmaller) {
 }
 
 }  // namespace
-}  // namespace uf
+}  // namespace uf::testing

@@ -1,32 +1,30 @@
 // The command line as a user meets it: exit codes, FILE:LINE messages, atomic output.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
-#include "tests/support/run_uopfuzz.h"
+#include "tests/support/files.h"
+#include "tests/support/paths.h"
+#include "tests/support/uopfuzz.h"
 
+namespace uf::testing {
 namespace {
 
 namespace fs = std::filesystem;
 
-using uf::testing::Ran;
-Ran run(const std::string& args) { return uf::testing::run_uopfuzz(args); }
+Ran run(const std::string& args) { return run_uopfuzz(args); }
 
 class Cli : public ::testing::Test {
  protected:
-  fs::path dir = fs::temp_directory_path() / ("uopfuzz-cli-" + std::to_string(::getpid()));
-  void SetUp() override { fs::create_directories(dir); }
-  void TearDown() override { fs::remove_all(dir); }
+  TempDir tmp{"uopfuzz-cli"};
+  fs::path dir = tmp.path();
   std::string file(const std::string& name, const std::string& text) {
     std::ofstream(dir / name) << text;
     return (dir / name).string();
   }
-  std::string example(const std::string& name) { return std::string(UOPFUZZ_SOURCE_DIR) + "/tests/programs/" + name; }
+  std::string example(const std::string& name) { return example_path(name); }
 };
 
 TEST_F(Cli, InterpPrintsExpectLines) {
@@ -47,8 +45,7 @@ TEST_F(Cli, InterpUndefinedExitsThree) {
 }
 
 TEST_F(Cli, CheckCatchesAWrongExpectLine) {
-  std::ifstream in(example("alloc_after.uop"));
-  std::string text((std::istreambuf_iterator<char>(in)), {});
+  std::string text = read_text(example("alloc_after.uop"));
   text.replace(text.find("expect 1 = 9.0"), 14, "expect 1 = 8.0");
   const Ran r = run("interp --check " + file("wrong.uop", text));
   EXPECT_EQ(r.code, 1);
@@ -75,10 +72,10 @@ TEST_F(Cli, FmtIsCanonicalAndWritesAtomically) {
   ASSERT_EQ(run("fmt " + example("dot_product.uop") + " -o " + out).code, 0);
   const Ran again = run("fmt " + out);
   EXPECT_EQ(again.code, 0);
-  std::ifstream in(out);
-  EXPECT_EQ(again.out, std::string((std::istreambuf_iterator<char>(in)), {}));
+  EXPECT_EQ(again.out, read_text(out));
   for (const auto& e : fs::directory_iterator(dir)) EXPECT_EQ(e.path().filename().string().rfind(".tmp", 0), std::string::npos);
   EXPECT_EQ(run("fmt " + example("dot_product.uop") + " -o " + (dir / "no/such/dir/x.uop").string()).code, 2);
 }
 
 }  // namespace
+}  // namespace uf::testing

@@ -1,7 +1,7 @@
 // The integer range domain: a few exact answers the analyses rely on, and its soundness contract as a
 // property: each transfer function's range contains the exact result for random members of random
 // operand ranges. The oracle is the unbounded-integer model of the integer ops (boost cpp_int, in
-// tests/interp/python_int_model.h).
+// tests/support/int_model.h).
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -11,9 +11,9 @@
 
 #include "core/int_range.h"
 #include "core/uop.h"
-#include "tests/interp/python_int_model.h"
+#include "tests/support/int_model.h"
 
-namespace uf {
+namespace uf::testing {
 namespace {
 
 constexpr int128 kTwo64 = int128{1} << 64;
@@ -123,7 +123,7 @@ Scalar scalar_of(DType d, int128 v) {
 // the C helpers return (SHL 0, SHR a).
 int128 exact_result(Op op, DType d, const int128* v) {
   const Scalar s[3] = {scalar_of(d, v[0]), scalar_of(d, v[1]), scalar_of(d, v[2])};
-  const auto r = testing::python_int_op(op, d, d, s);
+  const auto r = python_int_op(op, d, d, s);
   if (!r) return op == Op::SHL ? 0 : v[0];
   return int_value(d, *r);
 }
@@ -175,7 +175,7 @@ RC_GTEST_PROP(CoreIntRange, CastContainsTheConvertedValue, ()) {
   const DType from = *rc::gen::elementOf(kIntDTypes), to = *rc::gen::elementOf(kIntDTypes);
   const Operand a = operand_of(from);
   const Scalar s[1] = {scalar_of(from, a.member)};
-  const int128 want = int_value(to, *testing::python_int_op(Op::CAST, to, from, s));
+  const int128 want = int_value(to, *python_int_op(Op::CAST, to, from, s));
   RC_ASSERT(contains(wrap(a.range, to), want));
 }
 
@@ -187,4 +187,4 @@ RC_GTEST_PROP(CoreIntRange, HullContainsBothArms, ()) {
 }
 
 }  // namespace
-}  // namespace uf
+}  // namespace uf::testing

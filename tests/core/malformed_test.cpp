@@ -4,7 +4,7 @@
 
 #include "core/text.h"
 
-namespace uf {
+namespace uf::testing {
 namespace {
 
 std::string error_of(const std::string& text) {
@@ -91,4 +91,4 @@ RC_GTEST_PROP(Malformed, ArbitraryBytesNeverCrash, (std::string bytes)) {
 }
 
 }  // namespace
-}  // namespace uf
+}  // namespace uf::testing

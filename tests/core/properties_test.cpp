@@ -3,15 +3,15 @@
 #include <rapidcheck/gtest.h>
 
 #include "core/text.h"
-#include "random_program.h"
+#include "tests/support/random_programs.h"
 
-namespace uf {
+namespace uf::testing {
 namespace {
 
 Program arbitrary_program() {
   const uint64_t seed = *rc::gen::arbitrary<uint64_t>();
   const int size = *rc::gen::inRange(1, 60);
-  return testing::random_program(seed, size);
+  return random_program(seed, size);
 }
 
 RC_GTEST_PROP(CoreProperties, PrintParseRoundTrip, ()) {
@@ -64,4 +64,4 @@ RC_GTEST_PROP(CoreProperties, ParsingIntoStructurallyEqualGraphs, ()) {
 }
 
 }  // namespace
-}  // namespace uf
+}  // namespace uf::testing

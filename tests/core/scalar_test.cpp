@@ -7,7 +7,7 @@
 
 #include "core/dtype.h"
 
-namespace uf {
+namespace uf::testing {
 namespace {
 
 double from_bits(uint64_t b) { double d; std::memcpy(&d, &b, 8); return d; }
@@ -95,4 +95,4 @@ TEST(Half, Boundaries) {
 }
 
 }  // namespace
-}  // namespace uf
+}  // namespace uf::testing

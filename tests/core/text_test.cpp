@@ -1,13 +1,13 @@
 // The .uop format: canonical printing, exact round trips, meta kept, golden programs, long chains.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "core/text.h"
+#include "tests/support/files.h"
+#include "tests/support/golden.h"
 
-namespace uf {
+namespace uf::testing {
 namespace {
 
 const char* kCanonical =
@@ -59,26 +59,19 @@ TEST(Text, CommentsBlankLinesAndDuplicatesNormalise) {
             "uops 1\n%0 = BUFFER i32[1] slot=0\n%1 = CONST i32 0\n%2 = INDEX i32 %0 %1\n%3 = STORE void %2 %1\n%4 = SINK void %3\n");
 }
 
-std::string slurp(const std::filesystem::path& f) {
-  std::ifstream in(f);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 TEST(Text, GoldenProgramsRoundTrip) {
   int n = 0;
-  for (const auto& e : std::filesystem::directory_iterator(std::string(UOPFUZZ_GOLDEN_DIR) + "/programs")) {
-    const std::string text = slurp(e.path());
-    Program p = parse_program(text, e.path().string());
+  for (const std::string& file : golden_program_files()) {
+    const std::string text = read_text(file);
+    Program p = parse_program(text, file);
     verify(p);
     const std::string once = print_program(p);
-    EXPECT_EQ(print_program(parse_program(once)), once) << e.path();
+    EXPECT_EQ(print_program(parse_program(once)), once) << file;
     // Every data and expect line survives byte for byte (values print as Python's repr does).
     std::istringstream lines(text);
     for (std::string line; std::getline(lines, line);) {
       if (line.rfind("data ", 0) == 0 || line.rfind("expect ", 0) == 0) {
-        EXPECT_NE(once.find(line + "\n"), std::string::npos) << e.path() << ": " << line;
+        EXPECT_NE(once.find(line + "\n"), std::string::npos) << file << ": " << line;
       }
     }
     ++n;
@@ -130,4 +123,4 @@ TEST(Text, CanonicalOrderIsTheFilesOrderWithoutDeadCode) {
 }
 
 }  // namespace
-}  // namespace uf
+}  // namespace uf::testing

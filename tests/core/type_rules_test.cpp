@@ -3,7 +3,7 @@
 
 #include "core/text.h"
 
-namespace uf {
+namespace uf::testing {
 namespace {
 
 class TypeRules : public ::testing::Test {
@@ -117,4 +117,4 @@ TEST(TypeRulesText, ErrorsCarryFileAndLine) {
 }
 
 }  // namespace
-}  // namespace uf
+}  // namespace uf::testing

@@ -3,7 +3,7 @@
 
 #include "core/text.h"
 
-namespace uf {
+namespace uf::testing {
 namespace {
 
 std::string error_of(const std::string& text) {
@@ -126,4 +126,4 @@ TEST(Verify, SlotsAndDataLines) {
 }
 
 }  // namespace
-}  // namespace uf
+}  // namespace uf::testing

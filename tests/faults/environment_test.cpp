@@ -5,33 +5,38 @@
 // A real full disk is a tiny tmpfs, mounted in a mount namespace private to this test process (each
 // TEST runs in its own process under CTest), so it needs CAP_SYS_ADMIN (root here). Without it those
 // tests are reported as skipped, never as passed.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cstring>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "codegen/runtime/compiler.h"
-#include "faults_util.h"
 #include "fuzz/campaign/corpus.h"
+#include "tests/support/files.h"
+#include "tests/support/paths.h"
+#include "tests/support/uopfuzz.h"
 
-namespace uf::faults {
+namespace uf::testing {
 namespace {
+
+namespace fs = std::filesystem;
 
 class Environment : public ::testing::Test {
  protected:
-  fs::path dir = fs::temp_directory_path() / ("uopfuzz-env-" + std::to_string(::getpid()));
+  TempDir tmp{"uopfuzz-env"};  // removed after TearDown, read-only directories included
+  fs::path dir = tmp.path();
   fs::path cache = dir / "cache";
   std::vector<fs::path> mounts;
-  const std::string program = std::string(UOPFUZZ_SOURCE_DIR) + "/tests/programs/dot_product.uop";
+  const std::string program = example_path("dot_product.uop");
 
-  void SetUp() override { fs::remove_all(dir); fs::create_directories(dir); }
   void TearDown() override {
     for (const fs::path& m : mounts) ::umount2(m.c_str(), MNT_DETACH);
-    std::error_code ec;
-    fs::permissions(dir / "ro", fs::perms::owner_all, ec);
-    fs::remove_all(dir, ec);
   }
   std::vector<std::string> env() const { return {"UOPFUZZ_CACHE_DIR=" + cache.string()}; }
 
@@ -71,7 +76,7 @@ class Environment : public ::testing::Test {
 
   std::vector<std::string> broken_campaign(const fs::path& corpus, const fs::path& json) const {
     return {"fuzz", "--count", "48", "--jobs", "2", "--seed", "7", "-q", "--cflags", "-O1", "--reduce-time", "20",
-            "--renderer-cmd", UOPFUZZ_BROKEN_RENDERER, "--corpus", corpus.string(), "--json", json.string()};
+            "--renderer-cmd", broken_renderer(), "--corpus", corpus.string(), "--json", json.string()};
   }
 };
 
@@ -87,19 +92,19 @@ TEST_F(Environment, FullDiskUnderTheCorpusLosesNothing) {
   const fs::path corpus = dir / "corpus";
   if (!mount_tmpfs(corpus, "64k")) GTEST_SKIP() << "cannot mount a tmpfs here (needs CAP_SYS_ADMIN)";
   const std::string old = save_old_reproducer(corpus);
-  const std::string old_text = slurp(old);
+  const std::string old_text = read_text(old);
   const uintmax_t filler = fill(corpus);
-  const auto ran = run(broken_campaign(corpus, dir / "s.json"), dir / "log", env());
+  const auto ran = run_logged(broken_campaign(corpus, dir / "s.json"), dir / "log", env());
   EXPECT_CLEAR_FAILURE(ran, "No space left on device");
   // The summary still reaches its file (on another disk), naming the error.
-  const nlohmann::json s = nlohmann::json::parse(slurp(dir / "s.json"));
+  const nlohmann::json s = nlohmann::json::parse(read_text(dir / "s.json"));
   EXPECT_FALSE(s["errors"].empty()) << s.dump(2);
   EXPECT_TRUE(s["saved"].empty()) << s.dump(2);
   EXPECT_GT(s["programs"].get<int>(), 0) << "the batches checked before the error are missing from the summary";
   // Nothing half-written, nothing lost: the reproducer that could not be saved is in the log.
   EXPECT_NE(ran.second.find("could not save `mismatch"), std::string::npos) << ran.second;
   EXPECT_NE(ran.second.find("uops 1\n"), std::string::npos) << ran.second;
-  EXPECT_EQ(slurp(old), old_text);
+  EXPECT_EQ(read_text(old), old_text);
   EXPECT_EQ(fs::file_size(corpus / "filler"), filler);
   size_t entries = 0;
   for (const auto& e : fs::directory_iterator(corpus)) {
@@ -113,8 +118,9 @@ TEST_F(Environment, FullDiskUnderTheSummaryStillReportsIt) {
   const fs::path out = dir / "out";
   if (!mount_tmpfs(out, "16k")) GTEST_SKIP() << "cannot mount a tmpfs here (needs CAP_SYS_ADMIN)";
   fill(out);
-  const auto ran = run({"fuzz", "--count", "8", "-q", "--corpus", (dir / "corpus").string(), "--json", (out / "s.json").string()},
-                       dir / "log", env());
+  const auto ran = run_logged(
+      {"fuzz", "--count", "8", "-q", "--corpus", (dir / "corpus").string(), "--json", (out / "s.json").string()},
+      dir / "log", env());
   EXPECT_CLEAR_FAILURE(ran, "cannot write");
   EXPECT_NE(ran.second.find("8 programs"), std::string::npos) << "the summary must still be printed:\n" << ran.second;
   for (const auto& e : fs::directory_iterator(out)) EXPECT_EQ(e.path().filename(), "filler") << "left behind: " << e.path();
@@ -127,7 +133,7 @@ TEST_F(Environment, FullDiskUnderTheCacheIsNotACompileError) {
   ASSERT_EQ(::chmod(cache.c_str(), 0700), 0);  // the cache refuses a directory others may write
   fill(cache);
   fs::resize_file(cache / "filler", fs::file_size(cache / "filler") - 20480);  // room for k0.c, not for the .so
-  const auto ran = run({"run", program}, dir / "log", env());
+  const auto ran = run_logged({"run", program}, dir / "log", env());
   EXPECT_CLEAR_FAILURE(ran, "No space left on device");
   EXPECT_EQ(ran.second.find("verdict: compile-error"), std::string::npos) << ran.second;
   // The failed build left nothing behind but the filler.
@@ -143,12 +149,12 @@ TEST_F(Environment, FullDiskUnderTheCacheStopsACampaignWithoutFalseFindings) {
   const fs::path corpus = dir / "corpus";
   // One program: its translation unit fits, so the compiler itself runs out of space (a larger batch
   // would fail earlier, writing its source, which is a clear error as well).
-  const auto ran = run({"fuzz", "--count", "1", "--jobs", "1", "-q", "--corpus", corpus.string(), "--json",
-                        (dir / "s.json").string()},
-                       dir / "log", env());
+  const auto ran = run_logged({"fuzz", "--count", "1", "--jobs", "1", "-q", "--corpus", corpus.string(), "--json",
+                               (dir / "s.json").string()},
+                              dir / "log", env());
   EXPECT_CLEAR_FAILURE(ran, "No space left on device");
   EXPECT_TRUE(!fs::exists(corpus) || fs::is_empty(corpus)) << "a full disk is not a finding";
-  const nlohmann::json s = nlohmann::json::parse(slurp(dir / "s.json"));
+  const nlohmann::json s = nlohmann::json::parse(read_text(dir / "s.json"));
   EXPECT_EQ(s["compile_errors"].get<int>(), 0) << s.dump(2);
 }
 
@@ -167,12 +173,12 @@ TEST_F(Environment, CompilerFailuresOfTheMachineAreNotFindings) {
     const fs::path cc = dir / ("cc-" + name);
     std::ofstream(cc) << "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'fakecc 1.0'; exit 0; fi\n" << body << "\n";
     fs::permissions(cc, fs::perms::owner_all);
-    auto ran = run({"run", program, "--cc", cc.string()}, dir / "log", env());
+    auto ran = run_logged({"run", program, "--cc", cc.string()}, dir / "log", env());
     EXPECT_CLEAR_FAILURE(ran, "not of the program");
     EXPECT_EQ(ran.second.find("verdict: compile-error"), std::string::npos) << ran.second;
     const fs::path corpus = dir / ("corpus-" + name);
-    ran = run({"fuzz", "--count", "8", "--jobs", "2", "-q", "--cc", cc.string(), "--corpus", corpus.string()}, dir / "log",
-              env());
+    ran = run_logged({"fuzz", "--count", "8", "--jobs", "2", "-q", "--cc", cc.string(), "--corpus", corpus.string()},
+                     dir / "log", env());
     EXPECT_CLEAR_FAILURE(ran, "not of the program");
     EXPECT_TRUE(!fs::exists(corpus) || fs::is_empty(corpus)) << "not a finding";
   }
@@ -181,7 +187,7 @@ TEST_F(Environment, CompilerFailuresOfTheMachineAreNotFindings) {
   std::ofstream(cc) << "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'fakecc 1.0'; exit 0; fi\n"
                     << "echo \"k0.c:3:1: error: expected ';' before '}' token\" >&2; exit 1\n";
   fs::permissions(cc, fs::perms::owner_all);
-  const auto ran = run({"run", program, "--cc", cc.string()}, dir / "log", env());
+  const auto ran = run_logged({"run", program, "--cc", cc.string()}, dir / "log", env());
   EXPECT_TRUE(exited_with(ran.first, 1)) << ran.second;
   EXPECT_NE(ran.second.find("verdict: compile-error"), std::string::npos) << ran.second;
 }
@@ -191,14 +197,14 @@ TEST_F(Environment, CompilerFailuresOfTheMachineAreNotFindings) {
 TEST_F(Environment, NoexecCacheIsAClearError) {
   if (!mount_tmpfs(cache, "8m", MS_NOEXEC)) GTEST_SKIP() << "cannot mount a tmpfs here (needs CAP_SYS_ADMIN)";
   ASSERT_EQ(::chmod(cache.c_str(), 0700), 0);
-  const auto ran = run({"run", program}, dir / "log", env());
+  const auto ran = run_logged({"run", program}, dir / "log", env());
   EXPECT_CLEAR_FAILURE(ran, "noexec");
   EXPECT_EQ(ran.second.find("verdict: compile-error"), std::string::npos) << ran.second;
 }
 
 TEST_F(Environment, CorpusUnderARegularFileIsAClearError) {
   std::ofstream(dir / "file") << "x";
-  const auto ran = run(broken_campaign(dir / "file" / "corpus", dir / "s.json"), dir / "log", env());
+  const auto ran = run_logged(broken_campaign(dir / "file" / "corpus", dir / "s.json"), dir / "log", env());
   EXPECT_CLEAR_FAILURE(ran, "cannot create corpus directory");
 }
 
@@ -211,15 +217,15 @@ TEST_F(Environment, ReadOnlyCorpusIsAClearErrorAndKeepsItsFiles) {
     fs::create_directories(corpus);
   }
   const std::string old = save_old_reproducer(corpus);
-  const std::string old_text = slurp(old);
+  const std::string old_text = read_text(old);
   if (::geteuid() == 0) {
     ASSERT_EQ(::mount(nullptr, corpus.c_str(), nullptr, MS_REMOUNT | MS_RDONLY, nullptr), 0) << std::strerror(errno);
   } else {
     fs::permissions(corpus, fs::perms::owner_read | fs::perms::owner_exec);
   }
-  const auto ran = run(broken_campaign(corpus, dir / "s.json"), dir / "log", env());
+  const auto ran = run_logged(broken_campaign(corpus, dir / "s.json"), dir / "log", env());
   EXPECT_CLEAR_FAILURE(ran, "not writable");
-  EXPECT_EQ(slurp(old), old_text);
+  EXPECT_EQ(read_text(old), old_text);
   EXPECT_EQ(std::distance(fs::directory_iterator(corpus), fs::directory_iterator{}), 1);
 }
 
@@ -227,13 +233,14 @@ TEST_F(Environment, UnreadableCorpusFilesDoNotStopACampaign) {
   const fs::path corpus = dir / "corpus";
   fs::create_directories(corpus);
   const std::string old = save_old_reproducer(corpus);
-  const std::string truncated = slurp(old).substr(0, 40);
+  const std::string truncated = read_text(old).substr(0, 40);
   std::ofstream(corpus / "garbage.uop") << "\x01\x02 not a program\n";
   std::ofstream(corpus / "truncated.uop") << truncated;
-  const auto ran = run({"fuzz", "--count", "16", "-q", "--corpus", corpus.string(), "--json", (dir / "s.json").string()},
-                       dir / "log", env());
+  const auto ran = run_logged(
+      {"fuzz", "--count", "16", "-q", "--corpus", corpus.string(), "--json", (dir / "s.json").string()}, dir / "log",
+      env());
   EXPECT_TRUE(exited_with(ran.first, 0)) << ran.second;
-  EXPECT_EQ(slurp(corpus / "truncated.uop"), truncated);
+  EXPECT_EQ(read_text(corpus / "truncated.uop"), truncated);
   EXPECT_TRUE(fs::exists(corpus / "garbage.uop"));
 }
 
@@ -245,12 +252,12 @@ TEST_F(Environment, CorruptCacheEntriesAreRebuilt) {
       if (e.path().extension() == ".so") v.push_back(e.path());
     return v;
   };
-  auto ran = run({"run", program}, dir / "log", env());
+  auto ran = run_logged({"run", program}, dir / "log", env());
   ASSERT_TRUE(exited_with(ran.first, 0)) << ran.second;
   const auto first = entries();
   ASSERT_EQ(first.size(), 1u);
   const fs::path entry = first[0];
-  const std::string good = slurp(entry);
+  const std::string good = read_text(entry);
   ASSERT_TRUE(verify_cache_entry(entry.string()));
   const std::vector<std::pair<std::string, std::string>> damage{
       {"truncated to half", good.substr(0, good.size() / 2)},
@@ -263,7 +270,7 @@ TEST_F(Environment, CorruptCacheEntriesAreRebuilt) {
     SCOPED_TRACE(what);
     std::ofstream(entry, std::ios::binary | std::ios::trunc) << bytes;
     ASSERT_FALSE(verify_cache_entry(entry.string()));
-    ran = run({"run", program}, dir / "log", env());
+    ran = run_logged({"run", program}, dir / "log", env());
     EXPECT_TRUE(exited_with(ran.first, 0)) << ran.second;
     EXPECT_NE(ran.second.find("verdict: ok"), std::string::npos) << ran.second;
     EXPECT_TRUE(verify_cache_entry(entry.string())) << "not rebuilt";
@@ -273,29 +280,31 @@ TEST_F(Environment, CorruptCacheEntriesAreRebuilt) {
 
 TEST_F(Environment, UnusableCacheDirectoryIsAClearError) {
   std::ofstream(dir / "file") << "x";
-  auto ran = run({"run", program}, dir / "log", {"UOPFUZZ_CACHE_DIR=" + (dir / "file" / "cache").string()});
+  auto ran = run_logged({"run", program}, dir / "log", {"UOPFUZZ_CACHE_DIR=" + (dir / "file" / "cache").string()});
   EXPECT_CLEAR_FAILURE(ran, (dir / "file").string());
   fs::create_directories(dir / "shared");
   fs::permissions(dir / "shared", fs::perms::all);  // writable by others: refused
-  ran = run({"run", program}, dir / "log", {"UOPFUZZ_CACHE_DIR=" + (dir / "shared").string()});
+  ran = run_logged({"run", program}, dir / "log", {"UOPFUZZ_CACHE_DIR=" + (dir / "shared").string()});
   EXPECT_CLEAR_FAILURE(ran, (dir / "shared").string());
 }
 
 TEST_F(Environment, MissingCompilerIsAClearError) {
-  EXPECT_CLEAR_FAILURE(run({"run", program, "--cc", "/nonexistent/cc"}, dir / "log", env()), "/nonexistent/cc");
-  EXPECT_CLEAR_FAILURE(run({"run", program, "--cc", "no-such-compiler-here"}, dir / "log", env()), "no-such-compiler-here");
-  EXPECT_CLEAR_FAILURE(run({"run", program, "--cc", "/bin/false"}, dir / "log", env()), "/bin/false");
-  EXPECT_CLEAR_FAILURE(run({"run", program}, dir / "log", {"UOPFUZZ_CACHE_DIR=" + cache.string(), "PATH=/nonexistent"}), "gcc");
+  EXPECT_CLEAR_FAILURE(run_logged({"run", program, "--cc", "/nonexistent/cc"}, dir / "log", env()), "/nonexistent/cc");
+  EXPECT_CLEAR_FAILURE(run_logged({"run", program, "--cc", "no-such-compiler-here"}, dir / "log", env()),
+                       "no-such-compiler-here");
+  EXPECT_CLEAR_FAILURE(run_logged({"run", program, "--cc", "/bin/false"}, dir / "log", env()), "/bin/false");
+  EXPECT_CLEAR_FAILURE(
+      run_logged({"run", program}, dir / "log", {"UOPFUZZ_CACHE_DIR=" + cache.string(), "PATH=/nonexistent"}), "gcc");
 }
 
 TEST_F(Environment, MissingCompilerStopsACampaignWithoutFalseFindings) {
   const fs::path corpus = dir / "corpus";
-  const auto ran = run({"fuzz", "--count", "16", "--jobs", "2", "-q", "--cc", "/nonexistent/cc", "--corpus", corpus.string(),
-                        "--json", (dir / "s.json").string()},
-                       dir / "log", env());
+  const auto ran = run_logged({"fuzz", "--count", "16", "--jobs", "2", "-q", "--cc", "/nonexistent/cc", "--corpus",
+                               corpus.string(), "--json", (dir / "s.json").string()},
+                              dir / "log", env());
   EXPECT_CLEAR_FAILURE(ran, "/nonexistent/cc");
   EXPECT_TRUE(!fs::exists(corpus) || fs::is_empty(corpus)) << "a missing compiler is not a finding";
 }
 
 }  // namespace
-}  // namespace uf::faults
+}  // namespace uf::testing

@@ -7,33 +7,51 @@
 // The deliberately broken renderer makes the campaign find, reduce and save reproducers all the time.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <set>
+#include <sstream>
+#include <thread>
 
-#include "faults_util.h"
+#include "tests/support/corpus_dir.h"
+#include "tests/support/files.h"
+#include "tests/support/paths.h"
+#include "tests/support/uopfuzz.h"
 
-namespace uf::faults {
+namespace uf::testing {
 namespace {
+
+namespace fs = std::filesystem;
 
 class Signals : public ::testing::Test {
  protected:
-  fs::path dir = fs::temp_directory_path() / ("uopfuzz-faults-" + std::to_string(::getpid()));
+  TempDir tmp{"uopfuzz-faults"};
+  fs::path dir = tmp.path();
   fs::path corpus = dir / "corpus";
   std::vector<std::string> env{"UOPFUZZ_CACHE_DIR=" + (dir / "cache").string()};
-  void SetUp() override { fs::remove_all(dir); fs::create_directories(dir); }
   void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir);
-    else std::cerr << "kept " << dir << " for inspection\n";
+    if (!HasFailure()) return;
+    tmp.keep();
+    std::cerr << "kept " << dir << " for inspection\n";
   }
   std::vector<std::string> campaign(const std::string& json, const std::string& limit) const {
     std::istringstream words(limit);
     std::vector<std::string> a{"fuzz"};
     for (std::string w; words >> w;) a.push_back(w);
     const std::vector<std::string> rest{"--jobs", "2", "--seed", "7", "--cflags", "-O1", "--reduce-time", "10",
-                                        "--renderer-cmd", UOPFUZZ_BROKEN_RENDERER, "--corpus", corpus.string(), "--json", json};
+                                        "--renderer-cmd", broken_renderer(), "--corpus", corpus.string(), "--json", json};
     a.insert(a.end(), rest.begin(), rest.end());
     return a;
   }
+  std::pair<UopfuzzProc, bool> start_until(int round, const std::string& moment, std::mt19937& rng) const;
   static nlohmann::json read_json(const fs::path& f) {
     std::ifstream in(f);
     return nlohmann::json::parse(in);
@@ -56,7 +74,7 @@ size_t visible_files(const fs::path& dir) {
 
 // Waits (up to `limit_s`) until `ready()` or the campaign ends; true when ready.
 template <class F>
-bool await(const Proc& p, F ready, double limit_s, std::chrono::microseconds step = std::chrono::microseconds(200)) {
+bool await(const UopfuzzProc& p, F ready, double limit_s, std::chrono::microseconds step = std::chrono::microseconds(200)) {
   const auto t0 = Clock::now();
   while (!ready()) {
     if (seconds_since(t0) > limit_s || wait_for(p, 0) != -1) return false;
@@ -65,54 +83,62 @@ bool await(const Proc& p, F ready, double limit_s, std::chrono::microseconds ste
   return true;
 }
 
+// Starts the campaign of round `round` and waits for `moment`: during start-up or the first batch
+// ("early"); while a save is in flight, its temporary file existing ("mid-save"); right after a save
+// landed ("after-save"); at a random time once busy ("random"). Returns it, and whether the moment came.
+std::pair<UopfuzzProc, bool> Signals::start_until(int round, const std::string& moment, std::mt19937& rng) const {
+  auto ms = [&](int lo, int hi) { return std::chrono::milliseconds(std::uniform_int_distribution<int>(lo, hi)(rng)); };
+  fs::create_directories(corpus);
+  const size_t before = visible_files(corpus);
+  UopfuzzProc p = start_uopfuzz(campaign((dir / ("s" + std::to_string(round) + ".json")).string(), "--time 90 -q"),
+                                dir / ("log" + std::to_string(round)), env);
+  bool reached = true;
+  if (moment == "early") std::this_thread::sleep_for(ms(50, 3000));
+  else if (moment == "mid-save") reached = await(p, [&] { return any_temporary(corpus); }, 60);
+  else if (moment == "after-save") reached = await(p, [&] { return visible_files(corpus) > before; }, 60);
+  else {
+    reached = await(p, [&] { return fs::exists(dir / "cache"); }, 60);
+    std::this_thread::sleep_for(ms(100, 8000));
+  }
+  return {p, reached};
+}
+
+// Every reproducer seen so far (`kept`) is still in the corpus, unchanged.
+void expect_kept(const std::map<std::string, std::string>& kept, const CorpusState& s) {
+  for (const auto& [name, text] : kept) {
+    ASSERT_TRUE(s.files.count(name)) << name << " vanished";
+    EXPECT_EQ(s.files.at(name), text) << name << " changed";
+  }
+}
+
 TEST_F(Signals, KillNineAtAnyMomentLeavesWholeFilesAndTheNextRunResumes) {
   const unsigned seed = std::random_device{}();
   std::cerr << "kill moments drawn with seed " << seed << "\n";
   std::mt19937 rng(seed);
-  auto ms = [&](int lo, int hi) { return std::chrono::milliseconds(std::uniform_int_distribution<int>(lo, hi)(rng)); };
   std::map<std::string, std::string> kept;  // every reproducer seen so far: must never change or vanish
-  // The moments: during start-up or the first batch; while a save is in flight (its temporary file
-  // exists); right after a save landed; at a random time once busy.
   const char* moments[] = {"early", "mid-save", "after-save", "random", "mid-save", "after-save"};
   std::map<std::string, int> hit;
   for (int round = 0; round < 6; ++round) {
     const std::string moment = moments[round];
     SCOPED_TRACE("round " + std::to_string(round) + " (" + moment + ")");
-    fs::create_directories(corpus);
-    const size_t before = visible_files(corpus);
-    Proc p = start(campaign((dir / ("s" + std::to_string(round) + ".json")).string(), "--time 90 -q"),
-                   dir / ("log" + std::to_string(round)), env);
-    bool reached = true;
-    if (moment == "early") std::this_thread::sleep_for(ms(50, 3000));
-    else if (moment == "mid-save") reached = await(p, [&] { return any_temporary(corpus); }, 60);
-    else if (moment == "after-save") reached = await(p, [&] { return visible_files(corpus) > before; }, 60);
-    else {
-      reached = await(p, [&] { return fs::exists(dir / "cache"); }, 60);
-      std::this_thread::sleep_for(ms(100, 8000));
-    }
+    const auto [p, reached] = start_until(round, moment, rng);
     hit[moment] += reached;
     kill_group(p);
     ASSERT_TRUE(group_gone(p.pid, 5)) << "processes of the killed campaign are still running";
-    const CorpusState s = inspect(corpus);
-    EXPECT_TRUE(s.problems.empty()) << join(s.problems);
-    for (const auto& [name, text] : kept) {
-      ASSERT_TRUE(s.files.count(name)) << name << " vanished";
-      EXPECT_EQ(s.files.at(name), text) << name << " changed";
-    }
+    const CorpusState s = inspect_corpus(corpus);
+    EXPECT_TRUE(s.problems.empty()) << bulleted(s.problems);
+    ASSERT_NO_FATAL_FAILURE(expect_kept(kept, s));
     for (const auto& [name, text] : s.files) kept[name] = text;
   }
   // Resume: the same campaign, run to the end, saves no bucket that is already there.
   std::set<std::string> before;
-  for (const auto& [name, sig] : inspect(corpus).signature_of) before.insert(sig);
-  const auto [status, out] = run(campaign((dir / "final.json").string(), "--count 64 -q"), dir / "final.log", env);
+  for (const auto& [name, sig] : inspect_corpus(corpus).signature_of) before.insert(sig);
+  const auto [status, out] = run_logged(campaign((dir / "final.json").string(), "--count 64 -q"), dir / "final.log", env);
   ASSERT_TRUE(exited_with(status, 0) || exited_with(status, 1)) << out;
-  const CorpusState s = inspect(corpus);
-  EXPECT_TRUE(s.problems.empty()) << join(s.problems);
-  EXPECT_TRUE(s.temporaries.empty()) << "left behind:" << join(s.temporaries);
-  for (const auto& [name, text] : kept) {
-    ASSERT_TRUE(s.files.count(name)) << name << " vanished";
-    EXPECT_EQ(s.files.at(name), text) << name << " changed";
-  }
+  const CorpusState s = inspect_corpus(corpus);
+  EXPECT_TRUE(s.problems.empty()) << bulleted(s.problems);
+  EXPECT_TRUE(s.temporaries.empty()) << "left behind:" << bulleted(s.temporaries);
+  ASSERT_NO_FATAL_FAILURE(expect_kept(kept, s));
   const nlohmann::json summary = read_json(dir / "final.json");
   for (const auto& path : summary["saved"]) {
     const std::string name = fs::path(path.get<std::string>()).filename().string();
@@ -129,7 +155,7 @@ TEST_F(Signals, KillNineAtAnyMomentLeavesWholeFilesAndTheNextRunResumes) {
 
 // The last progress line's numbers: programs reported by the workers, and buckets seen.
 std::pair<long, long> progress(const fs::path& log) {
-  const std::string text = slurp(log);
+  const std::string text = read_text(log);
   const size_t at = text.rfind("uopfuzz: ");
   if (at == std::string::npos) return {0, 0};
   long programs = 0, buckets = 0;
@@ -143,15 +169,15 @@ std::pair<long, long> progress(const fs::path& log) {
 // one signal: everything stops within `limit_s`, the exit is orderly and the summary is written.
 void interrupt_test(const fs::path& dir, const std::vector<std::string>& args, const std::vector<std::string>& env,
                     int sig, bool whole_group, bool want_bucket, double limit_s) {
-  Proc p = start(args, dir / "log", env);
+  UopfuzzProc p = start_uopfuzz(args, dir / "log", env);
   const auto t_start = Clock::now();
   for (;;) {
     const auto [programs, buckets] = progress(dir / "log");
     if (programs > 0 && (!want_bucket || buckets > 0)) break;
-    ASSERT_EQ(wait_for(p, 0), -1) << "the campaign ended before the signal:\n" << slurp(dir / "log");
+    ASSERT_EQ(wait_for(p, 0), -1) << "the campaign ended before the signal:\n" << read_text(dir / "log");
     if (seconds_since(t_start) > 90) {
       kill_group(p);
-      FAIL() << "the campaign never got busy:\n" << slurp(dir / "log");
+      FAIL() << "the campaign never got busy:\n" << read_text(dir / "log");
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
@@ -163,11 +189,11 @@ void interrupt_test(const fs::path& dir, const std::vector<std::string>& args, c
   ASSERT_NE(status, -1) << "still running 20 s after the signal";
   EXPECT_LT(took, limit_s) << "the exit took " << took << " s";
   std::cerr << "exited " << took << " s after the signal\n";
-  EXPECT_TRUE(exited_with(status, 0) || exited_with(status, 1)) << "status " << status << "\n" << slurp(dir / "log");
+  EXPECT_TRUE(exited_with(status, 0) || exited_with(status, 1)) << "status " << status << "\n" << read_text(dir / "log");
   EXPECT_TRUE(group_gone(p.pid, 3)) << "a worker outlived the campaign";
   std::vector<std::string> left;
-  EXPECT_TRUE(none_left(dir.string(), 5, &left)) << "still running after the campaign:" << join(left);
-  const nlohmann::json s = nlohmann::json::parse(slurp(dir / "s.json"));
+  EXPECT_TRUE(none_left(dir.string(), 5, &left)) << "still running after the campaign:" << bulleted(left);
+  const nlohmann::json s = nlohmann::json::parse(read_text(dir / "s.json"));
   EXPECT_EQ(s["interrupted"], true) << s.dump(2);
   EXPECT_GT(s["programs"].get<int>(), 0) << "the work done before the signal is missing from the summary";
   if (want_bucket) {
@@ -179,8 +205,8 @@ void interrupt_test(const fs::path& dir, const std::vector<std::string>& args, c
     for (const char* own : {"SIGINT", "signal 2", "signal 15", "SIGKILL"})
       EXPECT_EQ(name.find(own), std::string::npos) << name;
   }
-  const CorpusState c = inspect(dir / "corpus");
-  EXPECT_TRUE(c.problems.empty()) << join(c.problems);
+  const CorpusState c = inspect_corpus(dir / "corpus");
+  EXPECT_TRUE(c.problems.empty()) << bulleted(c.problems);
 }
 
 // A terminal's Ctrl-C reaches the whole foreground group; between batches the workers stop at once.
@@ -198,4 +224,4 @@ TEST_F(Signals, SigtermToTheParentStopsTheWorkersAndWritesTheSummary) {
 }
 
 }  // namespace
-}  // namespace uf::faults
+}  // namespace uf::testing

@@ -5,15 +5,10 @@
 #include "core/text.h"
 #include "fuzz/campaign/coverage.h"
 #include "fuzz/gen/generator.h"
+#include "tests/support/files.h"
 
-namespace uf {
+namespace uf::testing {
 namespace {
-
-std::string join_lines(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += "  " + x + "\n";
-  return s;
-}
 
 TEST(Coverage, CountsLiveNodesOnly) {
   const Program p = parse_program(
@@ -57,8 +52,8 @@ TEST(Coverage, GeneratorCoversEveryPair) {
   for (uint64_t s = 0; s < 3000; ++s) c.add(generate(s));
   std::printf("%s\n", c.summary().c_str());
   const auto missing = c.missing();
-  EXPECT_TRUE(missing.empty()) << c.summary() << "\nmissing:\n" << join_lines(missing);
+  EXPECT_TRUE(missing.empty()) << c.summary() << "\nmissing:" << bulleted(missing);
 }
 
 }  // namespace
-}  // namespace uf
+}  // namespace uf::testing

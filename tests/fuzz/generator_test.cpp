@@ -10,7 +10,7 @@
 #include "fuzz/gen/generator.h"
 #include "fuzz/gen/generator_impl.h"
 
-namespace uf {
+namespace uf::testing {
 namespace {
 
 constexpr uint64_t kValiditySeeds = 3000;
@@ -194,4 +194,4 @@ TEST(Generator, SwarmKeepsSomething) {
 }
 
 }  // namespace
-}  // namespace uf
+}  // namespace uf::testing

@@ -16,7 +16,7 @@
 #include "interp/alu.h"
 #include "interp/interp.h"
 
-namespace uf {
+namespace uf::testing {
 namespace {
 
 std::string show(DType d, const gen::Facts& f) {
@@ -104,4 +104,4 @@ TEST(GeneratorReference, UndefinedRateIsLow) {
 }
 
 }  // namespace
-}  // namespace uf
+}  // namespace uf::testing

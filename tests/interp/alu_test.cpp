@@ -7,7 +7,7 @@
 
 #include "interp/alu.h"
 #include "interp/alu_ops.h"
-#include "python_int_model.h"
+#include "tests/support/int_model.h"
 
 namespace uf::testing {
 namespace {

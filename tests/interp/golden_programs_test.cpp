@@ -4,43 +4,14 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include <algorithm>
-#include <cstdio>
+#include <map>
 
 #include "core/text.h"
-#include "support.h"
+#include "interp/interp.h"
+#include "tests/support/golden.h"
 
 namespace uf::testing {
 namespace {
-
-struct GoldenProgram {
-  std::string file;
-  Program program;
-  std::optional<int> undefined_at;  // the file id `meta reference = UNDEFINED (%N)` names
-};
-
-const std::vector<GoldenProgram>& golden_programs() {
-  static const std::vector<GoldenProgram> all = [] {
-    std::vector<std::filesystem::path> files;
-    for (const auto& e : std::filesystem::directory_iterator(golden_path("programs")))
-      if (e.path().extension() == ".uop") files.push_back(e.path());
-    std::sort(files.begin(), files.end());
-    std::vector<GoldenProgram> out;
-    for (const auto& f : files) {
-      GoldenProgram g{f.filename().string(), read_program(f.string()), std::nullopt};
-      if (const std::string* ref = g.program.meta_value("reference")) {
-        int id = -1;
-        char end = 0;
-        if (std::sscanf(ref->c_str(), "UNDEFINED (%%%d%c", &id, &end) != 2 || end != ')' || id < 0)
-          throw std::runtime_error(g.file + ": unknown meta reference " + *ref);
-        g.undefined_at = id;
-      }
-      out.push_back(std::move(g));
-    }
-    return out;
-  }();
-  return all;
-}
 
 // Empty when `got` holds exactly the expected values of every slot `want` lists.
 std::string compare_buffers(const Program& p, const std::map<int64_t, Values>& want,

@@ -7,8 +7,8 @@
 #include <limits>
 
 #include "interp/alu.h"
-#include "python_int_model.h"
-#include "support.h"
+#include "interp/interp.h"
+#include "tests/support/int_model.h"
 
 namespace uf::testing {
 namespace {

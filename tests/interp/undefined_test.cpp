@@ -1,9 +1,12 @@
 // UNDEFINED: which node, and a reason that says exactly what went wrong; and the memory model around it.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 
 #include "core/text.h"
-#include "support.h"
+#include "interp/interp.h"
+#include "tests/support/programs.h"
 
 namespace uf::testing {
 namespace {
@@ -138,12 +141,16 @@ TEST(InterpUndefined, AluReasonsNameTheOpAndTheValue) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.reason);
-    std::vector<DType> dtypes(c.operands.size(), c.operand);
+    AluCase one_case;
+    one_case.op = c.op;
+    one_case.operand_dtypes.assign(c.operands.size(), c.operand);
+    one_case.operands = c.operands;
+    one_case.result_dtype = c.result;
     for (bool from_memory : {false, true}) {
-      OneOp one = one_op_program(c.op, c.result, dtypes, c.operands, from_memory);
+      const AluProgram one = one_op_program(one_case, from_memory);
       const RefResult r = interpret(one.program);
       ASSERT_TRUE(r.undefined);
-      EXPECT_EQ(r.undefined->node, one.node);
+      EXPECT_EQ(r.undefined->node, one.nodes[0]);
       EXPECT_EQ(r.undefined->reason, c.reason);
     }
   }

@@ -2,13 +2,20 @@
 // index (UNDEFINED in the reference, never compared, but it must not crash), large scratch memory off
 // the stack, distinct names for ALLOCs that share a slot, and a bounds analysis that is sound for the C
 // actually produced (checked on random integer programs, with the division results checked exactly).
+#include <gtest/gtest.h>
+
+#include <map>
 #include <random>
 
+#include "codegen/compiled_path.h"
 #include "codegen/render/bounds.h"
 #include "codegen/render/render.h"
-#include "test_util.h"
+#include "tests/support/files.h"
+#include "tests/support/int_model.h"
+#include "tests/support/programs.h"
+#include "tests/support/random_programs.h"
 
-namespace uf::test {
+namespace uf::testing {
 namespace {
 
 TEST(CodegenRenderSafety, OutOfBoundsIndicesStayInside) {
@@ -87,102 +94,19 @@ TEST(CodegenRenderSafety, AllocsSharingASlotGetDistinctNames) {
 
 // ---- random integer programs: every value inside its computed range; divisions exact ----
 
-constexpr DType kInts[] = {DType::I8, DType::I16, DType::I32, DType::I64, DType::U8, DType::U16, DType::U32, DType::U64};
-
-Scalar wrap(DType d, int128 v) {
-  const int128 m = int128{1} << bits(d);
-  int128 r = v % m;
-  if (r < 0) r += m;
-  if (is_signed(d) && r >= m / 2) r -= m;
-  return is_signed(d) ? Scalar::of_int(static_cast<int64_t>(r)) : Scalar::of_uint(static_cast<uint64_t>(r));
-}
-
-// Independent of the prelude: Python's // and % and C-style division, on exact integers, then wrapped.
-Scalar divide(Op op, DType d, int128 a, int128 b) {
-  if (b == 0) return wrap(d, op == Op::FLOORDIV || op == Op::CDIV ? 0 : a);
-  int128 q = a / b;
-  if ((op == Op::FLOORDIV || op == Op::FLOORMOD) && q * b != a && ((a < 0) != (b < 0))) --q;
-  return wrap(d, op == Op::FLOORDIV || op == Op::CDIV ? q : a - q * b);
-}
-
-struct RandomProgram {
-  Program p;
-  std::vector<const UOp*> observed;         // every value node, stored in order
-  std::vector<std::pair<DType, size_t>> at;  // where: (dtype of the output buffer, element)
-};
-
-RandomProgram random_program(std::mt19937_64& rng) {
-  Builder b;
-  auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
-  auto value = [&](DType d) {
-    const IntRange r = dtype_range(d);
-    const int128 special[] = {0, 1, 2, 3, 7, -1, -2, -7, r.lo, r.hi, r.lo + 1, r.hi - 1};
-    int128 v = pick(3) ? special[pick(std::size(special))] : static_cast<int128>(static_cast<int64_t>(rng()));
-    return wrap(d, v);
-  };
-  std::vector<const UOp*> pool;
-  for (size_t k = 0; k < std::size(kInts); ++k) {
-    const DType d = kInts[k];
-    const UOp* buf = b.buffer(d, 4, static_cast<int64_t>(k));
-    Values& data = b.p.data[static_cast<int64_t>(k)];
-    for (int i = 0; i < 4; ++i) {
-      data.push_back(value(d));
-      pool.push_back(b.load(buf, i));
-    }
-  }
-  auto same_dtype = [&](DType d) {
-    std::vector<const UOp*> c;
-    for (const UOp* u : pool) if (u->dtype == d) c.push_back(u);
-    return c[pick(c.size())];
-  };
-  const Op binary[] = {Op::ADD, Op::SUB, Op::MUL, Op::MAX, Op::AND, Op::OR, Op::XOR, Op::SHR, Op::SHL,
-                       Op::FLOORDIV, Op::FLOORMOD, Op::CDIV, Op::CMOD};
-  for (int step = 0; step < 24; ++step) {
-    const UOp* x = pool[pick(pool.size())];
-    const DType d = x->dtype;
-    const UOp* made = nullptr;
-    switch (pick(6)) {
-      case 0: made = b.op(Op::CAST, {x}, kInts[pick(std::size(kInts))]); break;
-      case 1: made = b.op(Op::NEG, {x}); break;
-      case 2: made = b.op(Op::WHERE, {b.op(Op::CMPLT, {x, same_dtype(d)}), x, same_dtype(d)}); break;
-      case 3: {  // a small positive constant divisor: the fast path's territory
-        const Op o = std::array{Op::FLOORDIV, Op::FLOORMOD, Op::CDIV, Op::CMOD}[pick(4)];
-        made = b.op(o, {x, b.c(d, wrap(d, 1 + pick(9)))});
-        break;
-      }
-      case 4: made = b.op(Op::MULACC, {x, same_dtype(d), same_dtype(d)}); break;
-      default: made = b.op(binary[pick(std::size(binary))], {x, same_dtype(d)}); break;
-    }
-    pool.push_back(made);
-  }
-  RandomProgram rp;
-  std::map<DType, std::vector<const UOp*>> by;
-  for (const UOp* u : pool) by[u->dtype].push_back(u);
-  std::vector<const UOp*> stores;
-  for (auto& [d, list] : by) {
-    const UOp* out = b.buffer(d, static_cast<int64_t>(list.size()), 100 + static_cast<int64_t>(d));
-    for (size_t i = 0; i < list.size(); ++i) {
-      stores.push_back(b.store(out, static_cast<int64_t>(i), list[i]));
-      rp.observed.push_back(list[i]);
-      rp.at.emplace_back(d, i);
-    }
-  }
-  rp.p = b.finish(stores);
-  return rp;
-}
 
 TEST(CodegenRenderSafety, BoundsAreSoundForTheRenderedC) {
   std::mt19937_64 rng(20261129);
-  std::vector<RandomProgram> progs;
-  for (int i = 0; i < 120; ++i) progs.push_back(random_program(rng));
+  std::vector<RandomIntProgram> progs;
+  for (int i = 0; i < 120; ++i) progs.push_back(random_int_program(rng));
   std::vector<const Program*> batch;
-  for (const RandomProgram& rp : progs) batch.push_back(&rp.p);
+  for (const RandomIntProgram& rp : progs) batch.push_back(&rp.p);
   TempCache cache;
   const auto out = run_compiled(batch, CompiledPathConfig{});
   size_t checked = 0, divisions = 0, fast = 0;
   for (size_t i = 0; i < progs.size(); ++i) {
     ASSERT_EQ(out[i].status, KernelStatus::ok) << out[i].message.substr(0, 3000);
-    const RandomProgram& rp = progs[i];
+    const RandomIntProgram& rp = progs[i];
     const std::vector<IntRange> bounds = int_bounds(linearize(rp.p), rp.p.graph->size());
     std::map<const UOp*, Scalar> got;
     for (size_t k = 0; k < rp.observed.size(); ++k) {
@@ -198,7 +122,8 @@ TEST(CodegenRenderSafety, BoundsAreSoundForTheRenderedC) {
       ++checked;
       if (u->op == Op::FLOORDIV || u->op == Op::FLOORMOD || u->op == Op::CDIV || u->op == Op::CMOD) {
         auto val = [&](const UOp* s) { return s->op == Op::CONST ? s->value : got.at(s); };
-        const Scalar want = divide(u->op, u->dtype, int_value(u->dtype, val(u->src[0])), int_value(u->dtype, val(u->src[1])));
+        const Scalar operands[2] = {val(u->src[0]), val(u->src[1])};
+        const Scalar want = *python_int_op(u->op, u->dtype, u->dtype, operands);  // the exact integer model
         EXPECT_TRUE(same_value(u->dtype, want, v)) << name(u->op) << " " << name(u->dtype) << " "
                                                    << format_scalar(u->dtype, val(u->src[0])) << " "
                                                    << format_scalar(u->dtype, val(u->src[1])) << " = "
@@ -214,4 +139,4 @@ TEST(CodegenRenderSafety, BoundsAreSoundForTheRenderedC) {
 }
 
 }  // namespace
-}  // namespace uf::test
+}  // namespace uf::testing

@@ -3,14 +3,20 @@
 // their symbol or write wild, mixed with good kernels in ONE batch that must still produce results.
 #include <signal.h>
 
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <cmath>
+#include <fstream>
 
+#include "codegen/compiled_path.h"
 #include "codegen/runtime/native.h"
 #include "codegen/runtime/sandbox.h"
-#include "test_util.h"
+#include "tests/support/files.h"
+#include "tests/support/paths.h"
+#include "tests/support/programs.h"
 
-namespace uf::test {
+namespace uf::testing {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -209,4 +215,4 @@ TEST(CodegenSandbox, NativeBytesRoundTrip) {
 }
 
 }  // namespace
-}  // namespace uf::test
+}  // namespace uf::testing

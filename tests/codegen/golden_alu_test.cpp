@@ -4,13 +4,18 @@
 // under gcc at the default flags, gcc -O0 and clang -O2. Results must equal the golden ones by
 // docs/semantics.md's rule (ints exactly, floats bit for bit with all NaNs equal, -0.0 != 0.0). UNDEFINED
 // lines are compiled and run too (their programs must still come back ok) but not compared.
+#include <gtest/gtest.h>
+
 #include <future>
 #include <map>
 
+#include "codegen/compiled_path.h"
 #include "codegen/runtime/process.h"
-#include "test_util.h"
+#include "tests/support/files.h"
+#include "tests/support/golden.h"
+#include "tests/support/programs.h"
 
-namespace uf::test {
+namespace uf::testing {
 namespace {
 
 constexpr size_t kCasesPerProgram = 25;
@@ -37,11 +42,11 @@ std::vector<std::vector<const AluCase*>> chunks(const std::vector<AluCase>& case
 void run_golden(const std::string& cc, const std::string& cflags, bool loaded) {
   if (find_executable(cc).empty()) FAIL() << "compiler '" << cc << "' is not installed: this test needs it";
   TempCache cache;
-  const std::vector<AluCase> cases = read_alu_golden();
+  const std::vector<AluCase>& cases = alu_golden().cases;
   ASSERT_GT(cases.size(), 50000u);
   const auto parts = chunks(cases);
   std::vector<Program> programs;
-  for (const auto& part : parts) programs.push_back(alu_program(part, loaded));
+  for (const auto& part : parts) programs.push_back(alu_program(part, loaded).program);
   CompiledPathConfig cfg;
   cfg.cc = cc;
   cfg.cflags = cflags;
@@ -88,4 +93,4 @@ TEST(CodegenGoldenAlu, ClangO2Constants) { run_golden("clang", "-O2 -march=nativ
 TEST(CodegenGoldenAlu, ClangO2Loaded) { run_golden("clang", "-O2 -march=native", true); }
 
 }  // namespace
-}  // namespace uf::test
+}  // namespace uf::testing

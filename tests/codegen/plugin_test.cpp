@@ -2,44 +2,44 @@
 // with f16 buffers first: the protocol's `_Float16*` and our `uint16_t*` share an ABI) rendered by a
 // separate process, compiled as one translation unit each in ONE compiler call, and run: results equal
 // the built-in path's and the expect lines.
+#include <gtest/gtest.h>
+
 #include <algorithm>
-#include <filesystem>
 
+#include "codegen/compiled_path.h"
 #include "codegen/render/render.h"
-#include "test_util.h"
+#include "tests/support/files.h"
+#include "tests/support/golden.h"
+#include "tests/support/programs.h"
 
-namespace uf::test {
+namespace uf::testing {
 namespace {
 
 std::string plugin_cmd() { return std::string("'") + UOPFUZZ_RENDER_PLUGIN + "'"; }
 
 TEST(CodegenPlugin, WrappingTheBuiltInRendererGivesTheSameResults) {
-  const std::vector<std::string> files = golden_program_files();
-  std::vector<Program> programs;
-  for (const std::string& f : files) {
-    Program p = read_program(f);
-    const std::string* ref = p.meta_value("reference");
-    if (ref && ref->rfind("UNDEFINED", 0) == 0) continue;
-    const bool half = std::any_of(p.buffers.begin(), p.buffers.end(), [](const UOp* b) { return b->dtype == DType::F16; });
-    if (half || programs.size() < 12) programs.push_back(std::move(p));
-    if (programs.size() >= 24) break;
-  }
   std::vector<const Program*> batch;
-  for (const Program& p : programs) batch.push_back(&p);
+  for (const GoldenProgram& g : golden_programs()) {
+    if (g.undefined_at) continue;
+    const Program& p = g.program;
+    const bool half = std::any_of(p.buffers.begin(), p.buffers.end(), [](const UOp* b) { return b->dtype == DType::F16; });
+    if (half || batch.size() < 12) batch.push_back(&p);
+    if (batch.size() >= 24) break;
+  }
   TempCache cache;
   CompiledPathConfig plug;
   plug.renderer_cmd = plugin_cmd();
   const auto via_plugin = run_compiled(batch, plug);
   const auto builtin = run_compiled(batch, CompiledPathConfig{});
   size_t halves = 0;
-  for (size_t i = 0; i < programs.size(); ++i) {
+  for (size_t i = 0; i < batch.size(); ++i) {
     ASSERT_EQ(via_plugin[i].status, KernelStatus::ok) << via_plugin[i].message.substr(0, 3000);
     ASSERT_EQ(builtin[i].status, KernelStatus::ok) << builtin[i].message.substr(0, 3000);
-    for (const UOp* b : programs[i].buffers) {
+    for (const UOp* b : batch[i]->buffers) {
       halves += b->dtype == DType::F16;
       const Values& a = via_plugin[i].buffers.at(b->slot);
       const Values& c = builtin[i].buffers.at(b->slot);
-      const Values& want = programs[i].expect.at(b->slot);
+      const Values& want = batch[i]->expect.at(b->slot);
       ASSERT_EQ(a.size(), want.size());
       for (size_t k = 0; k < want.size(); ++k) {
         EXPECT_TRUE(same_value(b->dtype, a[k], want[k])) << "plug-in, slot " << b->slot << "[" << k << "]";
@@ -48,7 +48,7 @@ TEST(CodegenPlugin, WrappingTheBuiltInRendererGivesTheSameResults) {
     }
   }
   EXPECT_GT(halves, 3u);
-  EXPECT_EQ(render_source(programs[0], "kernel", plug), render_c(programs[0], "kernel"));
+  EXPECT_EQ(render_source(*batch[0], "kernel", plug), render_c(*batch[0], "kernel"));
 }
 
 TEST(CodegenPlugin, RenderSourceReportsAFailingPlugin) {
@@ -67,4 +67,4 @@ TEST(CodegenPlugin, RenderSourceReportsAFailingPlugin) {
 }
 
 }  // namespace
-}  // namespace uf::test
+}  // namespace uf::testing

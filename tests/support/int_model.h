@@ -1,13 +1,15 @@
-// An independent model of the integer ops: Python's unbounded integers (boost cpp_int), written from
-// docs/semantics.md and Python's definitions, not from interp/. The interpreter computes modulo 2^64 on the
-// 64-bit representation; this model computes the exact integer and truncates it at the end, as tinygrad
-// does. Agreement between the two is the property tests' claim.
+// THE exact integer model of the tests: Python's unbounded integers (boost cpp_int), written from
+// docs/semantics.md and Python's definitions, independent of interp/ and of codegen's prelude. The
+// interpreter computes modulo 2^64 on the 64-bit representation; this model computes the exact integer
+// and truncates it at the end, as tinygrad does. Agreement between the two is the property tests' claim;
+// the renderer's tests check the compiled divisions against it too.
 #pragma once
 #include <boost/multiprecision/cpp_int.hpp>
 
 #include <cmath>
 #include <cstdio>
 #include <optional>
+#include <string>
 
 #include "core/dtype.h"
 #include "core/ops.h"

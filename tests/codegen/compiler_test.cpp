@@ -4,16 +4,22 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <set>
+#include <sstream>
 
+#include "codegen/compiled_path.h"
 #include "codegen/runtime/process.h"
 #include "codegen/runtime/sandbox.h"
-#include "test_util.h"
+#include "tests/support/files.h"
+#include "tests/support/programs.h"
 
-namespace uf::test {
+namespace uf::testing {
 namespace {
 
 namespace fs = std::filesystem;
@@ -238,4 +244,4 @@ TEST(CodegenProcess, EnvironmentOverrides) {
 }
 
 }  // namespace
-}  // namespace uf::test
+}  // namespace uf::testing

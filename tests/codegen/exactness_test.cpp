@@ -2,10 +2,15 @@
 // "Where plain C differs", and what the renderer found beyond it). The expected values are worked out
 // by hand from docs/semantics.md, in alu.txt's line format; each runs with its operands as constants and as
 // loaded values, under gcc (default flags and -O0) and clang -O2 with FMA available.
-#include "codegen/runtime/process.h"
-#include "test_util.h"
+#include <gtest/gtest.h>
 
-namespace uf::test {
+#include "codegen/compiled_path.h"
+#include "codegen/runtime/process.h"
+#include "tests/support/files.h"
+#include "tests/support/golden.h"
+#include "tests/support/programs.h"
+
+namespace uf::testing {
 namespace {
 
 const char* const kCases[] = {
@@ -71,7 +76,7 @@ void run_cases(const std::string& cc, const std::string& cflags) {
   std::vector<const AluCase*> of;
   for (bool loaded : {false, true})
     for (const AluCase& c : cases) {
-      programs.push_back(alu_program({&c}, loaded));
+      programs.push_back(one_op_program(c, loaded).program);
       of.push_back(&c);
     }
   std::vector<const Program*> batch;
@@ -95,4 +100,4 @@ TEST(CodegenExactness, GccO2WithFmaAvailable) { run_cases("gcc", "-O2 -march=nat
 TEST(CodegenExactness, ClangO2WithFmaAvailable) { run_cases("clang", "-O2 -march=native"); }
 
 }  // namespace
-}  // namespace uf::test
+}  // namespace uf::testing

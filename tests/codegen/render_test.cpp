@@ -1,42 +1,34 @@
 // The renderer's text: the example programs of tests/programs/ as golden C files, and their run results.
-// Golden files live in tests/codegen/golden/NAME.c and hold render_function(program, NAME) exactly.
-// To regenerate after an intended change: UOPFUZZ_UPDATE_GOLDEN=1 (the test then reports SKIPPED).
+// Golden files live in tests/codegen/golden/NAME.c and hold render_function(tests/programs/NAME.uop, NAME)
+// exactly. To regenerate after an intended change: UOPFUZZ_UPDATE_GOLDEN=1 (the test then reports SKIPPED).
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <cmath>
 #include <fstream>
 
+#include "codegen/compiled_path.h"
 #include "codegen/render/render.h"
 #include "codegen/render/rules.h"
-#include "test_util.h"
+#include "core/text.h"
+#include "tests/support/files.h"
+#include "tests/support/golden.h"
+#include "tests/support/paths.h"
+#include "tests/support/programs.h"
 
-namespace uf::test {
+namespace uf::testing {
 namespace {
 
-Program elementwise() {  // c = a*b + 1 on four elements, one store per element
-  Builder b;
-  const UOp* a = b.buffer(DType::F32, 4, 0);
-  const UOp* bb = b.buffer(DType::F32, 4, 1);
-  const UOp* c = b.buffer(DType::F32, 4, 2);
-  std::vector<const UOp*> st;
-  for (int i = 0; i < 4; ++i)
-    st.push_back(b.store(c, i, b.op(Op::ADD, {b.op(Op::MUL, {b.load(a, i), b.load(bb, i)}), b.cf(1.0f)})));
-  b.p.data[0] = {Scalar::of_float(0), Scalar::of_float(1), Scalar::of_float(2), Scalar::of_float(3)};
-  b.p.data[1] = Values(4, Scalar::of_float(2));
-  return b.finish(st);
-}
+// The example programs with a golden rendering: elementwise (c = a*b + 1), alloc_after (scratch memory
+// ordered by AFTER), chain (every value used three times), floordiv_negative (loaded operands: nothing is
+// known, so the exact helpers), divmod_fast (a provably non-negative numerator over 4: plain / and %)
+// and casts_where (CMPLT, CAST and WHERE).
+const char* const kExamples[] = {"elementwise", "alloc_after",  "chain",
+                                  "floordiv_negative", "divmod_fast", "casts_where"};
 
-Program alloc_after() {  // tmp[0] = a[0] + a[1]; out[0] = tmp[0] * tmp[0], ordered by AFTER
-  Builder b;
-  const UOp* a = b.buffer(DType::F32, 2, 0);
-  const UOp* out = b.buffer(DType::F32, 1, 1);
-  const UOp* tmp = b.alloc(DType::F32, 1, 0);
-  const UOp* w = b.store(tmp, 0, b.op(Op::ADD, {b.load(a, 0), b.load(a, 1)}));
-  const UOp* v = b.load(b.op(Op::AFTER, {tmp, w}), 0);
-  b.p.data[0] = {Scalar::of_float(1), Scalar::of_float(2)};
-  return b.finish({b.store(out, 0, b.op(Op::MUL, {v, v}))});
-}
+std::string golden_c(const std::string& name) { return source_path("tests/codegen/golden/" + name + ".c"); }
 
-Program chain(int depth) {  // v = v*v + v, `depth` times: every value is used three times
+Program chain(int depth) {  // v = v*v + v, `depth` times: tests/programs/chain.uop at any depth
   Builder b;
   const UOp* a = b.buffer(DType::F32, 1, 0);
   const UOp* out = b.buffer(DType::F32, 1, 1);
@@ -46,109 +38,56 @@ Program chain(int depth) {  // v = v*v + v, `depth` times: every value is used t
   return b.finish({b.store(out, 0, v)});
 }
 
-Program divmod_negative() {  // loaded operands: nothing is known, so the exact helpers are used
-  Builder b;
-  const UOp* a = b.buffer(DType::I32, 2, 0);
-  const UOp* out = b.buffer(DType::I32, 2, 1);
-  const UOp* x = b.load(a, 0);
-  const UOp* y = b.load(a, 1);
-  b.p.data[0] = {Scalar::of_int(-7), Scalar::of_int(2)};
-  return b.finish({b.store(out, 0, b.op(Op::FLOORDIV, {x, y})), b.store(out, 1, b.op(Op::FLOORMOD, {x, y}))});
-}
-
-Program divmod_fast() {  // numerator a cast of a u8 (>= 0), divisor a positive constant: plain / and %
-  Builder b;
-  const UOp* a = b.buffer(DType::U8, 1, 0);
-  const UOp* out = b.buffer(DType::I32, 4, 1);
-  const UOp* x = b.op(Op::CAST, {b.load(a, 0)}, DType::I32);
-  const UOp* four = b.ci(4);
-  const UOp* minus = b.ci(-4);
-  b.p.data[0] = {Scalar::of_uint(203)};
-  return b.finish({b.store(out, 0, b.op(Op::FLOORDIV, {x, four})), b.store(out, 1, b.op(Op::FLOORMOD, {x, four})),
-                   // a negative divisor keeps the helper even for a non-negative numerator
-                   b.store(out, 2, b.op(Op::FLOORDIV, {x, minus})), b.store(out, 3, b.op(Op::FLOORMOD, {x, minus}))});
-}
-
-Program casts_where() {  // out[i] = a[i] < 0 ? -1 : int(a[i])
-  Builder b;
-  const UOp* a = b.buffer(DType::F32, 3, 0);
-  const UOp* out = b.buffer(DType::I32, 3, 1);
-  std::vector<const UOp*> st;
-  for (int i = 0; i < 3; ++i) {
-    const UOp* v = b.load(a, i);
-    const UOp* neg = b.op(Op::CMPLT, {v, b.cf(0.0f)});
-    st.push_back(b.store(out, i, b.op(Op::WHERE, {neg, b.ci(-1), b.op(Op::CAST, {v}, DType::I32)})));
-  }
-  b.p.data[0] = {Scalar::of_float(-1.5), Scalar::of_float(3.75), Scalar::of_float(2.0)};
-  return b.finish(st);
-}
-
-struct Example {
-  const char* name;
-  Program (*make)();
-  std::map<int64_t, std::vector<double>> expect;  // slot -> values (all exact in their dtypes)
-};
-
-Program chain4() { return chain(4); }
-
-const Example kExamples[] = {
-    {"elementwise", elementwise, {{2, {1, 3, 5, 7}}}},
-    {"alloc_after", alloc_after, {{1, {9}}}},
-    {"chain", chain4, {{1, {1806}}}},  // 1 -> 2 -> 6 -> 42 -> 1806
-    {"divmod_negative", divmod_negative, {{1, {-4, 1}}}},
-    {"divmod_fast", divmod_fast, {{1, {50, 3, -51, -1}}}},
-    {"casts_where", casts_where, {{1, {-1, 3, 2}}}},
-};
-
 TEST(CodegenRender, GoldenText) {
   const bool update = std::getenv("UOPFUZZ_UPDATE_GOLDEN") != nullptr;
-  for (const Example& ex : kExamples) {
-    const Program p = ex.make();
-    const std::string text = render_function(p, ex.name);
-    const std::string path = source_path(std::string("tests/codegen/golden/") + ex.name + ".c");
+  for (const std::string name : kExamples) {
+    const std::string text = render_function(example_program(name), name);
+    const std::string path = golden_c(name);
     if (update) {
       std::ofstream(path, std::ios::binary) << text;
       continue;
     }
-    EXPECT_EQ(text, read_text(path)) << "rendering of " << ex.name << " differs from " << path << "; got:\n" << text;
+    EXPECT_EQ(text, read_text(path)) << "rendering of " << name << " differs from " << path << "; got:\n" << text;
   }
   if (update) GTEST_SKIP() << "golden files rewritten";
 }
 
+// Each example compiled and run gives its file's expect lines, every BUFFER's.
 TEST(CodegenRender, ExamplesRun) {
   TempCache cache;
   std::vector<Program> programs;
-  for (const Example& ex : kExamples) programs.push_back(ex.make());
+  for (const char* name : kExamples) programs.push_back(example_program(name));
   std::vector<const Program*> batch;
   for (const Program& p : programs) batch.push_back(&p);
   const auto out = run_compiled(batch, CompiledPathConfig{});
   for (size_t i = 0; i < std::size(kExamples); ++i) {
-    ASSERT_EQ(out[i].status, KernelStatus::ok) << kExamples[i].name << ": " << out[i].message;
-    for (const auto& [slot, want] : kExamples[i].expect) {
-      const DType d = programs[i].buffer(slot)->dtype;
+    ASSERT_EQ(out[i].status, KernelStatus::ok) << kExamples[i] << ": " << out[i].message;
+    const Program& p = programs[i];
+    ASSERT_EQ(p.expect.size(), p.buffers.size()) << kExamples[i] << ": every BUFFER needs an expect line";
+    for (const auto& [slot, want] : p.expect) {
+      const DType d = p.buffer(slot)->dtype;
       const Values& got = out[i].buffers.at(slot);
       ASSERT_EQ(got.size(), want.size());
-      for (size_t k = 0; k < want.size(); ++k) {
-        const Scalar w = is_float(d) ? Scalar::of_float(want[k]) : Scalar::of_int(static_cast<int64_t>(want[k]));
-        EXPECT_TRUE(same_value(d, w, got[k])) << kExamples[i].name << " slot " << slot << "[" << k << "] = "
-                                              << format_scalar(d, got[k]) << ", want " << want[k];
-      }
+      for (size_t k = 0; k < want.size(); ++k)
+        EXPECT_TRUE(same_value(d, want[k], got[k])) << kExamples[i] << " slot " << slot << "[" << k << "] = "
+                                                    << format_scalar(d, got[k]) << ", want " << format_scalar(d, want[k]);
     }
   }
 }
 
 TEST(CodegenRender, FastPathOnlyWhenProvable) {
-  const std::string fast = render_function(divmod_fast(), "k");
+  const std::string fast = render_function(example_program("divmod_fast"), "k");
   EXPECT_NE(fast.find("/4)"), std::string::npos) << fast;
   EXPECT_NE(fast.find("%4)"), std::string::npos) << fast;
   EXPECT_NE(fast.find("uf_floordiv_i32("), std::string::npos) << fast;  // the -4 divisor
-  const std::string slow = render_function(divmod_negative(), "k");
+  const std::string slow = render_function(example_program("floordiv_negative"), "k");
   EXPECT_NE(slow.find("uf_floordiv_i32("), std::string::npos) << slow;
   EXPECT_NE(slow.find("uf_floormod_i32("), std::string::npos) << slow;
   EXPECT_EQ(slow.find('/'), std::string::npos) << slow;
 }
 
 TEST(CodegenRender, ChainIsLinearInDepth) {
+  EXPECT_EQ(render_function(chain(4), "chain"), read_text(golden_c("chain")));  // the example's shape
   const std::string c30 = render_function(chain(30), "chain");
   const std::string c60 = render_function(chain(60), "chain");
   // One line per level: the 30-deep chain would hold 3^30 copies of val1 if it were inlined.
@@ -187,13 +126,13 @@ TEST(CodegenRender, LongSingleUseChainStaysShallow) {
 }
 
 TEST(CodegenRender, Deterministic) {
-  for (const Example& ex : kExamples) {
-    const Program p = ex.make();
-    const std::string once = render_c(p, ex.name);
-    EXPECT_EQ(once, render_c(p, ex.name));
+  for (const std::string name : kExamples) {
+    const Program p = example_program(name);
+    const std::string once = render_c(p, name);
+    EXPECT_EQ(once, render_c(p, name));
     // Same program through its text form (new graph, new node ids): same C.
     const Program q = parse_program(print_program(p));
-    EXPECT_EQ(once, render_c(q, ex.name));
+    EXPECT_EQ(once, render_c(q, name));
   }
 }
 
@@ -209,7 +148,7 @@ TEST(CodegenRender, SignatureHasEveryBufferBySlot) {
 }
 
 TEST(CodegenRender, RejectsBadFunctionNames) {
-  const Program p = elementwise();
+  const Program p = example_program("elementwise");
   for (const char* bad : {"", "1k", "a-b", "uf_add_i32", "int", "__x", "k k"})
     EXPECT_THROW(render_function(p, bad), UserError) << bad;
   EXPECT_NO_THROW(render_function(p, "_k9"));
@@ -231,4 +170,4 @@ TEST(CodegenRender, ConstantsAreExactLiterals) {
 }
 
 }  // namespace
-}  // namespace uf::test
+}  // namespace uf::testing
