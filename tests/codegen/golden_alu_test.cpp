@@ -39,11 +39,11 @@ std::vector<std::vector<const AluCase*>> chunks(const std::vector<AluCase>& case
 
 // The batch is compiled as two halves in parallel (two compiler calls): it halves the wall time on
 // two cores, and exercises run_compiled from several threads at once.
-void run_golden(const std::string& cc, const std::string& cflags, bool loaded) {
+void run_golden(const std::string& file, const std::string& cc, const std::string& cflags, bool loaded) {
   if (find_executable(cc).empty()) FAIL() << "compiler '" << cc << "' is not installed: this test needs it";
   TempCache cache;
-  const std::vector<AluCase>& cases = alu_golden().cases;
-  ASSERT_GT(cases.size(), 50000u);
+  const std::vector<AluCase>& cases = alu_golden(file).cases;
+  ASSERT_GT(cases.size(), 30000u);
   const auto parts = chunks(cases);
   std::vector<Program> programs;
   for (const auto& part : parts) programs.push_back(alu_program(part, loaded).program);
@@ -72,25 +72,33 @@ void run_golden(const std::string& cc, const std::string& cflags, bool loaded) {
       ++compared;
       if (same_value(c.result_dtype, *c.result, got[k])) continue;
       if (++wrong <= 25)
-        report += "  alu.txt:" + std::to_string(c.line) + ": " + c.text + "   got " + format_scalar(c.result_dtype, got[k]) + "\n";
+        report += "  " + file + ":" + std::to_string(c.line) + ": " + c.text + "   got " + format_scalar(c.result_dtype, got[k]) + "\n";
     }
   }
   EXPECT_EQ(wrong, 0u) << wrong << " of " << compared << " golden cases differ with " << cc << " " << cflags
                        << (loaded ? " (operands loaded)" : " (operands constant)") << ":\n" << report;
   EXPECT_EQ(compared + undefined, cases.size());
   EXPECT_GT(undefined, 0u);
-  std::printf("%zu golden cases compared, %zu UNDEFINED run uncompared (%s %s, operands %s)\n", compared, undefined,
-              cc.c_str(), cflags.c_str(), loaded ? "loaded" : "constant");
+  std::printf("%s: %zu golden cases compared, %zu UNDEFINED run uncompared (%s %s, operands %s)\n", file.c_str(),
+              compared, undefined, cc.c_str(), cflags.c_str(), loaded ? "loaded" : "constant");
 }
 
-TEST(CodegenGoldenAlu, GccDefaultFlagsConstants) { run_golden("gcc", kDefaultCFlags, false); }
-TEST(CodegenGoldenAlu, GccDefaultFlagsLoaded) { run_golden("gcc", kDefaultCFlags, true); }
-TEST(CodegenGoldenAlu, GccO0Constants) { run_golden("gcc", "-O0", false); }
-TEST(CodegenGoldenAlu, GccO0Loaded) { run_golden("gcc", "-O0", true); }
+TEST(CodegenGoldenAlu, GccDefaultFlagsConstants) { run_golden("alu.txt", "gcc", kDefaultCFlags, false); }
+TEST(CodegenGoldenAlu, GccDefaultFlagsLoaded) { run_golden("alu.txt", "gcc", kDefaultCFlags, true); }
+TEST(CodegenGoldenAlu, GccO0Constants) { run_golden("alu.txt", "gcc", "-O0", false); }
+TEST(CodegenGoldenAlu, GccO0Loaded) { run_golden("alu.txt", "gcc", "-O0", true); }
 // No -ffp-contract=off for clang: the prelude's `#pragma STDC FP_CONTRACT OFF` must keep it from fusing
 // a*b+c even with FMA available (-march=native).
-TEST(CodegenGoldenAlu, ClangO2Constants) { run_golden("clang", "-O2 -march=native", false); }
-TEST(CodegenGoldenAlu, ClangO2Loaded) { run_golden("clang", "-O2 -march=native", true); }
+TEST(CodegenGoldenAlu, ClangO2Constants) { run_golden("alu.txt", "clang", "-O2 -march=native", false); }
+TEST(CodegenGoldenAlu, ClangO2Loaded) { run_golden("alu.txt", "clang", "-O2 -march=native", true); }
+
+// bf16, the fp8s and POW: the narrow formats' helpers and uf_pow, through the same compilers.
+TEST(CodegenGoldenAluExt, GccDefaultFlagsConstants) { run_golden("alu-ext.txt", "gcc", kDefaultCFlags, false); }
+TEST(CodegenGoldenAluExt, GccDefaultFlagsLoaded) { run_golden("alu-ext.txt", "gcc", kDefaultCFlags, true); }
+TEST(CodegenGoldenAluExt, GccO0Constants) { run_golden("alu-ext.txt", "gcc", "-O0", false); }
+TEST(CodegenGoldenAluExt, GccO0Loaded) { run_golden("alu-ext.txt", "gcc", "-O0", true); }
+TEST(CodegenGoldenAluExt, ClangO2Constants) { run_golden("alu-ext.txt", "clang", "-O2 -march=native", false); }
+TEST(CodegenGoldenAluExt, ClangO2Loaded) { run_golden("alu-ext.txt", "clang", "-O2 -march=native", true); }
 
 }  // namespace
 }  // namespace uf::testing

@@ -29,23 +29,27 @@ std::string compare(const AluCase& c, bool undefined, Scalar got) {
 }
 
 // Runs every case through `run` and fails once per differing line (the first 200 printed in full).
+// Both golden files: alu.txt and alu-ext.txt (bf16, the fp8s, POW).
 template <class Run>
 void check_all(Run run) {
-  const AluGolden& g = alu_golden();
-  ASSERT_GT(g.declared, 0u) << "alu.txt header does not state its case count";
-  ASSERT_EQ(g.cases.size(), g.declared) << "alu.txt holds a different number of cases than its header says";
-  size_t failures = 0;
-  for (const AluCase& c : g.cases) {
-    const std::string diff = run(c);
-    if (diff.empty()) continue;
-    if (++failures <= 200) ADD_FAILURE() << c.text << "  ->  " << diff;
+  for (const char* file : kAluGoldenFiles) {
+    const AluGolden& g = alu_golden(file);
+    ASSERT_GT(g.declared, 0u) << file << " header does not state its case count";
+    ASSERT_EQ(g.cases.size(), g.declared) << file << " holds a different number of cases than its header says";
+    size_t failures = 0;
+    for (const AluCase& c : g.cases) {
+      const std::string diff = run(c);
+      if (diff.empty()) continue;
+      if (++failures <= 200) ADD_FAILURE() << file << ":" << c.line << ": " << c.text << "  ->  " << diff;
+    }
+    EXPECT_EQ(failures, 0u) << "golden ALU lines of " << file << " that differ";
   }
-  EXPECT_EQ(failures, 0u) << "golden ALU lines that differ";
 }
 
 TEST(InterpGoldenAlu, FileIsPresentAndComplete) {
   ASSERT_TRUE(std::filesystem::exists(golden_path("alu.txt"))) << golden_path("alu.txt");
   EXPECT_EQ(alu_golden().cases.size(), 53256u);
+  EXPECT_EQ(alu_golden("alu-ext.txt").cases.size(), 31176u);
 }
 
 TEST(InterpGoldenAlu, ExecAlu) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 
@@ -85,22 +87,23 @@ AluCase parse_alu_line(const std::string& text, int line) {
   }
 }
 
-const AluGolden& alu_golden() {
-  static const AluGolden golden = [] {
-    AluGolden g;
-    int n = 0;
-    for (const std::string& line : read_lines(golden_path("alu.txt"))) {
-      ++n;
-      if (line.starts_with("#")) {
-        if (const size_t count = declared_count(line)) g.declared = count;
-        continue;
-      }
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      g.cases.push_back(parse_alu_line(line, n));
+const AluGolden& alu_golden(const std::string& file) {
+  static std::mutex mu;
+  static std::map<std::string, AluGolden> read;
+  const std::lock_guard<std::mutex> lock(mu);
+  if (auto it = read.find(file); it != read.end()) return it->second;
+  AluGolden g;
+  int n = 0;
+  for (const std::string& line : read_lines(golden_path(file))) {
+    ++n;
+    if (line.starts_with("#")) {
+      if (const size_t count = declared_count(line)) g.declared = count;
+      continue;
     }
-    return g;
-  }();
-  return golden;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    g.cases.push_back(parse_alu_line(line, n));
+  }
+  return read.emplace(file, std::move(g)).first->second;
 }
 
 std::vector<std::string> golden_program_files() {

@@ -30,8 +30,10 @@ struct AluGolden {
   size_t declared = 0;  // the case count its header comment states ("..., 53256 cases")
 };
 
-// golden/alu.txt, read once per process. Comment lines (#) and blank lines are skipped.
-const AluGolden& alu_golden();
+// A golden ALU vector file of tests/golden, read once per process: alu.txt (the 12 original dtypes and
+// 26 ops) or alu-ext.txt (bf16, the fp8s, POW). Comment lines (#) and blank lines are skipped.
+const AluGolden& alu_golden(const std::string& file = "alu.txt");
+inline constexpr const char* kAluGoldenFiles[] = {"alu.txt", "alu-ext.txt"};
 
 // A whole golden program (tests/golden/programs/*.uop).
 struct GoldenProgram {
