@@ -3,7 +3,8 @@
 // The program is written in canonical form (core's print_program) to a private temporary `.uop` file,
 // then `CMD PROGRAM_FILE FUNCTION_NAME` runs with CMD split like a shell command line but with no shell
 // (split_command). Its stdout is the C translation unit, which must define
-// `void FUNCTION_NAME(T0* data0, ...)` (one pointer per BUFFER, ascending slot, f16 as `_Float16*`)
+// `void FUNCTION_NAME(T0* data0, ...)` (one pointer per BUFFER, ascending slot, Tk the dtype's C type
+// of core/dtypes.def: f16 as `_Float16*` or its bits, bf16 `uint16_t*`, the fp8s `uint8_t*`)
 // and keep every other symbol static. The run is bounded: kMaxPluginOutput bytes of stdout and a
 // timeout, after which the plug-in (and anything it started) is killed; either, or a non-zero exit,
 // is a render failure carrying the plug-in's stderr.

@@ -21,6 +21,15 @@ std::string print_program(const Program& p);
 // One `KEY SLOT = v v v` line (KEY is data, expect or got).
 std::string print_values_line(const char* key, int64_t slot, DType d, const Values& v);
 
+// One line read as a `meta KEY = VALUE` line, the reader's own rule (blanks around key and value trimmed):
+// is_meta when it starts with `meta`; then either key and value, or an error for a malformed one.
+struct MetaLine {
+  bool is_meta = false;
+  std::string key, value;
+  const char* error = nullptr;
+};
+MetaLine parse_meta_line(std::string_view line);
+
 // Formats a UserError from a program file as `FILE:LINE: message` (or `FILE: message` without a line).
 std::string located(const std::string& filename, const UserError& e);
 

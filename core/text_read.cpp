@@ -102,7 +102,11 @@ class Reader {
     if (header_ && fast_node(raw)) return;
     if (raw.find('\0') != std::string_view::npos) fail("NUL byte in text");
     std::string_view s = trim(raw);
-    if (s.substr(0, 5) == "meta " || s.substr(0, 5) == "meta\t") { meta(trim(s.substr(5))); return; }
+    if (const MetaLine m = parse_meta_line(s); m.is_meta) {
+      if (m.error) fail(m.error);
+      p_.meta.emplace_back(m.key, m.value);
+      return;
+    }
     if (size_t hash = s.find('#'); hash != std::string_view::npos) s = trim(s.substr(0, hash));
     if (s.empty()) return;
     last_content_line_ = line_;
@@ -117,14 +121,6 @@ class Reader {
     else if (tok_[0] == "data" || tok_[0] == "expect" || tok_[0] == "got") values_line();
     else if (tok_[0] == "uops") fail("second 'uops' header");
     else fail("unknown line " + quote(s));
-  }
-
-  void meta(std::string_view rest) {
-    const size_t eq = rest.find('=');
-    if (eq == std::string_view::npos) fail("meta needs 'KEY = VALUE'");
-    std::string_view key = trim(rest.substr(0, eq));
-    if (key.empty() || key.find_first_of(" \t") != std::string_view::npos) fail("meta key must be one word");
-    p_.meta.emplace_back(std::string(key), std::string(trim(rest.substr(eq + 1))));
   }
 
   const UOp* source(std::string_view t) {
@@ -300,6 +296,21 @@ class Reader {
 };
 
 }  // namespace
+
+MetaLine parse_meta_line(std::string_view line) {
+  MetaLine m;
+  const std::string_view s = trim(line);
+  if (s.substr(0, 5) != "meta " && s.substr(0, 5) != "meta\t") return m;
+  m.is_meta = true;
+  const std::string_view rest = trim(s.substr(5));
+  const size_t eq = rest.find('=');
+  if (eq == std::string_view::npos) { m.error = "meta needs 'KEY = VALUE'"; return m; }
+  const std::string_view key = trim(rest.substr(0, eq));
+  if (key.empty() || key.find_first_of(" \t") != std::string_view::npos) { m.error = "meta key must be one word"; return m; }
+  m.key = key;
+  m.value = trim(rest.substr(eq + 1));
+  return m;
+}
 
 Program parse_program(std::string_view text, const std::string& filename) {
   return Reader(text, filename).run();

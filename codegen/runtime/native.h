@@ -1,7 +1,8 @@
 // Values (core Scalars) <-> the native bytes a kernel reads and writes.
 //
 // Layout is docs/semantics.md's: flat little-endian arrays of the dtype's C type; bool is one byte 0/1;
-// f16 is binary16 bits (core's double_to_half / half_to_double); f32 is a float. Reading back, a bool
+// every float dtype is its storage bits (core/float_formats.h: binary16/32/64, bf16's 16, an fp8's 8).
+// Reading back, a bool
 // byte other than 0 is true, and every value is normalised to core's Scalar representation.
 #pragma once
 #include <cstdint>

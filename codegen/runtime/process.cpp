@@ -125,29 +125,21 @@ namespace {
 volatile sig_atomic_t g_cancelled = 0;
 
 // posix_spawn's two option objects, destroyed on every path.
-class SpawnFileActions {
+template <class T, int (*Init)(T*), int (*Destroy)(T*)>
+class SpawnObject {
  public:
-  SpawnFileActions() { posix_spawn_file_actions_init(&fa_); }
-  ~SpawnFileActions() { posix_spawn_file_actions_destroy(&fa_); }
-  SpawnFileActions(const SpawnFileActions&) = delete;
-  SpawnFileActions& operator=(const SpawnFileActions&) = delete;
-  posix_spawn_file_actions_t* get() { return &fa_; }
+  SpawnObject() { Init(&object_); }
+  ~SpawnObject() { Destroy(&object_); }
+  SpawnObject(const SpawnObject&) = delete;
+  SpawnObject& operator=(const SpawnObject&) = delete;
+  T* get() { return &object_; }
 
  private:
-  posix_spawn_file_actions_t fa_;
+  T object_;
 };
-
-class SpawnAttributes {
- public:
-  SpawnAttributes() { posix_spawnattr_init(&attr_); }
-  ~SpawnAttributes() { posix_spawnattr_destroy(&attr_); }
-  SpawnAttributes(const SpawnAttributes&) = delete;
-  SpawnAttributes& operator=(const SpawnAttributes&) = delete;
-  posix_spawnattr_t* get() { return &attr_; }
-
- private:
-  posix_spawnattr_t attr_;
-};
+using SpawnFileActions =
+    SpawnObject<posix_spawn_file_actions_t, posix_spawn_file_actions_init, posix_spawn_file_actions_destroy>;
+using SpawnAttributes = SpawnObject<posix_spawnattr_t, posix_spawnattr_init, posix_spawnattr_destroy>;
 
 // stdin from /dev/null, stdout and stderr into the given pipes.
 void redirect_standard_streams(SpawnFileActions& fa, int out_fd, int err_fd) {

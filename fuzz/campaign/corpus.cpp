@@ -96,12 +96,9 @@ std::set<std::string> read_signatures(const std::string& dir) {
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     if (e.path().extension() != ".uop" || e.path().filename().string().front() == '.') continue;
     std::ifstream in(e.path());
-    for (std::string line; std::getline(in, line);) {
-      if (line.rfind("meta signature", 0) != 0) continue;
-      const size_t eq = line.find('=');
-      if (eq == std::string::npos) continue;
-      size_t b = line.find_first_not_of(' ', eq + 1);
-      if (b != std::string::npos) out.insert(line.substr(b));
+    for (std::string line; std::getline(in, line);) {  // the reader's meta rule: CRLF and blanks trimmed
+      const MetaLine m = parse_meta_line(line);
+      if (m.is_meta && !m.error && m.key == "signature" && !m.value.empty()) out.insert(m.value);
     }
   }
   if (ec) throw UserError(dir + ": cannot read corpus directory (" + ec.message() + ")");

@@ -1,6 +1,6 @@
 // The reducer: greedy shrink-and-restart (RapidCheck-style), keeping the failure's signature.
 //
-// Each round lists candidate programs one step smaller than the current one (fuzz/shrink.h), checks them
+// Each round lists candidate programs one step smaller than the current one (fuzz/oracle/shrink.h), checks them
 // in batches (one compiler call per batch), and restarts from the first candidate that still fails with
 // the same signature. It stops when no candidate of a round keeps the signature. Every accepted step
 // strictly lowers program_cost(), so reduction always terminates.

@@ -31,7 +31,7 @@ struct AluGolden {
 };
 
 // A golden ALU vector file of tests/golden, read once per process: alu.txt (the 12 original dtypes and
-// 26 ops) or alu-ext.txt (bf16, the fp8s, POW). Comment lines (#) and blank lines are skipped.
+// 27 ops) or alu-ext.txt (bf16, the fp8s, POW). Comment lines (#) and blank lines are skipped.
 const AluGolden& alu_golden(const std::string& file = "alu.txt");
 inline constexpr const char* kAluGoldenFiles[] = {"alu.txt", "alu-ext.txt"};
 
