@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <string>
 
 #include "core/text.h"
 #include "fuzz/oracle/shrink.h"
@@ -17,6 +18,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A plug-in whose one helper of a narrow float family is wrong (tests/campaign/plugins/NAME), and the
+// fixed campaign that must find it: a bucket whose signature contains `family` (e.g. "bf16").
+struct FamilyBug {
+  std::string plugin;
+  std::string family;
+  int seed, count;
+};
+
 class Campaign : public ::testing::Test {
  protected:
   TempDir tmp{"uopfuzz-campaign"};
@@ -26,6 +35,9 @@ class Campaign : public ::testing::Test {
     return run_uopfuzz(args, "UOPFUZZ_CACHE_DIR=" + (dir / "cache").string() + " UOPFUZZ=" + uopfuzz_binary() + " ");
   }
   static nlohmann::json summary(const fs::path& f) { return nlohmann::json::parse(read_text(f)); }
+  // The campaign finds the bug, saves each new bucket reduced to at most 12 nodes, and each saved file
+  // alone replays with its signature while the built-in renderer agrees on it.
+  void expect_found_reduced_and_replayed(const FamilyBug& bug) const;
 };
 
 TEST_F(Campaign, OwnRendererRunsClean) {
@@ -76,6 +88,69 @@ TEST_F(Campaign, BrokenRendererIsFoundReducedSavedAndReplayed) {
   const Ran second = run("fuzz --count 32" + common + " --json " + (dir / "b.json").string());
   EXPECT_EQ(second.code, 0) << second.out;
   EXPECT_TRUE(summary(dir / "b.json")["saved"].empty());
+}
+
+void Campaign::expect_found_reduced_and_replayed(const FamilyBug& bug) const {
+  const std::string json = (dir / "s.json").string();
+  const Ran r = run("fuzz --seed " + std::to_string(bug.seed) + " --count " + std::to_string(bug.count) +
+                    " --jobs 2 -q --renderer-cmd " + source_path("tests/campaign/plugins/" + bug.plugin) +
+                    " --corpus " + (dir / "corpus").string() + " --json " + json);
+  ASSERT_EQ(r.code, 1) << r.out;  // new reproducers saved
+  const auto s = summary(json);
+  ASSERT_FALSE(s["saved"].empty()) << s.dump(2);
+  EXPECT_TRUE(s["errors"].empty()) << s.dump(2);
+  bool family_saved = false;
+  for (const auto& path : s["saved"]) {
+    const Program p = read_program(path.get<std::string>());
+    verify(p);
+    EXPECT_LE(program_cost(p).nodes, 12u) << path << "\n" << read_text(path.get<std::string>());
+    const std::string* sig = p.meta_value("signature");
+    ASSERT_NE(sig, nullptr) << path;
+    family_saved |= sig->find(bug.family) != std::string::npos;
+    ASSERT_NE(p.meta_value("renderer"), nullptr) << path;
+    ASSERT_NE(p.meta_value("class"), nullptr) << path;
+    EXPECT_NE(p.meta_value("renderer")->find(bug.plugin), std::string::npos) << *p.meta_value("renderer");
+    // `run FILE` alone reproduces it: meta carries the compiler, flags and the plug-in.
+    const Ran replay = run("run " + path.get<std::string>());
+    EXPECT_EQ(replay.code, 1) << replay.out;
+    EXPECT_NE(replay.out.find("verdict: " + *p.meta_value("class") + " (" + *sig + ")"), std::string::npos)
+        << replay.out;
+    EXPECT_EQ(run("run --renderer-cmd builtin " + path.get<std::string>()).code, 0) << path;
+  }
+  EXPECT_TRUE(family_saved) << "no saved bucket names " << bug.family << ":\n" << s.dump(2);
+}
+
+// Seed 1, 4 programs: worker 0's second program casts i32 3576 to fp8e4m3 (448.0; the plug-in gives
+// nan). One bucket, reduced to 7 nodes, about 20 s.
+TEST_F(Campaign, Fp8WithoutSaturationIsFoundReducedAndReplayed) {
+  expect_found_reduced_and_replayed({"fp8_no_saturation.sh", "fp8", 1, 4});
+}
+
+// bf16 rounded once instead of twice differs only on the double-rounding band (a binary64 within 2^-29
+// relative of a bf16 tie reaching CAST f64>bf16). The generator has such constants, but in 9,600
+// generated programs none reached a CAST to bf16, so no campaign of test size finds it: the band is
+// checked with a hand-written program instead, which `reduce` must bring to at most 12 nodes.
+TEST_F(Campaign, Bf16SingleRoundingIsCaughtOnTheDoubleRoundingBandAndReduced) {
+  const std::string plugin = " --renderer-cmd " + source_path("tests/campaign/plugins/bf16_single_rounding.sh");
+  const std::string band = source_path("tests/campaign/plugins/bf16_double_rounding_band.uop");
+  const std::string signature = "mismatch CAST f64>bf16";
+  const Ran found = run("run " + band + plugin);
+  EXPECT_EQ(found.code, 1) << found.out;
+  EXPECT_NE(found.out.find("got 1 = 1.0078125 -1.0078125"), std::string::npos) << found.out;
+  EXPECT_NE(found.out.find("verdict: mismatch (" + signature + ")"), std::string::npos) << found.out;
+  EXPECT_EQ(run("run " + band).code, 0);  // the built-in renderer rounds twice, like the reference
+  const std::string reduced = (dir / "reduced.uop").string();
+  const Ran r = run("reduce " + band + plugin + " --time 60 -o " + reduced);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const Program p = read_program(reduced);
+  verify(p);
+  EXPECT_LE(program_cost(p).nodes, 12u) << read_text(reduced);
+  ASSERT_NE(p.meta_value("signature"), nullptr);
+  EXPECT_EQ(*p.meta_value("signature"), signature);
+  const Ran replay = run("run " + reduced);  // meta renderer: the plug-in
+  EXPECT_EQ(replay.code, 1) << replay.out;
+  EXPECT_NE(replay.out.find("verdict: mismatch (" + signature + ")"), std::string::npos) << replay.out;
+  EXPECT_EQ(run("run --renderer-cmd builtin " + reduced).code, 0);
 }
 
 TEST_F(Campaign, UsageErrorsExitTwo) {
