@@ -143,7 +143,15 @@ const UOp* Gen::alu_node(Op op, DType d, const UOp* first) {
       auto target = [op, d](DType t) { return op == Op::CAST || bitcast_legal(d, t); };
       DType to = pick_dtype(target);
       if (to == d && !rng.chance(pol.p_identity_cast)) to = pick_dtype(target);
-      const UOp* a = lead();
+      // A conversion to a narrow float is where rounding bugs live: feed it a value on one of the target's
+      // rounding boundaries (a tie, or the double-rounding band around one) often, not only what the
+      // program computed.
+      const bool edge = !first && op == Op::CAST && is_float(to) && bytes(to) <= 2 && !is_bool(d) &&
+                        rng.chance(pol.p_narrow_cast_edge);
+      // Wider sources are the ones with a double-rounding band: binary64 and 64-bit integers, mostly.
+      const DType wide[] = {DType::F64, DType::F64, DType::I64, d};
+      const DType from = edge ? rng.pick(wide) : d;
+      const UOp* a = edge ? constant(from, rounding_edge(from, to)) : lead();
       return op == Op::CAST ? cast_to(a, to) : bitcast_to(a, to);
     }
     case Op::WHERE: {

@@ -155,6 +155,7 @@ struct GenPolicy {
   double p_unguarded = 0.0;   // skip a needed guard: the program may be UNDEFINED (wasted, so 0)
   double p_identity_cast = 0.5;  // keep a drawn CAST/BITCAST to the operand's own dtype (else redraw)
   double p_pow_operand_exponent = 0.25;  // a float POW's exponent is any operand (else a small constant)
+  double p_narrow_cast_edge = 0.3;  // a CAST to f16, bf16 or an fp8 converts an edge value of its source
   double p_swap_operands = 0.5;  // a guard's two comparisons in the other order
 
   // ---- memory patterns and ordering shapes

@@ -72,6 +72,28 @@ Scalar Gen::edge_value(DType d) {
   return canonical(d, Scalar::of_uint(rng.pick(kIntEdges)));
 }
 
+Scalar Gen::rounding_edge(DType from, DType to) {
+  double low = 0;
+  for (int tries = 0; tries < 8; ++tries) {  // a finite value of `to` below its largest
+    low = std::fabs(float_from_storage_bits(to, rng.next()));
+    if (std::isfinite(low) && low < float_limits(to).max_finite) break;
+    low = 1.0;
+  }
+  const uint64_t bits = float_storage_bits(to, low);
+  const double high = float_from_storage_bits(to, bits + 1);  // its neighbour above (magnitudes grow with bits)
+  double x = (low + high) / 2;                                // exact: both have few significant bits
+  const int64_t nudge = rng.range(-1, 1);
+  if (is_int(from)) x = std::nearbyint(x) + static_cast<double>(nudge);
+  else if (from == DType::F64 && nudge != 0) x = std::nextafter(x, nudge * INFINITY);
+  else if (from == DType::F32 && nudge != 0) x = std::nextafter(static_cast<float>(x), static_cast<float>(nudge * INFINITY));
+  if (rng.chance(0.5)) x = -x;
+  if (is_int(from)) {
+    if (!(std::fabs(x) < 0x1p62)) return edge_value(from);
+    return canonical(from, Scalar::of_int(static_cast<int64_t>(x)));
+  }
+  return canonical(from, Scalar::of_float(x));
+}
+
 Scalar Gen::random_value(DType d, const Weights<ValueKind>& w) {
   const int k = rng.weighted(w);
   if (k == static_cast<int>(ValueKind::Edge)) return edge_value(d);
