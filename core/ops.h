@@ -16,7 +16,7 @@ inline constexpr int kNumOps = static_cast<int>(Op::BITCAST) + 1;
 // Which operand dtypes an op accepts.
 enum class OperandClass : uint8_t { ANY, INT, INT_BOOL, FLOAT, NUM };
 // How the result dtype follows from the operands.
-enum class ResultRule : uint8_t { SAME, BOOL, TARGET, VOID, MEMORY };
+enum class ResultRule : uint8_t { SAME, BOOL, TARGET, VOID, MEMORY, LANES };
 
 inline constexpr int VARIADIC = -1;
 enum OpFlag : uint8_t { ALU = 1, MEM = 2, COMMUTATIVE = 4, TOTAL = 8 };

@@ -96,14 +96,19 @@ struct Access {
   const UOp* index; // the INDEX it goes through
   size_t pos;       // position in the linear order
   bool is_store;
+  int lanes;        // elements touched: index .. index + lanes - 1 (a vector access: its lanes)
 };
 
-// Two accesses may touch the same element unless their indices are two different constants.
+// Two accesses may touch the same element unless their indices are two constants whose element ranges
+// [i, i + lanes) do not overlap.
 bool may_alias(const Access& a, const Access& b) {
   const UOp* ia = a.index->src[1];
   const UOp* ib = b.index->src[1];
-  return !(ia->op == Op::CONST && ib->op == Op::CONST && ia->value.i != ib->value.i);
+  if (ia->op != Op::CONST || ib->op != Op::CONST) return true;
+  return ia->value.i < ib->value.i + b.lanes && ib->value.i < ia->value.i + a.lanes;
 }
+
+int access_lanes(const UOp* u) { return u->op == Op::STORE ? u->src[1]->lanes : u->lanes; }
 
 }  // namespace
 
@@ -131,7 +136,7 @@ struct AccessesByMemory {
     const UOp* mem = u->src[0]->base();
     auto& list = of[mem];
     if (list.empty()) memories.push_back(mem);
-    list.push_back({u, u->src[0]->index_node(), pos, u->op == Op::STORE});
+    list.push_back({u, u->src[0]->index_node(), pos, u->op == Op::STORE, access_lanes(u)});
   }
 };
 
@@ -153,6 +158,18 @@ void check_constant_index(const Namer& at, const UOp* u) {
     throw UserError("INDEX " + at.name(u) + ": constant index " + std::to_string(idx->value.i) +
                     " out of bounds for " + uf::name(u->base()->op) + " " + uf::name(u->dtype) + "[" +
                     std::to_string(u->base()->len) + "]", at.line(u));
+}
+
+// Check 2b: a vector LOAD or STORE at a constant index touches elements i .. i + lanes - 1, all in bounds.
+void check_constant_vector_access(const Namer& at, const UOp* u) {
+  if ((u->op != Op::LOAD && u->op != Op::STORE) || access_lanes(u) <= 1) return;
+  const UOp* index = u->src[0]->index_node();
+  if (!index || index->src[1]->op != Op::CONST) return;
+  const int64_t i = index->src[1]->value.i, n = access_lanes(u), len = index->base()->len;
+  if (i + n > len)
+    throw UserError(std::string(uf::name(u->op)) + " " + at.name(u) + ": " + std::to_string(n) + " lanes at constant index " +
+                    std::to_string(i) + " out of bounds for " + uf::name(index->base()->op) + " " +
+                    uf::name(index->dtype) + "[" + std::to_string(len) + "]", at.line(u));
 }
 
 // Check 3: every data line names a BUFFER and fills it exactly.
@@ -223,6 +240,7 @@ void verify(const Program& p, const std::vector<const UOp*>& order) {
   for (size_t i = 0; i < order.size(); ++i) {
     check_sink_is_root(p, at, order[i]);
     check_constant_index(at, order[i]);
+    check_constant_vector_access(at, order[i]);
     accesses.add(order[i], i);
   }
   check_data_lines(p);

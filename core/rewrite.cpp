@@ -4,7 +4,8 @@ namespace uf {
 
 const UOp* rebuild(Graph& g, const UOp* u, std::span<const UOp* const> src) {
   if (u->op == Op::CONST || u->op == Op::BUFFER || u->op == Op::ALLOC) return u;
-  return g.make(u->op, src, u->dtype);
+  if (u->op == Op::GEP) return g.gep(src[0], static_cast<int>(u->value.i), u->dtype);
+  return g.make(u->op, src, u->dtype, u->lanes);
 }
 
 Program substitute(const Program& p, const std::unordered_map<const UOp*, const UOp*>& replace) {

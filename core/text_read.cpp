@@ -113,7 +113,9 @@ class Reader {
     split(s, tok_);
     if (!header_) {
       if (tok_[0] != "uops") fail("expected 'uops 1' as the first line, got " + quote(s));
-      if (tok_.size() != 2 || tok_[1] != "1") fail("unsupported format version (this reader knows 'uops 1')");
+      if (tok_.size() != 2 || (tok_[1] != "1" && tok_[1] != "2"))
+        fail("unsupported format version (this reader knows 'uops 1' and 'uops 2')");
+      version_ = tok_[1][0] - '0';
       header_ = true;
       return;
     }
@@ -136,16 +138,21 @@ class Reader {
     if (id != static_cast<int64_t>(ids_.size())) fail("node ids must be 0, 1, 2, ... in order: expected %" + std::to_string(ids_.size()) + ", got " + std::string(tok_[0]));
     if (p_.sink) fail("node after the SINK: the SINK must be the last node");
     if (tok_.size() < 4 || tok_[1] != "=") fail("expected '%ID = OP DTYPE ...'");
-    const auto op = parse_op(tok_[2]);
+    auto op = parse_op(tok_[2]);
+    if (!op && tok_[2] == "VECTORIZE") op = Op::STACK;  // tinygrad's older name
     if (!op) fail("unknown op " + quote(tok_[2]));
     const UOp* u = nullptr;
     try {
       if (*op == Op::BUFFER || *op == Op::ALLOC) u = memory(*op);
       else if (*op == Op::CONST) u = constant();
+      else if (*op == Op::GEP) u = gep();
       else u = generic(*op);
     } catch (const TypeError& e) {
       fail(e.what());
     }
+    if (version_ < 2 && (u->is_vector() || *op == Op::GEP || *op == Op::STACK))
+      fail("vector " + type_name(u->op == Op::GEP ? u->src[0]->dtype : u->dtype, u->op == Op::GEP ? u->src[0]->lanes : u->lanes) +
+           " in a version 1 file (vectors need 'uops 2')");
     define(u, id);
   }
 
@@ -202,7 +209,7 @@ class Reader {
     last_content_line_ = line_;
     const UOp* u = nullptr;
     try {
-      u = p_.graph->make(*op, src_, *d);
+      u = p_.graph->make(*op, src_, *d, 1);  // a scalar dtype was written: vectors take the general path
     } catch (const TypeError& e) {
       fail(e.what());
     }
@@ -214,6 +221,29 @@ class Reader {
     auto d = parse_dtype(t);
     if (!d) fail("unknown dtype " + quote(t));
     return *d;
+  }
+
+  // DTYPE or DTYPExN (a vector, N in 2..16).
+  std::pair<DType, int> vdtype(std::string_view t) {
+    if (auto d = parse_dtype(t)) return {*d, 1};
+    const size_t x = t.rfind('x');
+    int n = 0;
+    if (x == std::string_view::npos || x == 0 || !to_int(t.substr(x + 1), n) || t[x + 1] == '+' || t[x + 1] == '-')
+      fail("unknown dtype " + quote(t));
+    const DType d = dtype(t.substr(0, x));
+    if (n < 2 || n > kMaxLanes) fail("vector dtype " + quote(t) + ": lanes must be 2 to " + std::to_string(kMaxLanes));
+    if (is_void(d)) fail("vector dtype " + quote(t) + ": no vector of void");
+    return {d, n};
+  }
+
+  const UOp* gep() {
+    // %ID = GEP DTYPE LANE %SRC
+    if (tok_.size() != 6) fail("GEP needs 'GEP DTYPE LANE %SRC'");
+    const auto [d, lanes] = vdtype(tok_[3]);
+    int64_t lane;
+    if (!to_int(tok_[4], lane)) fail("bad GEP lane " + quote(tok_[4]));
+    if (lanes != 1) fail("GEP: result is a scalar, not " + type_name(d, lanes));
+    return p_.graph->gep(source(tok_[5]), static_cast<int>(std::clamp<int64_t>(lane, -1, kMaxLanes)), d);
   }
 
   const UOp* memory(Op op) {
@@ -241,19 +271,19 @@ class Reader {
   }
 
   const UOp* constant() {
-    const DType d = dtype(tok_[3]);
+    const auto [d, lanes] = vdtype(tok_[3]);
     if (tok_.size() != 5) fail("CONST needs exactly one value");
     if (is_void(d)) fail("CONST needs a value dtype");
     auto r = parse_scalar(d, tok_[4]);
     if (r.error) fail(std::string("CONST ") + name(d) + " " + quote(tok_[4]) + ": " + r.error);
-    return p_.graph->constant(d, r.value);
+    return p_.graph->constant(d, r.value, lanes);
   }
 
   const UOp* generic(Op op) {
-    const DType d = dtype(tok_[3]);
+    const auto [d, lanes] = vdtype(tok_[3]);
     src_.clear();
     for (size_t i = 4; i < tok_.size(); ++i) src_.push_back(source(tok_[i]));
-    return p_.graph->make(op, src_, d);
+    return p_.graph->make(op, src_, d, lanes);
   }
 
   void values_line() {
@@ -288,6 +318,7 @@ class Reader {
   int line_ = 0;
   int last_content_line_ = 1;
   bool header_ = false;
+  int version_ = 1;
   std::vector<std::string_view> tok_;
   std::vector<const UOp*> ids_, src_;
   std::vector<ValuesLine> pending_;

@@ -1,4 +1,5 @@
 // The canonical printer: header, meta in order, nodes in linear order, then data/expect/got by slot.
+#include <algorithm>
 #include <unordered_map>
 
 #include "core/text.h"
@@ -18,7 +19,9 @@ std::string print_values_line(const char* key, int64_t slot, DType d, const Valu
 std::string print_program(const Program& p) {
   const std::vector<const UOp*> order = linearize(p);
   std::vector<int> id_of(p.graph->size(), -1);
-  std::string out = "uops 1\n";
+  // Version 2 exactly when the program has a vector (docs/format.md): version-1 files print as before.
+  const bool vectors = std::any_of(order.begin(), order.end(), [](const UOp* u) { return u->is_vector() || u->op == Op::GEP; });
+  std::string out = vectors ? "uops 2\n" : "uops 1\n";
   for (const auto& [k, v] : p.meta) out += "meta " + k + " = " + v + "\n";
   for (size_t i = 0; i < order.size(); ++i) {
     const UOp* u = order[i];
@@ -29,6 +32,14 @@ std::string print_program(const Program& p) {
     out += name(u->op);
     out += ' ';
     out += name(u->dtype);
+    if (u->is_vector()) {
+      out += 'x';
+      out += std::to_string(u->lanes);
+    }
+    if (u->op == Op::GEP) {
+      out += ' ';
+      out += std::to_string(u->value.i);
+    }
     if (u->op == Op::BUFFER || u->op == Op::ALLOC) {
       out += '[' + std::to_string(u->len) + "] slot=" + std::to_string(u->slot);
     } else if (u->op == Op::CONST) {

@@ -33,6 +33,10 @@ const UOp* UOp::index_node() const {
   return u->op == Op::INDEX ? u : nullptr;
 }
 
+std::string type_name(DType d, int lanes) {
+  return lanes > 1 ? std::string(name(d)) + "x" + std::to_string(lanes) : std::string(name(d));
+}
+
 namespace {
 
 [[noreturn]] void fail(const std::string& msg) { throw TypeError(msg); }
@@ -79,9 +83,18 @@ std::string shape_text(const UOp* u) {
   return u->rank ? "(" + std::to_string(u->len) + ",)" : "()";
 }
 
-NodeType value(DType d) { return {d, AddrSpace::ALU, 0, 0}; }
+NodeType value(DType d, int lanes = 1) { return {d, AddrSpace::ALU, 0, 0, lanes}; }
 
-NodeType infer_memory_op(Op op, std::span<const UOp* const> src) {
+// A vector access (LOAD or STORE of N lanes) touches N consecutive elements: the memory must hold N.
+void check_vector_access(const char* what, const UOp* addr, int lanes) {
+  if (lanes <= 1) return;
+  const UOp* mem = addr->base();
+  if (mem->len < lanes)
+    fail(std::string(what) + " of " + std::to_string(lanes) + " lanes from " + name(mem->op) + " " +
+         name(mem->dtype) + "[" + std::to_string(mem->len) + "]: the memory is shorter than the vector");
+}
+
+NodeType infer_memory_op(Op op, std::span<const UOp* const> src, int lanes) {
   switch (op) {
     case Op::INDEX: {
       if (src.empty() || !src[0]->is_memory()) fail("INDEX needs memory");
@@ -91,20 +104,22 @@ NodeType infer_memory_op(Op op, std::span<const UOp* const> src) {
       if (nidx > mem->rank)
         fail("INDEX: " + std::to_string(nidx) + " indices into shape " + shape_text(mem));
       for (size_t i = 1; i < src.size(); ++i)
-        if (src[i]->dtype != DType::I32 || src[i]->rank != 0 || src[i]->is_memory())
+        if (src[i]->dtype != DType::I32 || src[i]->rank != 0 || src[i]->is_memory() || src[i]->is_vector())
           fail("INDEX indices are i32 scalars");
       return {mem->dtype, mem->space, 0, 0};
     }
     case Op::LOAD:
       if (!src[0]->is_memory()) fail("LOAD needs memory");
       if (src[0]->rank != 0) fail("LOAD needs an address (INDEX), not shape " + shape_text(src[0]));
-      return value(src[0]->dtype);
+      check_vector_access("LOAD", src[0], lanes ? lanes : 1);
+      return value(src[0]->dtype, lanes ? lanes : 1);
     case Op::STORE:
       if (!src[0]->is_memory()) fail("STORE needs memory");
       if (src[0]->rank != 0) fail("STORE needs an address (INDEX), not shape " + shape_text(src[0]));
       if (src[1]->is_memory()) fail("STORE of memory: LOAD it first");
       if (src[0]->dtype != src[1]->dtype)
-        fail(std::string("STORE of ") + name(src[1]->dtype) + " into " + name(src[0]->dtype));
+        fail(std::string("STORE of ") + type_name(src[1]->dtype, src[1]->lanes) + " into " + name(src[0]->dtype));
+      check_vector_access("STORE", src[0], src[1]->lanes);
       return value(DType::Void);
     case Op::AFTER:
       if (src.size() < 2) fail("AFTER takes memory and at least one dependency");
@@ -116,10 +131,32 @@ NodeType infer_memory_op(Op op, std::span<const UOp* const> src) {
   fail(op_name(op) + ": no memory rule");
 }
 
+// GEP and STACK, the ops that take vectors apart and build them.
+NodeType infer_lanes_op(Op op, std::span<const UOp* const> src, int64_t lane) {
+  for (const UOp* s : src) {
+    if (s->is_memory()) fail(std::string(name(op)) + " needs values, not memory (LOAD it first)");
+    if (is_void(s->dtype)) fail(std::string(name(op)) + " of void");
+  }
+  if (op == Op::GEP) {
+    if (!src[0]->is_vector()) fail(std::string("GEP needs a vector, got ") + name(src[0]->dtype));
+    if (lane < 0 || lane >= src[0]->lanes)
+      fail("GEP lane " + std::to_string(lane) + " out of range for " + type_name(src[0]->dtype, src[0]->lanes));
+    return value(src[0]->dtype);
+  }
+  if (src.size() < 2 || src.size() > static_cast<size_t>(kMaxLanes))
+    fail("STACK takes 2 to " + std::to_string(kMaxLanes) + " scalars, got " + std::to_string(src.size()));
+  for (const UOp* s : src) {
+    if (s->is_vector()) fail("STACK of a vector (" + type_name(s->dtype, s->lanes) + "): its sources are scalars");
+    if (s->dtype != src[0]->dtype)
+      fail(std::string("STACK: dtype mismatch ") + name(src[0]->dtype) + " vs " + name(s->dtype) + " (use CAST)");
+  }
+  return value(src[0]->dtype, static_cast<int>(src.size()));
+}
+
 }  // namespace
 
 NodeType infer(Op op, std::span<const UOp* const> src, std::optional<DType> declared,
-               std::span<const int64_t> shape, int64_t slot) {
+               std::span<const int64_t> shape, int64_t slot, int lanes) {
   const OpInfo& oi = info(op);
   const char* const n = oi.name;  // a string only when a message is built: infer runs per node
   if (oi.arity != VARIADIC && static_cast<int>(src.size()) != oi.arity)
@@ -129,11 +166,17 @@ NodeType infer(Op op, std::span<const UOp* const> src, std::optional<DType> decl
     return *declared;
   };
 
+  if (lanes < 0 || lanes > kMaxLanes) fail(std::string(n) + ": " + std::to_string(lanes) + " lanes (a vector has 2 to " +
+                                         std::to_string(kMaxLanes) + ")");
+  if (lanes > 1 && declared && is_void(*declared)) fail(std::string(n) + ": a vector of void");
   NodeType t{};
   if (op == Op::CONST) {
-    t = value(need_declared());
+    t = value(need_declared(), lanes ? lanes : 1);
+  } else if (op == Op::GEP || op == Op::STACK) {
+    t = infer_lanes_op(op, src, slot);
   } else if (op == Op::BUFFER || op == Op::ALLOC) {
     const DType d = need_declared();
+    if (lanes > 1) fail(std::string(n) + " of a vector dtype: memory holds scalars (use a vector LOAD)");
     if (shape.size() != 1) fail(std::string(n) + " is flat");
     if (shape[0] < 1) fail(std::string(n) + " length must be at least 1");
     if (shape[0] > kMaxBufferLen) fail(std::string(n) + " length " + std::to_string(shape[0]) + " is too large (max " +
@@ -141,7 +184,8 @@ NodeType infer(Op op, std::span<const UOp* const> src, std::optional<DType> decl
     if (slot < 0 || slot > kMaxSlot) fail(std::string(n) + " slot " + std::to_string(slot) + " is out of range");
     t = {d, op == Op::BUFFER ? AddrSpace::GLOBAL : AddrSpace::LOCAL, 1, shape[0]};
   } else if (oi.result == ResultRule::MEMORY || op == Op::STORE || op == Op::SINK) {
-    t = infer_memory_op(op, src);
+    if (lanes > 1 && op != Op::LOAD) fail(std::string(n) + " is not a vector");
+    t = infer_memory_op(op, src, lanes);
   } else {
     // ALU ops: values of one dtype (WHERE: a bool condition, then two values of one dtype).
     for (const UOp* s : src) {
@@ -151,28 +195,33 @@ NodeType infer(Op op, std::span<const UOp* const> src, std::optional<DType> decl
     std::span<const UOp* const> vals = src;
     if (op == Op::WHERE) {
       if (src[0]->dtype != DType::Bool)
-        fail(std::string("WHERE condition must be bool, got ") + name(src[0]->dtype));
+        fail(std::string("WHERE condition must be bool, got ") + type_name(src[0]->dtype, src[0]->lanes));
       vals = src.subspan(1);
     }
     const DType d = vals[0]->dtype;
+    const int nl = src[0]->lanes;  // lane by lane: every operand (WHERE's condition too) has the same lanes
     for (const UOp* s : vals)
       if (s->dtype != d)
         fail(std::string(n) + ": dtype mismatch " + name(d) + " vs " + name(s->dtype) + " (use CAST)");
+    for (const UOp* s : src)
+      if (s->lanes != nl)
+        fail(std::string(n) + ": lane mismatch " + type_name(src[0]->dtype, nl) + " vs " + type_name(s->dtype, s->lanes));
     if (!operand_class_accepts(oi.operands, d)) fail(std::string(n) + " " + class_message(oi.operands));
     if (op == Op::CAST) {
-      t = value(need_declared());
+      t = value(need_declared(), nl);
     } else if (op == Op::BITCAST) {
       const DType to = need_declared();
       if (is_bool(d) || is_bool(to)) fail("BITCAST of bool is not defined");
       if (bytes(d) != bytes(to))
         fail(std::string("BITCAST ") + name(d) + " to " + name(to) + ": sizes differ");
-      t = value(to);
+      t = value(to, nl);
     } else {
-      t = value(oi.result == ResultRule::BOOL ? DType::Bool : d);
+      t = value(oi.result == ResultRule::BOOL ? DType::Bool : d, nl);
     }
   }
-  if (declared && *declared != t.dtype)
-    fail(std::string(n) + ": result is " + name(t.dtype) + ", not " + name(*declared));
+  if ((declared && *declared != t.dtype) || (lanes && lanes != t.lanes))
+    fail(std::string(n) + ": result is " + type_name(t.dtype, t.lanes) + ", not " +
+         type_name(declared ? *declared : t.dtype, lanes ? lanes : t.lanes));
   return t;
 }
 
@@ -183,7 +232,7 @@ inline uint64_t mix(uint64_t h, uint64_t v) { return (std::rotl(h, 5) ^ v) * 0x9
 
 uint32_t node_tag(const UOp& k) {
   uint64_t h = static_cast<uint64_t>(k.op) | static_cast<uint64_t>(k.dtype) << 8 |
-               static_cast<uint64_t>(k.src.size()) << 16;
+               static_cast<uint64_t>(k.src.size()) << 16 | static_cast<uint64_t>(k.lanes) << 48;
   h = mix(h, k.value.u);
   h = mix(h, static_cast<uint64_t>(k.len));
   h = mix(h, static_cast<uint64_t>(k.slot));
@@ -195,7 +244,7 @@ uint32_t node_tag(const UOp& k) {
 }
 
 bool same_node(const UOp& a, const UOp& b) {
-  if (a.op != b.op || a.dtype != b.dtype || a.value.u != b.value.u || a.len != b.len || a.slot != b.slot ||
+  if (a.op != b.op || a.dtype != b.dtype || a.lanes != b.lanes || a.value.u != b.value.u || a.len != b.len || a.slot != b.slot ||
       a.src.size() != b.src.size())
     return false;
   for (size_t i = 0; i < a.src.size(); ++i)
@@ -261,21 +310,27 @@ const UOp* Graph::intern(const UOp& key) {
   return u;
 }
 
-const UOp* Graph::make(Op op, std::span<const UOp* const> src, std::optional<DType> declared) {
-  UOPFUZZ_CHECK(op != Op::CONST && op != Op::BUFFER && op != Op::ALLOC);
-  const NodeType t = infer(op, src, declared);
-  return intern(UOp{op, t.dtype, t.space, t.rank, 0, t.len, 0, Scalar::zero(), src});
+const UOp* Graph::make(Op op, std::span<const UOp* const> src, std::optional<DType> declared, int lanes) {
+  UOPFUZZ_CHECK(op != Op::CONST && op != Op::BUFFER && op != Op::ALLOC && op != Op::GEP);
+  const NodeType t = infer(op, src, declared, {}, 0, lanes);
+  return intern(UOp{op, t.dtype, t.space, t.rank, 0, t.len, 0, static_cast<uint8_t>(t.lanes), Scalar::zero(), src});
 }
 
-const UOp* Graph::constant(DType d, Scalar v) {
-  const NodeType t = infer(Op::CONST, {}, d);
-  return intern(UOp{Op::CONST, t.dtype, t.space, 0, 0, 0, 0, normalize(d, v), {}});
+const UOp* Graph::constant(DType d, Scalar v, int lanes) {
+  const NodeType t = infer(Op::CONST, {}, d, {}, 0, lanes);
+  return intern(UOp{Op::CONST, t.dtype, t.space, 0, 0, 0, 0, static_cast<uint8_t>(t.lanes), normalize(d, v), {}});
+}
+
+const UOp* Graph::gep(const UOp* vec, int lane, std::optional<DType> declared) {
+  const UOp* const src[] = {vec};
+  const NodeType t = infer(Op::GEP, src, declared, {}, lane);
+  return intern(UOp{Op::GEP, t.dtype, t.space, 0, 0, 0, 0, 1, Scalar::of_int(lane), std::span<const UOp* const>(src)});
 }
 
 const UOp* Graph::memory(Op op, DType d, std::span<const int64_t> shape, int64_t slot) {
   UOPFUZZ_CHECK(op == Op::BUFFER || op == Op::ALLOC);
   const NodeType t = infer(op, {}, d, shape, slot);
-  return intern(UOp{op, t.dtype, t.space, t.rank, 0, t.len, slot, Scalar::zero(), {}});
+  return intern(UOp{op, t.dtype, t.space, t.rank, 0, t.len, static_cast<int32_t>(slot), 1, Scalar::zero(), {}});
 }
 
 }  // namespace uf

@@ -8,6 +8,9 @@
 // Memory: BUFFER (caller's array, GLOBAL) and ALLOC (call-scope scratch, LOCAL) have rank 1 and a
 // length; INDEX turns memory into a rank-0 address in the same address space; LOAD reads an address
 // into a value (ALU); STORE writes one; AFTER(mem, deps...) is mem, ordered after deps.
+//
+// Vectors: a value node has `lanes` (1: a scalar; 2..16: the vector dtype DTYPExN, N lanes of `dtype`).
+// The lane count is part of the node's type: it is hashed and interned, and the type rules check it.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -27,6 +30,10 @@ enum class AddrSpace : uint8_t { ALU, GLOBAL, LOCAL };
 // Bounds that keep hostile inputs from exhausting memory.
 inline constexpr int64_t kMaxBufferLen = int64_t{1} << 24;
 inline constexpr int64_t kMaxSlot = int64_t{1} << 20;
+inline constexpr int kMaxLanes = 16;
+
+// A dtype with its lane count as the text format writes it: `f32`, `f32x4`.
+std::string type_name(DType d, int lanes);
 
 struct UOp {
   Op op;
@@ -35,8 +42,9 @@ struct UOp {
   uint8_t rank;        // 1 for BUFFER/ALLOC (and AFTER of them), 0 for addresses and values
   uint32_t id;         // creation order in its graph: a dense, deterministic key
   int64_t len = 0;     // element count of rank-1 memory
-  int64_t slot = 0;    // BUFFER: kernel parameter position; ALLOC: a number that names it
-  Scalar value{};      // CONST
+  int32_t slot = 0;    // BUFFER: kernel parameter position; ALLOC: a number that names it
+  uint8_t lanes = 1;   // value nodes: 1 scalar, 2..16 a vector of `dtype` (STORE, SINK, memory: 1)
+  Scalar value{};      // CONST (a vector CONST: every lane); GEP: the lane index in `i`
   // The sources, stored right after the node in its graph's arena: reading them touches the node's own
   // cache line (or the next), not a separate heap block.
   std::span<const UOp* const> src;
@@ -47,6 +55,7 @@ struct UOp {
   const UOp* const* operands3() const { return src.data(); }
 
   bool is_memory() const { return space != AddrSpace::ALU; }
+  bool is_vector() const { return lanes > 1; }
   // The BUFFER or ALLOC under any AFTERs and INDEX: what an address or memory refers to.
   const UOp* base() const;
   const UOp* index_node() const;  // the INDEX under any AFTERs of an address (rank 0 memory)
@@ -65,13 +74,15 @@ struct NodeType {
   AddrSpace space;
   uint8_t rank;
   int64_t len;
+  int lanes = 1;
 };
 
 // The type rules, all in one place. `declared` is the dtype the caller wrote (required for CONST,
 // BUFFER, ALLOC, CAST, BITCAST; checked against the inferred dtype for every other op when given).
-// `shape` is only for BUFFER/ALLOC. Throws TypeError.
+// `shape` is only for BUFFER/ALLOC. `lanes` is the declared lane count (0: not given, inferred; CONST and
+// a vector LOAD need it); `arg` is the slot of a BUFFER/ALLOC or the lane of a GEP. Throws TypeError.
 NodeType infer(Op op, std::span<const UOp* const> src, std::optional<DType> declared,
-               std::span<const int64_t> shape = {}, int64_t slot = 0);
+               std::span<const int64_t> shape = {}, int64_t arg = 0, int lanes = 0);
 
 class Graph {
  public:
@@ -79,11 +90,14 @@ class Graph {
   Graph(const Graph&) = delete;
   Graph& operator=(const Graph&) = delete;
 
-  const UOp* make(Op op, std::span<const UOp* const> src, std::optional<DType> declared = std::nullopt);
-  const UOp* make(Op op, std::initializer_list<const UOp*> src, std::optional<DType> declared = std::nullopt) {
-    return make(op, std::span<const UOp* const>(src.begin(), src.size()), declared);
+  // `lanes`: the declared lane count, 0 to infer it (a vector LOAD must give it).
+  const UOp* make(Op op, std::span<const UOp* const> src, std::optional<DType> declared = std::nullopt, int lanes = 0);
+  const UOp* make(Op op, std::initializer_list<const UOp*> src, std::optional<DType> declared = std::nullopt,
+                  int lanes = 0) {
+    return make(op, std::span<const UOp* const>(src.begin(), src.size()), declared, lanes);
   }
-  const UOp* constant(DType d, Scalar v);
+  const UOp* constant(DType d, Scalar v, int lanes = 1);  // lanes > 1: v in every lane
+  const UOp* gep(const UOp* vec, int lane, std::optional<DType> declared = std::nullopt);  // lane `lane` of vec
   const UOp* memory(Op op, DType d, std::span<const int64_t> shape, int64_t slot);  // BUFFER or ALLOC
   const UOp* memory(Op op, DType d, int64_t len, int64_t slot) { return memory(op, d, std::span(&len, 1), slot); }
 

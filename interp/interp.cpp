@@ -40,7 +40,9 @@ constexpr Code int_code(Op op) { return static_cast<Code>(2 * static_cast<int>(o
 constexpr Code float_code(Op op) { return static_cast<Code>(2 * static_cast<int>(op) + 1); }
 // The total ops of each family share one code (alu_ops.h): all computed, one picked by op.
 constexpr Code kIntTotal = static_cast<Code>(2 * kNumOps), kFloatTotal = static_cast<Code>(2 * kNumOps + 1);
-static_assert(2 * kNumOps + 1 <= UINT8_MAX);
+// Every node with a vector result (lanes > 1) takes one separate, plain path (Machine::vector_node).
+constexpr Code kVector = static_cast<Code>(2 * kNumOps + 2);
+static_assert(2 * kNumOps + 2 <= UINT8_MAX);
 
 // The code of a node from its op and dtype: one table load, no branch.
 // Rows of 32 so the index is a shift.
@@ -186,7 +188,10 @@ class Machine {
     uint8_t* const ran = ran_;
     const size_t count = order_.size();
     const UOp* const* const order = order_.data();
-    auto code_of = [](const UOp* u) { return kCode[static_cast<size_t>(u->op) * kCodeRow + static_cast<size_t>(u->dtype)]; };
+    auto code_of = [](const UOp* u) {
+      const Code c = kCode[static_cast<size_t>(u->op) * kCodeRow + static_cast<size_t>(u->dtype)];
+      return u->lanes > 1 ? kVector : c;
+    };
     Code next = count ? code_of(order[0]) : Code{};
     for (size_t i = 0; i < count; ++i) {
       const UOp* const u = order[i];
@@ -240,6 +245,14 @@ class Machine {
                                             std::make_index_sequence<std::size(alu::kTotalFloatOps)>())));
           ran[u->id] = 1;
           continue;
+        case kVector:
+          if (u->src.size() > 3) [[unlikely]] check_sources(u);
+          if (auto why = vector_node(u)) [[unlikely]] {
+            check_rest(i);
+            return Undefined{u, std::move(*why)};
+          }
+          ran[u->id] = 1;
+          continue;
         default: __builtin_unreachable();  // every code comes from kCode
       }
     not_alu:
@@ -269,9 +282,17 @@ class Machine {
           v[u->id] = cells_[a.u];
           break;
         case Op::STORE:
+          if (u->src[1]->lanes > 1) [[unlikely]] {
+            if (auto why = vector_store(u)) {
+              check_rest(i);
+              return Undefined{u, std::move(*why)};
+            }
+            break;
+          }
           cells_[a.u] = b;
           written_[a.u] = 1;
           break;
+        case Op::GEP: v[u->id] = vec_lanes_[a.u + static_cast<size_t>(u->value.i)]; break;
         default: UOPFUZZ_CHECK(!"a known op");
       }
       ran[u->id] = 1;
@@ -284,6 +305,63 @@ class Machine {
     }
     return std::nullopt;
   }
+
+  // Vectors, lane by lane (docs/semantics.md): a vector node's value is the offset of its lanes in
+  // vec_lanes_. Off the scalar path on purpose: readable, and a scalar program never comes here.
+  // Returns the reason when the node is UNDEFINED.
+  [[gnu::noinline]] std::optional<std::string> vector_node(const UOp* u) {
+    const size_t n = u->lanes, out = vec_lanes_.size();
+    vec_lanes_.resize(out + n);
+    values_[u->id] = Scalar::of_uint(out);
+    switch (u->op) {
+      case Op::CONST:
+        for (size_t k = 0; k < n; ++k) vec_lanes_[out + k] = u->value;
+        return std::nullopt;
+      case Op::STACK:
+        for (size_t k = 0; k < n; ++k) vec_lanes_[out + k] = values_[u->src[k]->id];
+        return std::nullopt;
+      case Op::LOAD: {
+        const size_t cell = values_[u->src[0]->id].u;
+        const Memory& m = memory_of(u->src[0]);
+        if (cell + n > m.first + static_cast<size_t>(m.len))
+          return "LOAD of " + std::to_string(n) + " lanes at element " + std::to_string(cell - m.first) +
+                 " out of bounds for " + memory_text(m.node);
+        for (size_t k = 0; k < n; ++k) {
+          if (!written_[cell + k])
+            return "LOAD of ALLOC slot " + std::to_string(m.node->slot) + " element " + std::to_string(cell + k - m.first) +
+                   " before any STORE";
+          vec_lanes_[out + k] = cells_[cell + k];
+        }
+        return std::nullopt;
+      }
+      default: break;
+    }
+    UOPFUZZ_CHECK(is_alu(u->op));
+    const DType operand = u->op == Op::WHERE ? u->src[1]->dtype : u->src[0]->dtype;
+    for (size_t k = 0; k < n; ++k) {
+      Scalar ops[3] = {};
+      for (size_t j = 0; j < u->src.size(); ++j) ops[j] = vec_lanes_[values_[u->src[j]->id].u + k];
+      const AluResult r = exec_alu(u->op, u->dtype, operand, ops);
+      if (!r.defined()) return undefined_reason(u->op, u->dtype, operand, ops) + " (lane " + std::to_string(k) + ")";
+      vec_lanes_[out + k] = r.value;
+    }
+    return std::nullopt;
+  }
+
+  [[gnu::noinline]] std::optional<std::string> vector_store(const UOp* u) {
+    const size_t cell = values_[u->src[0]->id].u, n = u->src[1]->lanes, from = values_[u->src[1]->id].u;
+    const Memory& m = memory_of(u->src[0]);
+    if (cell + n > m.first + static_cast<size_t>(m.len))
+      return "STORE of " + std::to_string(n) + " lanes at element " + std::to_string(cell - m.first) +
+             " out of bounds for " + memory_text(m.node);
+    for (size_t k = 0; k < n; ++k) {
+      cells_[cell + k] = vec_lanes_[from + k];
+      written_[cell + k] = 1;
+    }
+    return std::nullopt;
+  }
+
+  const Memory& memory_of(const UOp* addr) const { return memories_[values_[addr->base()->id].u]; }
 
   static constexpr auto kIsFloat = [] {
     std::array<bool, kNumDTypes> t{};
@@ -299,6 +377,7 @@ class Machine {
   std::vector<Memory> memories_;
   Values cells_;                  // every element of every memory
   std::vector<uint8_t> written_;  // per cell: defined yet (BUFFER cells always; ALLOC cells once stored)
+  Values vec_lanes_;              // the lanes of every vector node, one run of `lanes` per node
 };
 
 }  // namespace

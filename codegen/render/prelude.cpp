@@ -263,6 +263,17 @@ static inline float uf_frombits_f16(uint16_t u) { return uf_h2f(u); }
 UF_SINT(i8, int8_t, uint8_t, 8, INT8_MAX) UF_SINT(i16, int16_t, uint16_t, 16, INT16_MAX)
 UF_SINT(i32, int32_t, uint32_t, 32, INT32_MAX) UF_SINT(i64, int64_t, uint64_t, 64, INT64_MAX)
 UF_UINT(u8, uint8_t, 8) UF_UINT(u16, uint16_t, 16) UF_UINT(u32, uint32_t, 32) UF_UINT(u64, uint64_t, 64)
+
+/* Vectors (GCC/Clang vector extensions): uf_v<lane>x<P>, P a power of two (codegen/render/vector.cpp). */
+#define UF_VEC(t, T) \
+  typedef T uf_v##t##x2 __attribute__((vector_size(2 * sizeof(T)))); \
+  typedef T uf_v##t##x4 __attribute__((vector_size(4 * sizeof(T)))); \
+  typedef T uf_v##t##x8 __attribute__((vector_size(8 * sizeof(T)))); \
+  typedef T uf_v##t##x16 __attribute__((vector_size(16 * sizeof(T))));
+UF_VEC(u8, uint8_t) UF_VEC(u16, uint16_t) UF_VEC(u32, uint32_t) UF_VEC(u64, uint64_t)
+UF_VEC(i8, int8_t) UF_VEC(i16, int16_t) UF_VEC(i32, int32_t) UF_VEC(i64, int64_t)
+UF_VEC(f32, float) UF_VEC(f64, double)
+#undef UF_VEC
 #undef UF_OUTLINE
 #undef UF_MAX
 #undef UF_FP8

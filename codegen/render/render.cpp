@@ -61,6 +61,74 @@ class Renderer {
     named_[u->id] = true;
   }
 
+  void name_vector(const UOp* u, const std::string& value) {
+    const std::string v = fresh("vec");
+    lines_.push_back(c_vector_type(u->dtype, u->lanes) + " " + v + " = " + value + ";");
+    expr_[u->id] = v;
+    named_[u->id] = true;
+  }
+
+  // A vector node (lanes > 1) or a GEP: always named, so a lane-by-lane rule reads `v[k]`, never a copy.
+  void vector(const UOp* u) {
+    std::vector<std::string> ops;
+    for (const UOp* s : u->src) ops.push_back(expr_[s->id]);
+    const std::string e = vector_expr(u, ops);
+    if (u->op == Op::GEP) {
+      if (uses_[u->id] > 1) name_value(u, "alu", e);
+      else expr_[u->id] = e;
+      return;
+    }
+    name_vector(u, e);
+  }
+
+  // `&m[i]` for a vector access of `lanes` elements at address `addr`: the index is clamped to
+  // 0 .. len - lanes unless the bounds prove it there (out of bounds is UNDEFINED: any element will do, but
+  // the kernel must never leave its arrays).
+  std::string vector_address(const UOp* addr, int lanes, std::string* index = nullptr) {
+    const UOp* ix = addr->index_node();
+    const UOp* mem = ix->base();
+    const UOp* idx = ix->src[1];
+    std::string i = expr_[idx->id];
+    if (!named_[idx->id] && idx->op != Op::CONST) {
+      name_value(idx, "alu", i);
+      i = expr_[idx->id];
+    }
+    const IntRange r = bounds_[idx->id];
+    if (r.lo < 0 || r.hi > mem->len - lanes) i = "uf_idx(" + i + "," + std::to_string(mem->len - lanes + 1) + ")";
+    if (index) *index = i;
+    return expr_[ix->src[0]->id];
+  }
+
+  void vector_load(const UOp* u) {
+    std::string i;
+    const std::string m = vector_address(u->src[0], u->lanes, &i);
+    const std::string T = c_vector_type(u->dtype, u->lanes);
+    if (bits_buffer(u->src[0])) {  // narrow floats: each lane from its bits
+      std::string e = "((" + T + "){";
+      for (int k = 0; k < u->lanes; ++k)
+        e += (k ? ", " : "") + std::string("uf_frombits_") + name(u->dtype) + "(" + m + "[" + i + "+" + std::to_string(k) + "])";
+      name_vector(u, e + "})");
+      return;
+    }
+    name_vector(u, "{0}");
+    lines_.push_back("memcpy(&" + expr_[u->id] + ", &" + m + "[" + i + "], " + std::to_string(u->lanes) + " * sizeof " +
+                     m + "[0]);");
+  }
+
+  void vector_store(const UOp* u) {
+    const UOp* val = u->src[1];
+    std::string i;
+    const std::string m = vector_address(u->src[0], val->lanes, &i);
+    const std::string& v = expr_[val->id];
+    if (bits_buffer(u->src[0])) {
+      for (int k = 0; k < val->lanes; ++k)
+        lines_.push_back(m + "[" + i + "+" + std::to_string(k) + "] = uf_bits_" + name(val->dtype) + "(" + v + "[" +
+                         std::to_string(k) + "]);");
+      return;
+    }
+    lines_.push_back("memcpy(&" + m + "[" + i + "], &" + v + ", " + std::to_string(val->lanes) + " * sizeof " + m + "[0]);");
+  }
+
   static bool scalar_alloc(const UOp* mem) { return mem->op == Op::ALLOC && mem->len == 1; }
 
   void alloc(const UOp* u) {
@@ -118,6 +186,9 @@ class Renderer {
   }
 
   void node(const UOp* u) {
+    if (u->op == Op::LOAD && u->is_vector()) return vector_load(u);
+    if (u->op == Op::STORE && u->src[1]->is_vector()) return vector_store(u);
+    if (u->is_vector() || u->op == Op::GEP) return vector(u);
     switch (u->op) {
       case Op::CONST: expr_[u->id] = c_constant(u->dtype, u->value); break;
       case Op::BUFFER: expr_[u->id] = "data" + std::to_string(u->slot); break;

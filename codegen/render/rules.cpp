@@ -156,13 +156,17 @@ std::string c_constant(DType d, Scalar v) {
 
 std::string alu_expr(const UOp* u, std::span<const std::string> ops, bool fast) {
   const DType from = u->src[0]->dtype;
-  if (u->op == Op::CAST) return cast_expr(from, u->dtype, ops[0]);
-  if (u->op == Op::BITCAST)
-    return "uf_frombits_" + std::string(name(u->dtype)) + "(uf_bits_" + name(from) + "(" + ops[0] + "))";
-  const OpRule* rule = find_rule(u->op);
-  UOPFUZZ_CHECK(rule != nullptr);
   // The operand dtype picks the row's column (WHERE: the arms; comparisons: the operands, not bool).
   const DType operand = u->op == Op::WHERE ? u->src[1]->dtype : from;
+  return alu_expr(u->op, u->dtype, from, operand, ops, fast);
+}
+
+std::string alu_expr(Op op, DType result, DType from, DType operand, std::span<const std::string> ops, bool fast) {
+  if (op == Op::CAST) return cast_expr(from, result, ops[0]);
+  if (op == Op::BITCAST)
+    return "uf_frombits_" + std::string(name(result)) + "(uf_bits_" + name(from) + "(" + ops[0] + "))";
+  const OpRule* rule = find_rule(op);
+  UOPFUZZ_CHECK(rule != nullptr);
   const char* fmt = fast && rule->fast ? rule->fast : rule->fmt[dtype_class(operand)];
   UOPFUZZ_CHECK(fmt != nullptr);
   return expand(fmt, ops, operand);

@@ -13,6 +13,18 @@ namespace uf {
 // expression), and so is the result. `fast` selects C's own `/` and `%` for FLOORDIV/FLOORMOD/CDIV/CMOD
 // (the caller decides when that is exact: see division_fast_path).
 std::string alu_expr(const UOp* u, std::span<const std::string> ops, bool fast);
+// The same for an op given by its dtypes: `result` the node's, `from` src[0]'s, `operand` the value
+// operands' (WHERE: the arms'). One lane of a vector op goes through here.
+std::string alu_expr(Op op, DType result, DType from, DType operand, std::span<const std::string> ops, bool fast);
+
+// Vectors (codegen/render/vector.cpp): the expression for vector node `u` (lanes > 1, not LOAD), or for a
+// GEP, given the C names of its sources (vector sources are always named variables).
+std::string vector_expr(const UOp* u, std::span<const std::string> ops);
+// The C type of a vector value of `lanes` lanes of dtype d: a GCC/Clang vector of the next power of two
+// lanes (the lanes past `lanes` are zero and never read).
+std::string c_vector_type(DType d, int lanes);
+// Lane k of vector variable `v` of dtype d, as a scalar C value of c_value_type(d) (a primary expression).
+std::string vector_lane(DType d, const std::string& v, int k);
 
 // f16, bf16 and the fp8s: carried as float values inside a kernel (every value of theirs is a float),
 // stored in memory as their bits, rounded by the prelude's uf_round_DTYPE after each operation.

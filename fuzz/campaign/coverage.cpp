@@ -18,6 +18,20 @@ DType operand_dtype(const UOp* u) {
   }
 }
 
+bool vector_only(Op op) { return op == Op::GEP || op == Op::STACK; }
+
+// Whether (op, d) is a pair of the scalar table, and of the vector table.
+bool scalar_pair(Op op, DType d) { return !vector_only(op) && op_accepts(op, d); }
+bool vector_pair(Op op, DType d) {
+  if (is_void(d)) return false;
+  if (op == Op::CONST || op == Op::LOAD || op == Op::STORE || vector_only(op)) return true;
+  return is_alu(op) && op_accepts(op, d);
+}
+
+bool counts_as_vector(const UOp* u) {
+  return u->is_vector() || u->op == Op::GEP || (u->op == Op::STORE && u->src[1]->is_vector());
+}
+
 }  // namespace
 
 void Coverage::add(const Program& p) {
@@ -25,6 +39,10 @@ void Coverage::add(const Program& p) {
   for (const UOp* u : linearize(p)) {
     const DType d = operand_dtype(u);
     if (is_void(d)) continue;
+    if (counts_as_vector(u)) {
+      ++op_dtype_vector[at(u->op, d)];
+      continue;
+    }
     ++op_dtype[at(u->op, d)];
     if (u->op == Op::CAST) ++cast[at(d, u->dtype)];
     if (u->op == Op::BITCAST) ++bitcast[at(d, u->dtype)];
@@ -35,6 +53,7 @@ void Coverage::merge(const Coverage& o) {
   for (size_t i = 0; i < op_dtype.size(); ++i) op_dtype[i] += o.op_dtype[i];
   for (size_t i = 0; i < cast.size(); ++i) cast[i] += o.cast[i];
   for (size_t i = 0; i < bitcast.size(); ++i) bitcast[i] += o.bitcast[i];
+  for (size_t i = 0; i < op_dtype_vector.size(); ++i) op_dtype_vector[i] += o.op_dtype_vector[i];
   programs += o.programs;
 }
 
@@ -42,9 +61,20 @@ Coverage::Count Coverage::op_dtype_count() const {
   Count c{0, 0};
   for (int o = 0; o < kNumOps; ++o)
     for (DType d : kValueDTypes)
-      if (op_accepts(static_cast<Op>(o), d)) {
+      if (scalar_pair(static_cast<Op>(o), d)) {
         ++c.total;
         c.covered += op_dtype[at(static_cast<Op>(o), d)] > 0;
+      }
+  return c;
+}
+
+Coverage::Count Coverage::op_dtype_vector_count() const {
+  Count c{0, 0};
+  for (int o = 0; o < kNumOps; ++o)
+    for (DType d : kValueDTypes)
+      if (vector_pair(static_cast<Op>(o), d)) {
+        ++c.total;
+        c.covered += op_dtype_vector[at(static_cast<Op>(o), d)] > 0;
       }
   return c;
 }
@@ -74,7 +104,8 @@ std::string Coverage::summary() const {
   auto part = [](Count c, const char* what) {
     return std::to_string(c.covered) + "/" + std::to_string(c.total) + " " + what;
   };
-  return part(op_dtype_count(), "op×dtype pairs, ") + part(cast_count(), "CAST pairs, ") +
+  return part(op_dtype_count(), "op×dtype pairs, ") + part(op_dtype_vector_count(), "op×dtype (vector) pairs, ") +
+         part(cast_count(), "CAST pairs, ") +
          part(bitcast_count(), "BITCAST pairs over ") + std::to_string(programs) + " programs";
 }
 
@@ -82,8 +113,12 @@ std::vector<std::string> Coverage::missing() const {
   std::vector<std::string> out;
   for (int o = 0; o < kNumOps; ++o)
     for (DType d : kValueDTypes)
-      if (op_accepts(static_cast<Op>(o), d) && op_dtype[at(static_cast<Op>(o), d)] == 0)
+      if (scalar_pair(static_cast<Op>(o), d) && op_dtype[at(static_cast<Op>(o), d)] == 0)
         out.push_back(std::string(name(static_cast<Op>(o))) + " " + name(d));
+  for (int o = 0; o < kNumOps; ++o)
+    for (DType d : kValueDTypes)
+      if (vector_pair(static_cast<Op>(o), d) && op_dtype_vector[at(static_cast<Op>(o), d)] == 0)
+        out.push_back(std::string(name(static_cast<Op>(o))) + " " + name(d) + " (vector)");
   for (DType a : kValueDTypes)
     for (DType b : kValueDTypes) {
       if (cast[at(a, b)] == 0) out.push_back(std::string("CAST ") + name(a) + "->" + name(b));

@@ -4,6 +4,9 @@
 // The dtype of a pair is the operand dtype: what the op computes on (a comparison's operands, not its
 // bool result; WHERE's values; a STORE's value; a CAST's source). Memory ops and CONST count by their
 // own dtype. SINK is not counted.
+//
+// Vectors count separately, by their scalar dtype, in `op_dtype_vector` (the summary's `op×dtype
+// (vector)`): a node with a vector result, a GEP, and a STORE of a vector. GEP and STACK exist only there.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -18,6 +21,7 @@ struct Coverage {
   std::array<uint64_t, kNumOps * kNumDTypes> op_dtype{};
   std::array<uint64_t, kNumDTypes * kNumDTypes> cast{};
   std::array<uint64_t, kNumDTypes * kNumDTypes> bitcast{};
+  std::array<uint64_t, kNumOps * kNumDTypes> op_dtype_vector{};
   uint64_t programs = 0;
 
   // Counts the nodes of linearize(p): dead code is not coverage.
@@ -28,9 +32,10 @@ struct Coverage {
   Count op_dtype_count() const;
   Count cast_count() const;
   Count bitcast_count() const;
+  Count op_dtype_vector_count() const;
   // "460/460 op×dtype pairs, 289/289 CAST pairs, 70/70 BITCAST pairs over 3000 programs"
   std::string summary() const;
-  // The pairs never seen, e.g. "SHL i8", "CAST f16->u64", "BITCAST u16->f16".
+  // The pairs never seen, e.g. "SHL i8", "CAST f16->u64", "BITCAST u16->f16", "ADD f32 (vector)".
   std::vector<std::string> missing() const;
 };
 

@@ -28,7 +28,7 @@ struct CheckCounts {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CheckCounts, programs, valid, undefined, mismatching, crashes, compile_errors,
                                    render_errors, timeouts, batches)
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Coverage, programs, op_dtype, cast, bitcast)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Coverage, programs, op_dtype, cast, bitcast, op_dtype_vector)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompilerStats, calls, seconds)
 
 // A batch checked. Sent before its failures are reduced, so a worker stopped during a long reduction

@@ -47,6 +47,11 @@ const UOp* Gen::note(const UOp* u) {
   Facts f;
   if (u->op == Op::CONST) {
     f = const_facts(u->dtype, u->value);
+  } else if (u->op == Op::GEP) {
+    f = facts_[u->src[0]->id];  // a vector's facts hold for each of its lanes
+  } else if (u->op == Op::STACK) {
+    f = facts_[u->src[0]->id];
+    for (const UOp* s : u->src) f = join(u->dtype, f, facts_[s->id]);
   } else if (is_alu(u->op)) {
     std::vector<const Facts*> src;
     for (const UOp* s : u->src) src.push_back(&facts_[s->id]);
@@ -55,7 +60,9 @@ const UOp* Gen::note(const UOp* u) {
     f = full_facts(u->dtype);  // a LOAD's facts are set by access(), which knows the memory
   }
   facts_.push_back(f);
-  if (!u->is_memory() && !is_void(u->dtype) && u->op != Op::CONST) {
+  if (u->is_vector()) {
+    if (u->op != Op::CONST) vectors_.push_back(u);
+  } else if (!u->is_memory() && !is_void(u->dtype) && u->op != Op::CONST) {
     pool_[static_cast<size_t>(u->dtype)].push_back(u);
     values_.push_back(u);
   }
@@ -192,6 +199,7 @@ Program Gen::run() {
       case Step::ReadModifyWrite: rmw_step(); break;
       case Step::Scatter: scatter_step(); break;
       case Step::StoreReload: store_reload_step(); break;
+      case Step::Vector: vector_step(); break;
       default: alu_step(); break;
     }
   }

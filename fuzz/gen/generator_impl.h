@@ -44,6 +44,7 @@ struct Access {
   const UOp* node;
   int64_t index;  // the constant index, or -1 for a computed one
   bool is_store;
+  int lanes = 1;  // elements index .. index + lanes - 1 (a vector access)
 };
 
 // What the generator knows about one BUFFER or ALLOC.
@@ -104,7 +105,8 @@ class Gen {
   // ---- memory (memory.cpp)
   const UOp* load(Memory& m, const UOp* idx);
   const UOp* store(Memory& m, const UOp* idx, const UOp* value);
-  const UOp* access(Memory& m, const UOp* idx, const UOp* value);
+  // A LOAD (value null; `lanes` > 1: a vector LOAD) or STORE (of value, vector or not) at idx.
+  const UOp* access(Memory& m, const UOp* idx, const UOp* value, int lanes = 1);
   enum class MemPick { Readable, Output, Buffer };
   // A random memory of dtype d (any dtype if none): Readable = a BUFFER or an ALLOC with a written
   // element; Output = a BUFFER the program writes; Buffer = any BUFFER. Null if there is none.
@@ -115,6 +117,10 @@ class Gen {
   void rmw_step();
   void scatter_step();
   void store_reload_step();
+
+  // ---- vectors (vector.cpp)
+  void vector_step();
+  const UOp* vector_operand(DType d, int lanes, std::span<const UOp* const> scalars, bool free);
 
   // ---- the end of a program (generator.cpp)
   void make_buffers();
@@ -138,7 +144,8 @@ class Gen {
   std::vector<int> uses_;      // by node id: how many nodes use it
   uint32_t seen_ = 0;          // nodes with id < seen_ already have facts
   std::vector<std::vector<const UOp*>> pool_;  // by dtype: non-constant values in creation order
-  std::vector<const UOp*> values_;             // every non-constant value in creation order
+  std::vector<const UOp*> values_;             // every non-constant scalar value in creation order
+  std::vector<const UOp*> vectors_;            // every non-constant vector value in creation order
   std::deque<Memory> mems_;  // BUFFERs first, then ALLOCs as made (deque: references stay valid)
   std::vector<const UOp*> stores_;             // every STORE made through access(), in order
   int64_t next_alloc_slot_ = 0;

@@ -37,14 +37,18 @@ Memory* Gen::pick_memory(std::optional<DType> d, MemPick kind) {
 const UOp* Gen::load(Memory& m, const UOp* idx) { return access(m, idx, nullptr); }
 const UOp* Gen::store(Memory& m, const UOp* idx, const UOp* value) { return access(m, idx, value); }
 
-const UOp* Gen::access(Memory& m, const UOp* idx, const UOp* value) {
+const UOp* Gen::access(Memory& m, const UOp* idx, const UOp* value, int lanes) {
   const bool is_store = value != nullptr;
+  if (value) lanes = value->lanes;
   const int64_t ci = idx->op == Op::CONST ? idx->value.i : -1;
-  ensure(ci < m.mem->len, "constant index in bounds");
-  // What the new access's own sources already order.
+  ensure(ci + lanes <= m.mem->len, "constant index in bounds");
+  ensure(lanes == 1 || ci >= 0, "vector accesses at constant indices");
+  // What the new access's own sources already order. Accesses conflict when their element ranges
+  // [index, index + lanes) may overlap.
   std::vector<const UOp*> conflicts, deps;
   for (const Access& a : m.accesses)
-    if ((a.is_store || is_store) && (a.index < 0 || ci < 0 || a.index == ci)) conflicts.push_back(a.node);
+    if ((a.is_store || is_store) && (a.index < 0 || ci < 0 || (a.index < ci + lanes && ci < a.index + a.lanes)))
+      conflicts.push_back(a.node);
   const uint32_t floor = conflicts.empty() ? 0 : conflicts.front()->id;  // older nodes reach no conflict
   new_stamp();
   mark_ancestors(idx, floor);
@@ -78,19 +82,23 @@ const UOp* Gen::access(Memory& m, const UOp* idx, const UOp* value) {
     addr = make(Op::INDEX, {make(Op::AFTER, src), idx});
   }
   const uint32_t first_new = static_cast<uint32_t>(g.size());
-  const UOp* node = is_store ? make(Op::STORE, {addr, value}) : make(Op::LOAD, {addr});
+  const UOp* node = is_store ? make(Op::STORE, {addr, value}) : note(g.make(Op::LOAD, {addr}, std::nullopt, lanes));
   if (node->id < first_new) return node;  // the very same access exists already
-  m.accesses.push_back({node, ci, is_store});
+  m.accesses.push_back({node, ci, is_store, lanes});
   if (is_store) {
     stores_.push_back(node);
     if (ci >= 0) {
-      m.elem[ci] = facts(value);  // later conflicting loads are ordered after this store: they see it
-      m.written[ci] = 1;
+      for (int64_t e = ci; e < ci + lanes; ++e) {
+        m.elem[e] = facts(value);  // later conflicting loads are ordered after this store: they see it
+        m.written[e] = 1;
+      }
     } else {
       for (Facts& e : m.elem) e = join(value->dtype, e, facts(value));
     }
   } else if (ci >= 0) {
-    facts(node) = m.elem[ci];
+    Facts f = m.elem[ci];
+    for (int64_t e = ci; e < ci + lanes; ++e) f = join(node->dtype, f, m.elem[e]);
+    facts(node) = f;
   } else {
     Facts f = m.elem[0];
     for (const Facts& e : m.elem) f = join(node->dtype, f, e);

@@ -16,7 +16,7 @@ namespace uf {
 
 // One step of the generator's main loop.
 enum class Step : uint8_t {
-  Alu, Chain, Load, Gather, Scratch, Accumulate, ReadModifyWrite, Scatter, StoreReload, kCount
+  Alu, Chain, Load, Gather, Scratch, Accumulate, ReadModifyWrite, Scatter, StoreReload, Vector, kCount
 };
 // Where an operand of a needed dtype comes from.
 enum class Leaf : uint8_t { Reuse, Const, Load, Cast, kCount };
@@ -109,8 +109,18 @@ struct GenPolicy {
                                                       {Step::Accumulate, 0.5},
                                                       {Step::ReadModifyWrite, 0.5},
                                                       {Step::Scatter, 0.3},
-                                                      {Step::StoreReload, 0.4}});
+                                                      {Step::StoreReload, 0.4},
+                                                      {Step::Vector, 2.2}});
   int min_chain_len = 8, max_chain_len = 80;  // a Chain step: ops each on the previous result
+
+  // ---- vectors (a Vector step: one lane-wise op on DTYPExN operands, lanes taken out by GEP or stored)
+  // With the step weight above and the swarm's thinning, about two programs in three have a vector op.
+  int max_lanes = 8;               // lanes drawn in 2..max_lanes (mostly 2, 4, 8)
+  double p_vector_load = 0.35;     // an operand of a total op is a vector LOAD (else a STACK of scalars)
+  double p_vector_reuse = 0.25;    // ... or an earlier vector of its type
+  double p_vector_broadcast = 0.1; // ... or a vector CONST
+  double p_gep_lane = 0.6;         // each lane of the result is taken out by a GEP (a scalar for later ops)
+  double p_vector_store = 0.4;     // the result is stored whole, by a vector STORE
 
   // ---- operands
   Weights<Leaf> leaf_weight =

@@ -132,7 +132,7 @@ Probe instrument(const Program& p) {
   std::map<DType, std::vector<const UOp*>> by_dtype;
   std::vector<const UOp*> values;
   for (const UOp* u : order)
-    if (!u->is_memory() && !is_void(u->dtype) && u->op != Op::CONST) {
+    if (!u->is_memory() && !is_void(u->dtype) && u->op != Op::CONST && !u->is_vector()) {  // vectors: by their GEPs
       by_dtype[u->dtype].push_back(u);
       values.push_back(u);
     }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <algorithm>
 #include <map>
 
 #include "core/rewrite.h"
@@ -65,6 +66,7 @@ class Shrinker {
     constant_value_steps();
     buffer_steps();
     literal_steps();
+    vector_steps();
     return std::move(out_);
   }
 
@@ -104,7 +106,8 @@ class Shrinker {
       const UOp* u = *it;
       if (u == p_.sink) continue;
       for (const UOp* s : u->src)
-        if (s->dtype == u->dtype && s->space == u->space && s->rank == u->rank) add_substitution(u, s);
+        if (s->dtype == u->dtype && s->space == u->space && s->rank == u->rank && s->lanes == u->lanes)
+          add_substitution(u, s);
       if (u->op == Op::AFTER && u->src.size() > 2)
         for (size_t j = 1; j < u->src.size(); ++j) {
           std::vector<const UOp*> src(u->src.begin(), u->src.end());
@@ -140,7 +143,7 @@ class Shrinker {
       if (!is_value(u) || u->op == Op::CONST || u->op == Op::LOAD) continue;
       for (const UOp* s : u->src)
         for (const UOp* t : s->src)
-          if (is_value(t) && t->op != Op::CONST)
+          if (is_value(t) && t->op != Op::CONST && t->lanes == u->lanes)
             add_substitution(u, t->dtype == u->dtype ? t : g_.make(Op::CAST, {t}, u->dtype));
     }
   }
@@ -216,6 +219,70 @@ class Shrinker {
     }
   }
 
+  // Lane k of vector v as a scalar, folding GEP of STACK and of CONST.
+  const UOp* lane_of(const UOp* v, int k) {
+    if (v->op == Op::STACK) return v->src[static_cast<size_t>(k)];
+    if (v->op == Op::CONST) return g_.constant(v->dtype, v->value);
+    return g_.gep(v, k);
+  }
+
+  void vector_steps() {
+    // Scalarize: every GEP of one vector ALU op at once, so the vector op itself can die.
+    std::unordered_map<const UOp*, std::vector<const UOp*>> geps;
+    for (const UOp* u : order_)
+      if (u->op == Op::GEP && is_alu(u->src[0]->op)) geps[u->src[0]].push_back(u);
+    for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
+      const auto found = geps.find(*it);
+      if (found == geps.end()) continue;
+      const UOp* v = found->first;
+      try {
+        std::unordered_map<const UOp*, const UOp*> replace;
+        for (const UOp* g : found->second) {
+          std::vector<const UOp*> src;
+          for (const UOp* s : v->src) src.push_back(lane_of(s, static_cast<int>(g->value.i)));
+          replace[g] = g_.make(v->op, std::span<const UOp* const>(src), v->dtype);
+        }
+        add(substitute(p_, replace));
+      } catch (const TypeError&) {
+      }
+    }
+    // Narrow: every vector of N lanes to M lanes (M = 1: scalars), the whole program at once.
+    std::vector<int> widths;
+    for (const UOp* u : order_)
+      if (u->is_vector() && std::find(widths.begin(), widths.end(), u->lanes) == widths.end()) widths.push_back(u->lanes);
+    for (int n : widths)
+      for (int m : {1, n / 2, n - 1})
+        if (m >= 1 && m < n && (m != n - 1 || n - 1 != n / 2) && (m != n / 2 || n / 2 != 1)) narrow(n, m);
+  }
+
+  void narrow(int n, int m) {
+    try {
+      Program q = p_;
+      q.origin.clear();
+      std::vector<const UOp*> mapped(g_.size() + 1, nullptr);
+      for (const UOp* u : order_) {
+        std::vector<const UOp*> src;
+        for (const UOp* s : u->src) src.push_back(mapped[s->id]);
+        const UOp* r;
+        if (u->lanes == n) {
+          if (u->op == Op::CONST) r = g_.constant(u->dtype, u->value, m);
+          else if (u->op == Op::STACK) r = m == 1 ? src[0] : g_.make(Op::STACK, std::span<const UOp* const>(src.data(), static_cast<size_t>(m)));
+          else r = g_.make(u->op, src, u->dtype, m);
+        } else if (u->op == Op::GEP && u->src[0]->lanes == n) {
+          const int k = std::min(static_cast<int>(u->value.i), m - 1);
+          r = m == 1 ? src[0] : g_.gep(src[0], k, u->dtype);
+        } else {
+          r = rebuild(g_, u, src);
+        }
+        mapped[u->id] = r;
+      }
+      q.sink = mapped[p_.sink->id];
+      for (const UOp*& b : q.buffers) b = mapped[b->id];
+      add(std::move(q));
+    } catch (const TypeError&) {
+    }
+  }
+
   const Program& p_;
   Graph& g_;
   const std::unordered_map<const UOp*, Scalar>& values_;
@@ -232,6 +299,7 @@ ProgramCost program_cost(const Program& p) {
     if (u->op == Op::CONST) c.complexity += complexity(u->dtype, u->value);
     else ++c.nodes;
     if (u->op == Op::BUFFER || u->op == Op::ALLOC) c.elements += u->len;
+    c.lanes += u->lanes - 1;
   }
   for (const auto& [slot, vals] : p.data)
     if (const UOp* b = p.buffer(slot))
@@ -239,9 +307,50 @@ ProgramCost program_cost(const Program& p) {
   return c;
 }
 
+namespace {
+
+// The slices of a diverging GEP (lane k of an N-lane vector): lane k holds the GEP's reference value and
+// every other lane a different one, from a STACK of constants, then from a vector LOAD of an input buffer.
+// A lane-order bug shows in either.
+std::vector<Program> gep_slices(const Program& p, const UOp* d, Scalar v) {
+  std::vector<Program> out;
+  Graph& g = *p.graph;
+  const DType t = d->dtype;
+  const int n = d->src[0]->lanes, k = static_cast<int>(d->value.i);
+  const Scalar other = normalize(t, v.u == 0 ? (is_float(t) ? Scalar::of_float(1.0) : Scalar::of_uint(1)) : Scalar::zero());
+  const UOp* zero = g.constant(DType::I32, Scalar::zero());
+  for (const bool loaded : {false, true}) {
+    Program q;
+    q.graph = p.graph;
+    q.meta = p.meta;
+    const UOp* out_buf = g.memory(Op::BUFFER, t, 1, 0);
+    q.buffers.push_back(out_buf);
+    const UOp* vec;
+    if (!loaded) {
+      std::vector<const UOp*> lanes;
+      for (int j = 0; j < n; ++j) lanes.push_back(g.constant(t, j == k ? v : other));
+      vec = g.make(Op::STACK, std::span<const UOp* const>(lanes));
+    } else {
+      const UOp* in = g.memory(Op::BUFFER, t, n, 1);
+      q.buffers.push_back(in);
+      Values data;
+      for (int j = 0; j < n; ++j) data.push_back(j == k ? normalize(t, v) : other);
+      q.data[1] = std::move(data);
+      vec = g.make(Op::LOAD, {g.make(Op::INDEX, {in, zero})}, t, n);
+    }
+    q.sink = g.make(Op::SINK, {g.make(Op::STORE, {g.make(Op::INDEX, {out_buf, zero}), g.gep(vec, k)})});
+    out.push_back(std::move(q));
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<Program> slice_candidates(const Program& p, const UOp* d, const std::unordered_map<const UOp*, Scalar>& values) {
   std::vector<Program> out;
-  if (!d || !is_alu(d->op)) return out;
+  if (d && d->op == Op::GEP)
+    if (const auto it = values.find(d); it != values.end()) return gep_slices(p, d, it->second);
+  if (!d || !is_alu(d->op) || d->is_vector()) return out;
   Graph& g = *p.graph;
   const UOp* zero = g.constant(DType::I32, Scalar::zero());
   for (const bool loaded : {false, true}) {

@@ -4,7 +4,10 @@
 //  2. replace a node by one of its operands of the same dtype (AFTER by its memory; an AFTER loses a dependency);
 //  3. replace a value by a CONST holding its reference value;
 //  4. simplify constants and `data` values toward 0, 1 and short values;
-//  5. remove BUFFERs nothing uses; shorten BUFFERs and ALLOCs to the elements constant indices reach.
+//  5. remove BUFFERs nothing uses; shorten BUFFERs and ALLOCs to the elements constant indices reach;
+//  6. vectors: scalarize a vector op whose lanes are only taken out by GEP (GEP(op(v, w), k) becomes
+//     op(GEP(v, k), GEP(w, k)), with GEP of a STACK or CONST folded), and narrow every vector of N lanes
+//     to fewer lanes (N-1, N/2, or 1: plain scalars).
 // Candidates are well typed (built through the factory) but may break the ordering rule or be UNDEFINED:
 // the reducer verifies and interprets each before compiling anything.
 #pragma once
@@ -15,11 +18,12 @@
 
 namespace uf {
 
-// Lexicographic size: (non-CONST live nodes, total buffer length, value complexity). Every candidate
+// Lexicographic size: (non-CONST live nodes, total buffer length, extra vector lanes, value complexity). Every candidate
 // that shrink_candidates returns is strictly smaller than its parent.
 struct ProgramCost {
   size_t nodes = 0;
   int64_t elements = 0;
+  int64_t lanes = 0;  // sum of lanes - 1 over the live vector nodes
   int64_t complexity = 0;
   auto operator<=>(const ProgramCost&) const = default;
 };

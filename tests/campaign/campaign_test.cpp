@@ -71,6 +71,9 @@ TEST_F(Campaign, BrokenRendererIsFoundReducedSavedAndReplayed) {
   for (const auto& path : s["saved"]) {
     const Program p = read_program(path.get<std::string>());
     verify(p);
+    // MUL rendered as ADD can also move an index the bounds analysis proved in range: a crash, whose
+    // reduction is a different test's subject. The mismatches are this test's.
+    if (p.meta_value("class") && *p.meta_value("class") == "crash") continue;
     EXPECT_LE(program_cost(p).nodes, 12u) << path;
     ASSERT_NE(p.meta_value("signature"), nullptr);
     EXPECT_TRUE(signatures.insert(*p.meta_value("signature")).second) << "bucket saved twice";

@@ -22,7 +22,7 @@ const std::string kHead = "uops 1\n%0 = BUFFER f32[4] slot=0\n%1 = CONST i32 0\n
 TEST(Malformed, EachGetsALocatedMessage) {
   const std::pair<std::string, std::string> cases[] = {
       {"", "m.uop:1: empty file: expected 'uops 1'"},
-      {"uops 2\n", "m.uop:1: unsupported format version (this reader knows 'uops 1')"},
+      {"uops 3\n", "m.uop:1: unsupported format version (this reader knows 'uops 1' and 'uops 2')"},
       {"%0 = CONST i32 0\n", "m.uop:1: expected 'uops 1' as the first line, got '%0 = CONST i32 0'"},
       {kHead, "m.uop:3: no SINK: the last node must be the SINK"},
       {kHead + "%3 = SINK void\n", "m.uop:4: node ids must be 0, 1, 2, ... in order: expected %2, got %3"},

@@ -2,6 +2,7 @@
 // the generator's Facts are sound (every live value the reference computes lies within the facts the
 // generator kept for its node; guards are placed by the facts, so an unsound fact is an UNDEFINED
 // program waiting to happen).
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -36,40 +37,51 @@ std::string check_facts(uint64_t seed) {
   gen::Gen g(seed, GenPolicy{});
   const Program p = g.run();
   std::unordered_map<const UOp*, std::vector<Scalar>> mem;
-  std::unordered_map<const UOp*, Scalar> val;
+  std::unordered_map<const UOp*, std::vector<Scalar>> val;  // the lanes of each value (one for scalars)
   std::unordered_map<const UOp*, int64_t> addr;
   const auto order = linearize(p);
   for (const UOp* b : p.buffers) mem[b] = p.initial(b);
   for (size_t i = 0; i < order.size(); ++i) {
     const UOp* u = order[i];
-    Scalar v{};
+    const size_t n = u->lanes;
+    std::vector<Scalar> v(n);
     switch (u->op) {
       case Op::ALLOC: mem[u].assign(static_cast<size_t>(u->len), Scalar::zero()); continue;
-      case Op::CONST: v = u->value; break;
-      case Op::INDEX: addr[u] = val[u->src[1]].i; continue;
-      case Op::LOAD: v = mem[u->src[0]->base()][addr[u->src[0]->index_node()]]; break;
-      case Op::STORE: mem[u->src[0]->base()][addr[u->src[0]->index_node()]] = val[u->src[1]]; continue;
+      case Op::CONST: v.assign(n, u->value); break;
+      case Op::INDEX: addr[u] = val[u->src[1]][0].i; continue;
+      case Op::LOAD:
+        for (size_t k = 0; k < n; ++k) v[k] = mem[u->src[0]->base()][addr[u->src[0]->index_node()] + k];
+        break;
+      case Op::STORE:
+        for (size_t k = 0; k < val[u->src[1]].size(); ++k)
+          mem[u->src[0]->base()][addr[u->src[0]->index_node()] + k] = val[u->src[1]][k];
+        continue;
+      case Op::GEP: v[0] = val[u->src[0]][static_cast<size_t>(u->value.i)]; break;
+      case Op::STACK:
+        for (size_t k = 0; k < n; ++k) v[k] = val[u->src[k]][0];
+        break;
       default:
         if (!is_alu(u->op)) continue;
-        {
+        for (size_t k = 0; k < n; ++k) {
           std::vector<Scalar> ops;
-          for (const UOp* s : u->src) ops.push_back(val[s]);
+          for (const UOp* s : u->src) ops.push_back(val[s][k]);
           const DType od = u->op == Op::WHERE ? u->src[1]->dtype : u->src[0]->dtype;
           const AluResult r = exec_alu(u->op, u->dtype, od, ops.data());
           if (!r.defined()) return "";  // the UNDEFINED-rate test reports these
-          v = r.value;
+          v[k] = r.value;
         }
     }
     val[u] = v;
-    if (u->op != Op::CONST && !within(u->dtype, g.facts(u), v)) {
-      std::ostringstream s;
-      s << "seed " << seed << ": node %" << i << " " << name(u->op) << " " << name(u->dtype) << " = "
-        << format_scalar(u->dtype, v) << " outside " << show(u->dtype, g.facts(u)) << "; sources:";
-      for (const UOp* src : u->src)
-        if (!src->is_memory())
-          s << " " << format_scalar(src->dtype, val[src]) << " in " << show(src->dtype, g.facts(src));
-      return s.str() + "\n" + print_program(p);
-    }
+    for (size_t k = 0; k < n; ++k)
+      if (u->op != Op::CONST && !within(u->dtype, g.facts(u), v[k])) {
+        std::ostringstream s;
+        s << "seed " << seed << ": node %" << i << " " << name(u->op) << " " << type_name(u->dtype, u->lanes) << " lane " << k
+          << " = " << format_scalar(u->dtype, v[k]) << " outside " << show(u->dtype, g.facts(u)) << "; sources:";
+        for (const UOp* src : u->src)
+          if (!src->is_memory())
+            s << " " << format_scalar(src->dtype, val[src][std::min(k, val[src].size() - 1)]) << " in " << show(src->dtype, g.facts(src));
+        return s.str() + "\n" + print_program(p);
+      }
   }
   return "";
 }

@@ -1,0 +1,48 @@
+// A renderer that gets a vector lane order wrong (tests/campaign/broken_vector_renderer.sh) is found by
+// a fixed-seed campaign, reduced to a handful of nodes, and the reproducer replays with its signature.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/text.h"
+#include "fuzz/oracle/shrink.h"
+#include "tests/support/paths.h"
+#include "tests/support/uopfuzz.h"
+
+namespace uf::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(VectorCampaign, WrongLaneOrderIsFoundReducedAndReplayed) {
+  const fs::path dir = fs::temp_directory_path() / ("uopfuzz-vector-campaign-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string env = "UOPFUZZ_CACHE_DIR=" + (dir / "cache").string() + " UOPFUZZ=" + uopfuzz_binary() + " ";
+  auto run = [&](const std::string& args) { return run_uopfuzz(args, env); };
+  const std::string corpus = (dir / "corpus").string();
+  const auto fuzz = run("fuzz --seed 8 --count 48 --jobs 1 -q --cflags -O1 --reduce-time 60 --renderer-cmd " +
+                        std::string(UOPFUZZ_BROKEN_VECTOR_RENDERER) + " --corpus " + corpus + " --json " +
+                        (dir / "s.json").string());
+  ASSERT_EQ(fuzz.code, 1) << fuzz.out;
+  std::ifstream in(dir / "s.json");
+  const auto s = nlohmann::json::parse(in);
+  ASSERT_FALSE(s["saved"].empty());
+  for (const auto& path : s["saved"]) {
+    const Program p = read_program(path.get<std::string>());
+    verify(p);
+    EXPECT_LE(program_cost(p).nodes, 12u) << path << "\n" << print_program(p);
+    ASSERT_NE(p.meta_value("signature"), nullptr);
+    const auto replay = run("run " + path.get<std::string>());
+    EXPECT_EQ(replay.code, 1) << replay.out;
+    EXPECT_NE(replay.out.find("verdict: mismatch (" + *p.meta_value("signature") + ")"), std::string::npos) << replay.out;
+    EXPECT_EQ(run("run --renderer-cmd builtin " + path.get<std::string>()).code, 0);
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace uf::testing
