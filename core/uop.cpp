@@ -153,6 +153,57 @@ NodeType infer_lanes_op(Op op, std::span<const UOp* const> src, int64_t lane) {
   return value(src[0]->dtype, static_cast<int>(src.size()));
 }
 
+DType declared_value(const char* n, std::optional<DType> declared) {
+  if (!declared || is_void(*declared)) fail(std::string(n) + " needs a value dtype");
+  return *declared;
+}
+
+// BUFFER and ALLOC: flat memory of scalars, with a bounded length and slot.
+NodeType infer_memory_definition(Op op, std::optional<DType> declared, std::span<const int64_t> shape,
+                                 int64_t slot, int lanes) {
+  const char* const n = info(op).name;
+  const DType d = declared_value(n, declared);
+  if (lanes > 1) fail(std::string(n) + " of a vector dtype: memory holds scalars (use a vector LOAD)");
+  if (shape.size() != 1) fail(std::string(n) + " is flat");
+  if (shape[0] < 1) fail(std::string(n) + " length must be at least 1");
+  if (shape[0] > kMaxBufferLen) fail(std::string(n) + " length " + std::to_string(shape[0]) + " is too large (max " +
+                                     std::to_string(kMaxBufferLen) + ")");
+  if (slot < 0 || slot > kMaxSlot) fail(std::string(n) + " slot " + std::to_string(slot) + " is out of range");
+  return {d, op == Op::BUFFER ? AddrSpace::GLOBAL : AddrSpace::LOCAL, 1, shape[0]};
+}
+
+// ALU ops: values of one dtype (WHERE: a bool condition, then two values of one dtype), lane by lane.
+NodeType infer_alu(Op op, std::span<const UOp* const> src, std::optional<DType> declared) {
+  const OpInfo& oi = info(op);
+  const char* const n = oi.name;
+  for (const UOp* s : src) {
+    if (s->is_memory()) fail(std::string(n) + " needs values, not memory (LOAD it first)");
+    if (is_void(s->dtype)) fail(std::string(n) + " of void");
+  }
+  std::span<const UOp* const> vals = src;
+  if (op == Op::WHERE) {
+    if (src[0]->dtype != DType::Bool)
+      fail(std::string("WHERE condition must be bool, got ") + type_name(src[0]->dtype, src[0]->lanes));
+    vals = src.subspan(1);
+  }
+  const DType d = vals[0]->dtype;
+  const int nl = src[0]->lanes;  // every operand (WHERE's condition too) has the same lanes
+  for (const UOp* s : vals)
+    if (s->dtype != d) fail(std::string(n) + ": dtype mismatch " + name(d) + " vs " + name(s->dtype) + " (use CAST)");
+  for (const UOp* s : src)
+    if (s->lanes != nl)
+      fail(std::string(n) + ": lane mismatch " + type_name(src[0]->dtype, nl) + " vs " + type_name(s->dtype, s->lanes));
+  if (!operand_class_accepts(oi.operands, d)) fail(std::string(n) + " " + class_message(oi.operands));
+  if (op == Op::CAST) return value(declared_value(n, declared), nl);
+  if (op == Op::BITCAST) {
+    const DType to = declared_value(n, declared);
+    if (is_bool(d) || is_bool(to)) fail("BITCAST of bool is not defined");
+    if (bytes(d) != bytes(to)) fail(std::string("BITCAST ") + name(d) + " to " + name(to) + ": sizes differ");
+    return value(to, nl);
+  }
+  return value(oi.result == ResultRule::BOOL ? DType::Bool : d, nl);
+}
+
 }  // namespace
 
 NodeType infer(Op op, std::span<const UOp* const> src, std::optional<DType> declared,
@@ -161,63 +212,21 @@ NodeType infer(Op op, std::span<const UOp* const> src, std::optional<DType> decl
   const char* const n = oi.name;  // a string only when a message is built: infer runs per node
   if (oi.arity != VARIADIC && static_cast<int>(src.size()) != oi.arity)
     fail(std::string(n) + " takes " + std::to_string(oi.arity) + " sources, got " + std::to_string(src.size()));
-  auto need_declared = [&] {
-    if (!declared || is_void(*declared)) fail(std::string(n) + " needs a value dtype");
-    return *declared;
-  };
-
   if (lanes < 0 || lanes > kMaxLanes) fail(std::string(n) + ": " + std::to_string(lanes) + " lanes (a vector has 2 to " +
                                          std::to_string(kMaxLanes) + ")");
   if (lanes > 1 && declared && is_void(*declared)) fail(std::string(n) + ": a vector of void");
   NodeType t{};
   if (op == Op::CONST) {
-    t = value(need_declared(), lanes ? lanes : 1);
+    t = value(declared_value(n, declared), lanes ? lanes : 1);
   } else if (op == Op::GEP || op == Op::STACK) {
     t = infer_lanes_op(op, src, slot);
   } else if (op == Op::BUFFER || op == Op::ALLOC) {
-    const DType d = need_declared();
-    if (lanes > 1) fail(std::string(n) + " of a vector dtype: memory holds scalars (use a vector LOAD)");
-    if (shape.size() != 1) fail(std::string(n) + " is flat");
-    if (shape[0] < 1) fail(std::string(n) + " length must be at least 1");
-    if (shape[0] > kMaxBufferLen) fail(std::string(n) + " length " + std::to_string(shape[0]) + " is too large (max " +
-                                       std::to_string(kMaxBufferLen) + ")");
-    if (slot < 0 || slot > kMaxSlot) fail(std::string(n) + " slot " + std::to_string(slot) + " is out of range");
-    t = {d, op == Op::BUFFER ? AddrSpace::GLOBAL : AddrSpace::LOCAL, 1, shape[0]};
+    t = infer_memory_definition(op, declared, shape, slot, lanes);
   } else if (oi.result == ResultRule::MEMORY || op == Op::STORE || op == Op::SINK) {
     if (lanes > 1 && op != Op::LOAD) fail(std::string(n) + " is not a vector");
     t = infer_memory_op(op, src, lanes);
   } else {
-    // ALU ops: values of one dtype (WHERE: a bool condition, then two values of one dtype).
-    for (const UOp* s : src) {
-      if (s->is_memory()) fail(std::string(n) + " needs values, not memory (LOAD it first)");
-      if (is_void(s->dtype)) fail(std::string(n) + " of void");
-    }
-    std::span<const UOp* const> vals = src;
-    if (op == Op::WHERE) {
-      if (src[0]->dtype != DType::Bool)
-        fail(std::string("WHERE condition must be bool, got ") + type_name(src[0]->dtype, src[0]->lanes));
-      vals = src.subspan(1);
-    }
-    const DType d = vals[0]->dtype;
-    const int nl = src[0]->lanes;  // lane by lane: every operand (WHERE's condition too) has the same lanes
-    for (const UOp* s : vals)
-      if (s->dtype != d)
-        fail(std::string(n) + ": dtype mismatch " + name(d) + " vs " + name(s->dtype) + " (use CAST)");
-    for (const UOp* s : src)
-      if (s->lanes != nl)
-        fail(std::string(n) + ": lane mismatch " + type_name(src[0]->dtype, nl) + " vs " + type_name(s->dtype, s->lanes));
-    if (!operand_class_accepts(oi.operands, d)) fail(std::string(n) + " " + class_message(oi.operands));
-    if (op == Op::CAST) {
-      t = value(need_declared(), nl);
-    } else if (op == Op::BITCAST) {
-      const DType to = need_declared();
-      if (is_bool(d) || is_bool(to)) fail("BITCAST of bool is not defined");
-      if (bytes(d) != bytes(to))
-        fail(std::string("BITCAST ") + name(d) + " to " + name(to) + ": sizes differ");
-      t = value(to, nl);
-    } else {
-      t = value(oi.result == ResultRule::BOOL ? DType::Bool : d, nl);
-    }
+    t = infer_alu(op, src, declared);
   }
   if ((declared && *declared != t.dtype) || (lanes && lanes != t.lanes))
     fail(std::string(n) + ": result is " + type_name(t.dtype, t.lanes) + ", not " +

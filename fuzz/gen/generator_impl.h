@@ -107,6 +107,8 @@ class Gen {
   const UOp* store(Memory& m, const UOp* idx, const UOp* value);
   // A LOAD (value null; `lanes` > 1: a vector LOAD) or STORE (of value, vector or not) at idx.
   const UOp* access(Memory& m, const UOp* idx, const UOp* value, int lanes = 1);
+  const UOp* ordered_address(Memory& m, const UOp* idx, const std::vector<const UOp*>& deps);
+  void record_access(Memory& m, const UOp* node, int64_t ci, const UOp* value, int lanes);
   enum class MemPick { Readable, Output, Buffer };
   // A random memory of dtype d (any dtype if none): Readable = a BUFFER or an ALLOC with a written
   // element; Output = a BUFFER the program writes; Buffer = any BUFFER. Null if there is none.

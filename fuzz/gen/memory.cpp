@@ -69,21 +69,30 @@ const UOp* Gen::access(Memory& m, const UOp* idx, const UOp* value, int lanes) {
   if (deps.empty() && !is_store && !stores_.empty() && rng.chance(pol.p_spurious_after))
     deps.push_back(rng.pick(stores_));  // harmless extra order, on a memory that may not even be written
 
-  const UOp* addr;
-  if (deps.empty()) {
-    addr = make(Op::INDEX, {m.mem, idx});
-  } else if (rng.chance(pol.p_after_on_index)) {
-    std::vector<const UOp*> src{make(Op::INDEX, {m.mem, idx})};
-    src.insert(src.end(), deps.begin(), deps.end());
-    addr = make(Op::AFTER, src);
-  } else {
-    std::vector<const UOp*> src{m.mem};
-    src.insert(src.end(), deps.begin(), deps.end());
-    addr = make(Op::INDEX, {make(Op::AFTER, src), idx});
-  }
+  const UOp* addr = ordered_address(m, idx, deps);
   const uint32_t first_new = static_cast<uint32_t>(g.size());
   const UOp* node = is_store ? make(Op::STORE, {addr, value}) : note(g.make(Op::LOAD, {addr}, std::nullopt, lanes));
   if (node->id < first_new) return node;  // the very same access exists already
+  record_access(m, node, ci, value, lanes);
+  return node;
+}
+
+// The address of an access at `idx`, ordered after `deps` (through AFTER on the memory or on the INDEX).
+const UOp* Gen::ordered_address(Memory& m, const UOp* idx, const std::vector<const UOp*>& deps) {
+  if (deps.empty()) return make(Op::INDEX, {m.mem, idx});
+  if (rng.chance(pol.p_after_on_index)) {
+    std::vector<const UOp*> src{make(Op::INDEX, {m.mem, idx})};
+    src.insert(src.end(), deps.begin(), deps.end());
+    return make(Op::AFTER, src);
+  }
+  std::vector<const UOp*> src{m.mem};
+  src.insert(src.end(), deps.begin(), deps.end());
+  return make(Op::INDEX, {make(Op::AFTER, src), idx});
+}
+
+// A new access remembered, and what memory holds afterwards (a store) or what it read (a load).
+void Gen::record_access(Memory& m, const UOp* node, int64_t ci, const UOp* value, int lanes) {
+  const bool is_store = value != nullptr;
   m.accesses.push_back({node, ci, is_store, lanes});
   if (is_store) {
     stores_.push_back(node);
@@ -95,16 +104,12 @@ const UOp* Gen::access(Memory& m, const UOp* idx, const UOp* value, int lanes) {
     } else {
       for (Facts& e : m.elem) e = join(value->dtype, e, facts(value));
     }
-  } else if (ci >= 0) {
-    Facts f = m.elem[ci];
-    for (int64_t e = ci; e < ci + lanes; ++e) f = join(node->dtype, f, m.elem[e]);
-    facts(node) = f;
-  } else {
-    Facts f = m.elem[0];
-    for (const Facts& e : m.elem) f = join(node->dtype, f, e);
-    facts(node) = f;
+    return;
   }
-  return node;
+  Facts f = ci >= 0 ? m.elem[ci] : m.elem[0];
+  const int64_t lo = ci >= 0 ? ci : 0, hi = ci >= 0 ? ci + lanes : static_cast<int64_t>(m.elem.size());
+  for (int64_t e = lo; e < hi; ++e) f = join(node->dtype, f, m.elem[e]);
+  facts(node) = f;
 }
 
 void Gen::load_step(bool dynamic) {
