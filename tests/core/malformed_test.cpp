@@ -3,19 +3,12 @@
 #include <rapidcheck/gtest.h>
 
 #include "core/text.h"
+#include "tests/support/programs.h"
 
 namespace uf::testing {
 namespace {
 
-std::string error_of(const std::string& text) {
-  try {
-    Program p = parse_program(text, "m.uop");
-    verify(p);
-  } catch (const UserError& e) {
-    return located("m.uop", e);
-  }
-  return "(no error)";
-}
+std::string error_of(const std::string& text) { return parse_and_verify_error(text, "m.uop"); }
 
 const std::string kHead = "uops 1\n%0 = BUFFER f32[4] slot=0\n%1 = CONST i32 0\n";
 

@@ -2,19 +2,12 @@
 #include <gtest/gtest.h>
 
 #include "core/text.h"
+#include "tests/support/programs.h"
 
-namespace uf {
+namespace uf::testing {
 namespace {
 
-std::string error_of(const std::string& text) {
-  try {
-    Program p = parse_program(text, "v.uop");
-    verify(p);
-  } catch (const UserError& e) {
-    return located("v.uop", e);
-  }
-  return "";
-}
+std::string error_of(const std::string& text) { return parse_and_verify_error(text, "v.uop"); }
 
 const char* const kCanonical =
     "uops 2\n"
@@ -120,4 +113,4 @@ TEST(Vector, DisjointConstantRangesNeedNoOrder) {
 }
 
 }  // namespace
-}  // namespace uf
+}  // namespace uf::testing

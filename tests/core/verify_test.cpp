@@ -2,19 +2,12 @@
 #include <gtest/gtest.h>
 
 #include "core/text.h"
+#include "tests/support/programs.h"
 
 namespace uf::testing {
 namespace {
 
-std::string error_of(const std::string& text) {
-  try {
-    Program p = parse_program(text, "t.uop");
-    verify(p);
-  } catch (const UserError& e) {
-    return located("t.uop", e);
-  }
-  return "";
-}
+std::string error_of(const std::string& text) { return parse_and_verify_error(text, "t.uop"); }
 
 const char* kHeader =
     "uops 1\n"

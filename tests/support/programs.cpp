@@ -1,5 +1,7 @@
 #include "tests/support/programs.h"
 
+#include "core/text.h"
+
 namespace uf::testing {
 
 Program Builder::finish(const std::vector<const UOp*>& effects) {
@@ -38,6 +40,16 @@ AluProgram alu_program(const std::vector<const AluCase*>& cases, bool loaded) {
   }
   r.program = b.finish(stores);
   return r;
+}
+
+std::string parse_and_verify_error(const std::string& text, const std::string& file) {
+  try {
+    const Program p = parse_program(text, file);
+    verify(p);
+  } catch (const UserError& e) {
+    return located(file, e);
+  }
+  return "";
 }
 
 }  // namespace uf::testing

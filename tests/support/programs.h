@@ -3,6 +3,7 @@
 #pragma once
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "core/program.h"
@@ -40,5 +41,9 @@ struct AluProgram {
 AluProgram alu_program(const std::vector<const AluCase*>& cases, bool loaded);
 // The program of one case: out[0] = OP(operands).
 inline AluProgram one_op_program(const AluCase& c, bool loaded) { return alu_program({&c}, loaded); }
+
+// Parses and verifies `text` as the file `file`; the `FILE:LINE: message` of the first error, or "" when
+// the program is well formed.
+std::string parse_and_verify_error(const std::string& text, const std::string& file);
 
 }  // namespace uf::testing
