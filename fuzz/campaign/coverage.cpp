@@ -57,27 +57,24 @@ void Coverage::merge(const Coverage& o) {
   programs += o.programs;
 }
 
-Coverage::Count Coverage::op_dtype_count() const {
-  Count c{0, 0};
+namespace {
+
+// The (op, dtype) pairs `counted` can hold under the rule `is_pair`, and how many of them were reached.
+Coverage::Count count_pairs(const std::array<uint64_t, kNumOps * kNumDTypes>& counted, bool (*is_pair)(Op, DType)) {
+  Coverage::Count c{0, 0};
   for (int o = 0; o < kNumOps; ++o)
     for (DType d : kValueDTypes)
-      if (scalar_pair(static_cast<Op>(o), d)) {
+      if (is_pair(static_cast<Op>(o), d)) {
         ++c.total;
-        c.covered += op_dtype[at(static_cast<Op>(o), d)] > 0;
+        c.covered += counted[at(static_cast<Op>(o), d)] > 0;
       }
   return c;
 }
 
-Coverage::Count Coverage::op_dtype_vector_count() const {
-  Count c{0, 0};
-  for (int o = 0; o < kNumOps; ++o)
-    for (DType d : kValueDTypes)
-      if (vector_pair(static_cast<Op>(o), d)) {
-        ++c.total;
-        c.covered += op_dtype_vector[at(static_cast<Op>(o), d)] > 0;
-      }
-  return c;
-}
+}  // namespace
+
+Coverage::Count Coverage::op_dtype_count() const { return count_pairs(op_dtype, scalar_pair); }
+Coverage::Count Coverage::op_dtype_vector_count() const { return count_pairs(op_dtype_vector, vector_pair); }
 
 Coverage::Count Coverage::cast_count() const {
   Count c{0, 0};
