@@ -43,6 +43,19 @@ const char* const kPrelude = R"PRELUDE(/* uopfuzz prelude: exact exec_alu helper
 #define UF_OUTLINE static __attribute__((noinline))
 #endif
 
+/* Every rounding of a binary64 (or integer) value to f32 goes through uf_f32. gcc folds the vector form
+   of (double)(float)x back to x (gcc 12.2 at -O2 and up: once the SLP vectorizer has grouped such
+   conversions, FRE simplifies the pair; corpus/mismatch-cast-f32-f64-gcc-slp-fold.uop). The empty asm
+   makes the rounded value opaque to that fold; it also keeps such statements out of SLP groups. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__SSE2_MATH__)
+#define UF_OPAQUE_F32(v) __asm__("" : "+x"(v))
+#elif defined(__GNUC__) && !defined(__clang__)
+#define UF_OPAQUE_F32(v) __asm__("" : "+g"(v))
+#else
+#define UF_OPAQUE_F32(v) ((void)0)
+#endif
+static inline float uf_f32(double x) { float r = (float)x; UF_OPAQUE_F32(r); return r; }
+
 /* f16: halves are carried as float values and stored as their binary16 bits. */
 UF_OUTLINE float uf_h2f(uint16_t h) {
   uint32_t s = (uint32_t)(h & 0x8000u) << 16, a = h & 0x7fffu, b;

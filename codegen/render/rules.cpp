@@ -51,16 +51,16 @@ const OpRule kRules[] = {
     {Op::CDIV, {nullptr, "uf_cdiv_$t($0,$1)", nullptr, nullptr, nullptr}, "($0/$1)"},
     {Op::CMOD, {nullptr, "uf_cmod_$t($0,$1)", nullptr, nullptr, nullptr}, "($0%$1)"},
     {Op::POW, {nullptr, "uf_pow_$t($0,$1)", "uf_round_$t(uf_pow((double)$0,(double)$1))",
-               "((float)uf_pow((double)$0,(double)$1))", "uf_pow($0,$1)"}, nullptr},
+               "uf_f32(uf_pow((double)$0,(double)$1))", "uf_pow($0,$1)"}, nullptr},
     {Op::RECIP, {nullptr, nullptr, "uf_round_$t(1.0/(double)$0)", "(1.0f/$0)", "(1.0/$0)"}, nullptr},
     {Op::SQRT, {nullptr, nullptr, "uf_round_$t(sqrt((double)$0))", "sqrtf($0)", "sqrt($0)"}, nullptr},
-    {Op::EXP2, {nullptr, nullptr, "uf_round_$t(uf_exp2((double)$0))", "((float)uf_exp2((double)$0))", "uf_exp2($0)"}, nullptr},
-    {Op::LOG2, {nullptr, nullptr, "uf_round_$t(uf_log2((double)$0))", "((float)uf_log2((double)$0))", "uf_log2($0)"}, nullptr},
-    {Op::SIN, {nullptr, nullptr, "uf_round_$t(uf_sin((double)$0))", "((float)uf_sin((double)$0))", "uf_sin($0)"}, nullptr},
+    {Op::EXP2, {nullptr, nullptr, "uf_round_$t(uf_exp2((double)$0))", "uf_f32(uf_exp2((double)$0))", "uf_exp2($0)"}, nullptr},
+    {Op::LOG2, {nullptr, nullptr, "uf_round_$t(uf_log2((double)$0))", "uf_f32(uf_log2((double)$0))", "uf_log2($0)"}, nullptr},
+    {Op::SIN, {nullptr, nullptr, "uf_round_$t(uf_sin((double)$0))", "uf_f32(uf_sin((double)$0))", "uf_sin($0)"}, nullptr},
     {Op::TRUNC, {nullptr, nullptr, "uf_trunc_f($0)", "uf_trunc_f($0)", "uf_trunc_d($0)"}, nullptr},
     {Op::WHERE, ALL5("($0?$1:$2)"), nullptr},
     {Op::MULACC, {nullptr, "uf_mulacc_$t($0,$1,$2)", "uf_round_$t((double)$0*(double)$1+(double)$2)",
-                  "((float)((double)$0*(double)$1+(double)$2))", "(($0*$1)+$2)"}, nullptr},
+                  "uf_f32((double)$0*(double)$1+(double)$2)", "(($0*$1)+$2)"}, nullptr},
 };
 #undef ALL5
 
@@ -117,8 +117,8 @@ std::string cast_expr(DType from, DType to, const std::string& a) {
   // to float: ints round to binary64 first, then to the dtype (two roundings, like the reference)
   if (to == DType::F64) return "((double)" + a + ")";
   if (carried_as_float(to)) return "uf_round_" + std::string(name(to)) + "((double)" + a + ")";
-  if (from == DType::F64) return "((float)" + a + ")";
-  return "((float)(double)" + a + ")";
+  if (from == DType::F64) return "uf_f32(" + a + ")";
+  return "uf_f32((double)" + a + ")";
 }
 
 }  // namespace

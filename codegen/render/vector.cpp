@@ -14,8 +14,9 @@
 //  - CMPLT CMPNE CMPEQ on ints (signed ones through a same-size signed reinterpretation), bools, f32, f64:
 //    a C vector comparison gives -1/0 per lane; negated and converted it is a 0/1 bool lane;
 //  - CAST int/bool -> int by __builtin_convertvector from the (signed when signed) source lanes to the
-//    unsigned target lanes: C's conversion to unsigned is the value mod 2^W, exactly; f32 <-> f64 by
-//    __builtin_convertvector (one rounding, or exact), exactly as the scalar casts;
+//    unsigned target lanes: C's conversion to unsigned is the value mod 2^W, exactly; f32 -> f64 by
+//    __builtin_convertvector (exact); f64 -> f32 goes lane by lane through uf_f32 (gcc folds a vector
+//    f64 -> f32 -> f64 pair to nothing; see the prelude);
 //  - BITCAST between ints, f32 and f64 of one size: the same bits reinterpreted (a NaN source is UNDEFINED);
 //  - GEP is a lane subscript, STACK and CONST a compound literal, LOAD/STORE a memcpy (render.cpp).
 // Everything else (divisions, shifts, MAX, POW, the float library ops, TRUNC, WHERE, RECIP, every narrow
@@ -96,7 +97,7 @@ std::string native(const UOp* u, std::span<const std::string> o) {
     case Op::CAST: {
       const DType to = u->dtype;
       if (integral && is_int(to)) return "__builtin_convertvector(" + signed_view(d, n, o[0]) + ", " + c_vector_type(to, n) + ")";
-      if (wide_float && (to == DType::F32 || to == DType::F64))
+      if (wide_float && (to == DType::F64 || d == DType::F32) && (to == DType::F32 || to == DType::F64))
         return "__builtin_convertvector(" + o[0] + ", " + c_vector_type(to, n) + ")";
       return "";
     }
