@@ -1,9 +1,10 @@
 // The generator's main loop: buffers, steps, outputs, dead code, SINK; and the public entry points.
-#include "core/uop.h"
 #include "fuzz/gen/generator.h"
 
 #include <algorithm>
 
+#include "core/probe.h"
+#include "core/uop.h"
 #include "fuzz/gen/generator_impl.h"
 
 namespace uf {
@@ -188,7 +189,9 @@ int64_t Gen::log_uniform(int64_t lo, int64_t hi) {
 
 Program Gen::run() {
   make_buffers();
-  const int64_t steps = log_uniform(std::max(1, pol.min_steps), std::max(pol.min_steps, pol.max_steps));
+  const bool observed = rng.chance(pol.p_observe_intermediates);
+  int64_t steps = log_uniform(std::max(1, pol.min_steps), std::max(pol.min_steps, pol.max_steps));
+  if (observed) steps = std::max<int64_t>(1, steps * std::clamp(pol.observed_steps_percent, 0, 100) / 100);
   for (int64_t i = 0; i < steps && static_cast<int64_t>(g.size()) < pol.max_nodes; ++i) {
     switch (static_cast<Step>(rng.weighted(pol.step_weight))) {
       case Step::Chain: chain_step(); break;
@@ -209,6 +212,10 @@ Program Gen::run() {
   prog.collect_buffers();
   prog.set_meta("seed", std::to_string(seed));
   prog.set_meta("generator", std::to_string(kGeneratorVersion));
+  if (observed) {
+    prog = instrument(prog).program;
+    prog.set_meta("observed", "intermediates");
+  }
   return std::move(prog);
 }
 

@@ -86,7 +86,7 @@ constexpr std::array<double, kNumDTypes> default_dtype_weights() {
 
 struct GenPolicy {
   // ---- size
-  int min_steps = 6, max_steps = 120;  // steps per program, drawn log-uniformly in [min, max]
+  int min_steps = 6, max_steps = 48;  // steps per program, drawn log-uniformly in [min, max]
   int max_nodes = 4000;                // no new step once the graph has this many nodes
   int min_inputs = 1, max_inputs = 4;  // BUFFERs the program reads
   int min_outputs = 1, max_outputs = 3;  // BUFFERs the program writes
@@ -110,11 +110,11 @@ struct GenPolicy {
                                                       {Step::ReadModifyWrite, 0.5},
                                                       {Step::Scatter, 0.3},
                                                       {Step::StoreReload, 0.4},
-                                                      {Step::Vector, 2.2}});
+                                                      {Step::Vector, 1.0}});
   int min_chain_len = 8, max_chain_len = 80;  // a Chain step: ops each on the previous result
 
   // ---- vectors (a Vector step: one lane-wise op on DTYPExN operands, lanes taken out by GEP or stored)
-  // With the step weight above and the swarm's thinning, about two programs in three have a vector op.
+  // With the step weight above and the swarm's thinning, about two programs in five have a vector op.
   int max_lanes = 8;               // lanes drawn in 2..max_lanes (mostly 2, 4, 8)
   double p_vector_load = 0.35;     // an operand of a total op is a vector LOAD (else a STACK of scalars)
   double p_vector_reuse = 0.25;    // ... or an earlier vector of its type
@@ -165,7 +165,7 @@ struct GenPolicy {
   double p_unguarded = 0.0;   // skip a needed guard: the program may be UNDEFINED (wasted, so 0)
   double p_identity_cast = 0.5;  // keep a drawn CAST/BITCAST to the operand's own dtype (else redraw)
   double p_pow_operand_exponent = 0.25;  // a float POW's exponent is any operand (else a small constant)
-  double p_narrow_cast_edge = 0.3;  // a CAST to f16, bf16 or an fp8 converts an edge value of its source
+  double p_narrow_cast_edge = 0.6;  // a CAST to f16, bf16 or an fp8 converts an edge value of its source
   double p_swap_operands = 0.5;  // a guard's two comparisons in the other order
 
   // ---- memory patterns and ordering shapes
@@ -189,6 +189,12 @@ struct GenPolicy {
   int max_dead_nodes = 6;
   double p_dead_store = 0.4;         // one of them a STORE
   double p_untouched_buffer = 0.05;  // a BUFFER nothing reads or writes (still a parameter)
+  // Also store every intermediate value (core/probe.h), so a wrong value a later op hides still shows.
+  // Not always: the extra stores change what the optimizer does, and compiler bugs need plain kernels.
+  // An observed kernel gets observed_steps_percent of the steps: its stores about double its nodes and
+  // keep every value live, which makes it several times dearer to compile.
+  double p_observe_intermediates = 0.15;
+  int observed_steps_percent = 50;
 
   // ---- swarm: what each program keeps
   double p_swarm = 0.9;        // restrict this program at all

@@ -82,7 +82,11 @@ Scalar Gen::rounding_edge(DType from, DType to) {
   const uint64_t bits = float_storage_bits(to, low);
   const double high = float_from_storage_bits(to, bits + 1);  // its neighbour above (magnitudes grow with bits)
   double x = (low + high) / 2;                                // exact: both have few significant bits
-  const int64_t nudge = rng.range(-1, 1);
+  // The tie itself (ties-to-even), or one step off it towards the odd neighbour: a binary32 intermediate
+  // rounds that back onto the tie and then to the even one, while one rounding goes to the odd one. A
+  // step towards the even neighbour would round the same either way, so it is not drawn.
+  const int64_t towards_odd = (bits & 1) ? -1 : 1;
+  const int64_t nudge = rng.chance(0.5) ? 0 : towards_odd;
   if (is_int(from)) x = std::nearbyint(x) + static_cast<double>(nudge);
   else if (from == DType::F64 && nudge != 0) x = std::nextafter(x, nudge * INFINITY);
   else if (from == DType::F32 && nudge != 0) x = std::nextafter(static_cast<float>(x), static_cast<float>(nudge * INFINITY));

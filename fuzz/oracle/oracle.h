@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "codegen/compiled_path.h"
+#include "core/probe.h"
 #include "interp/interp.h"
 
 namespace uf {
@@ -38,13 +39,6 @@ struct Observation {
 
 // Compares one compiled outcome with the reference result (which must be defined).
 Observation compare(const Program& p, const RefResult& ref, const KernelOutcome& out);
-
-// The probe program: `p` plus one STORE per live value into probe BUFFERs placed after p's slots.
-struct Probe {
-  Program program;
-  std::vector<std::pair<const UOp*, std::pair<int64_t, int64_t>>> where;  // node of p -> (slot, index)
-};
-Probe instrument(const Program& p);
 
 // Where a mismatch starts: the first node in linear order whose value differs (found with one extra
 // compiled run of the probe program), and the signature it gives. `node` is null, and the signature

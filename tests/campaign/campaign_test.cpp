@@ -123,16 +123,20 @@ void Campaign::expect_found_reduced_and_replayed(const FamilyBug& bug) const {
   EXPECT_TRUE(family_saved) << "no saved bucket names " << bug.family << ":\n" << s.dump(2);
 }
 
-// Seed 2, 8 programs: a bf16 value beyond fp8e5m2's range is cast to it (57344.0; the plug-in gives
-// inf). One bucket, reduced and replayed in about 10 s.
+// Seed 4, 8 programs: an i32 beyond fp8e4m3fnuz's range is cast to it (the plug-in gives NaN where the
+// reference saturates to 240). One bucket, reduced and replayed in seconds.
 TEST_F(Campaign, Fp8WithoutSaturationIsFoundReducedAndReplayed) {
-  expect_found_reduced_and_replayed({"fp8_no_saturation.sh", "fp8", 2, 8});
+  expect_found_reduced_and_replayed({"fp8_no_saturation.sh", "fp8", 4, 8});
 }
 
-// bf16 rounded once instead of twice differs only on the double-rounding band (a binary64 within 2^-29
-// relative of a bf16 tie reaching CAST f64>bf16). The generator has such constants, but in 9,600
-// generated programs none reached a CAST to bf16, so no campaign of test size finds it: the band is
-// checked with a hand-written program instead, which `reduce` must bring to at most 12 nodes.
+// Seed 6, 120 programs: a binary64 constant one step off a bf16 tie, cast to bf16, in a kernel whose
+// intermediates are observed (policy p_observe_intermediates): rounding once gives the odd neighbour.
+TEST_F(Campaign, Bf16SingleRoundingIsFoundReducedAndReplayed) {
+  expect_found_reduced_and_replayed({"bf16_single_rounding.sh", "bf16", 6, 120});
+}
+
+// The double-rounding band itself, on a hand-written program: the plug-in is caught there and `reduce`
+// brings the program to at most 12 nodes.
 TEST_F(Campaign, Bf16SingleRoundingIsCaughtOnTheDoubleRoundingBandAndReduced) {
   const std::string plugin = " --renderer-cmd " + source_path("tests/campaign/plugins/bf16_single_rounding.sh");
   const std::string band = source_path("tests/campaign/plugins/bf16_double_rounding_band.uop");
