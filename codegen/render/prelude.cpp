@@ -217,6 +217,13 @@ UF_BITS_F(f32, float, uint32_t) UF_BITS_F(f64, double, uint64_t)
 static inline uint16_t uf_bits_f16(float a) { return uf_f2h(a); }
 static inline float uf_frombits_f16(uint16_t u) { return uf_h2f(u); }
 
+/* Integer POW: square-and-multiply mod 2^64 (b < 0 is UNDEFINED). Out of line: inlined, its loop is
+   unrolled and peeled at every call site, which made POW the dearest op to compile. */
+UF_OUTLINE uint64_t uf_pow_mod64(uint64_t x, uint64_t e) {
+  uint64_t r = 1;
+  for (; e; e >>= 1, x *= x) if (e & 1) r *= x;
+  return r;
+}
 /* Integers of width W: the value mod 2^W, computed on uint64_t and converted back exactly. */
 #define UF_INT(t, T, U, W, MAXV) \
   static inline T uf_wrap_##t(uint64_t x) { \
@@ -229,11 +236,7 @@ static inline float uf_frombits_f16(uint16_t u) { return uf_h2f(u); }
   static inline T uf_neg_##t(T a) { return uf_wrap_##t(0 - (uint64_t)a); } \
   static inline T uf_mulacc_##t(T a, T b, T c) { return uf_wrap_##t((uint64_t)a * (uint64_t)b + (uint64_t)c); } \
   static inline T uf_max_##t(T a, T b) { return b > a ? b : a; } \
-  static inline T uf_pow_##t(T a, T b) { /* square-and-multiply mod 2^64: b < 0 is UNDEFINED */ \
-    uint64_t r = 1, x = (uint64_t)a, e = (uint64_t)b; \
-    for (; e; e >>= 1, x *= x) if (e & 1) r *= x; \
-    return uf_wrap_##t(r); \
-  } \
+  static inline T uf_pow_##t(T a, T b) { return uf_wrap_##t(uf_pow_mod64((uint64_t)a, (uint64_t)b)); } \
   static inline U uf_bits_##t(T a) { return (U)a; } \
   static inline T uf_frombits_##t(U u) { return uf_wrap_##t(u); }
 

@@ -86,7 +86,7 @@ constexpr std::array<double, kNumDTypes> default_dtype_weights() {
 
 struct GenPolicy {
   // ---- size
-  int min_steps = 6, max_steps = 48;  // steps per program, drawn log-uniformly in [min, max]
+  int min_steps = 6, max_steps = 40;  // steps per program, drawn log-uniformly in [min, max]
   int max_nodes = 4000;                // no new step once the graph has this many nodes
   int min_inputs = 1, max_inputs = 4;  // BUFFERs the program reads
   int min_outputs = 1, max_outputs = 3;  // BUFFERs the program writes
@@ -110,7 +110,7 @@ struct GenPolicy {
                                                       {Step::ReadModifyWrite, 0.5},
                                                       {Step::Scatter, 0.3},
                                                       {Step::StoreReload, 0.4},
-                                                      {Step::Vector, 1.0}});
+                                                      {Step::Vector, 0.8}});
   int min_chain_len = 8, max_chain_len = 80;  // a Chain step: ops each on the previous result
 
   // ---- vectors (a Vector step: one lane-wise op on DTYPExN operands, lanes taken out by GEP or stored)
@@ -193,7 +193,7 @@ struct GenPolicy {
   // Not always: the extra stores change what the optimizer does, and compiler bugs need plain kernels.
   // An observed kernel gets observed_steps_percent of the steps: its stores about double its nodes and
   // keep every value live, which makes it several times dearer to compile.
-  double p_observe_intermediates = 0.15;
+  double p_observe_intermediates = 0.1;
   int observed_steps_percent = 50;
 
   // ---- swarm: what each program keeps

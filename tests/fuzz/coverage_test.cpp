@@ -49,7 +49,7 @@ TEST(Coverage, TablesTotals) {
 
 TEST(Coverage, GeneratorCoversEveryPair) {
   Coverage c;
-  for (uint64_t s = 0; s < 3000; ++s) c.add(generate(s));
+  for (uint64_t s = 0; s < 6000; ++s) c.add(generate(s));
   std::printf("%s\n", c.summary().c_str());
   const auto missing = c.missing();
   EXPECT_TRUE(missing.empty()) << c.summary() << "\nmissing:" << bulleted(missing);
