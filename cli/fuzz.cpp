@@ -115,6 +115,8 @@ std::vector<Command> fuzz_commands(CLI::App& app) {
   fz->add_option("--time", c.time_s, "stop after this many seconds (default 60 when --count is not given)");
   fz->add_option("--count", c.count, "stop after this many programs");
   fz->add_option("--jobs,-j", c.jobs, "worker processes (default 1)")->check(CLI::Range(1, 256));
+  fz->add_option("--inputs", c.inputs, "data sets each compiled kernel runs on (default " + std::to_string(kDefaultInputs) + ")")
+      ->check(CLI::Range(1, kMaxInputs));
   fz->add_option("--corpus", c.corpus_dir, "where reproducers are saved (default corpus)");
   fz->add_option("--json", c.json_path, "write the summary here as JSON");
   fz->add_option("--reduce-time", c.reduce_time_s, "seconds to spend minimising one failure (default 120)");

@@ -1,6 +1,7 @@
 // run_compiled: rendering, batched compiling with bisection on failure, sandboxed runs.
 #include "codegen/compiled_path.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "codegen/runtime/native.h"
@@ -26,7 +27,7 @@ struct Group {
 
 class BatchCompiler {
  public:
-  BatchCompiler(const CompiledPathConfig& cfg, std::vector<KernelOutcome>& out) : cfg_(cfg), out_(out) {
+  BatchCompiler(const CompiledPathConfig& cfg, std::vector<std::vector<KernelOutcome>>& out) : cfg_(cfg), out_(out) {
     opt_.cc = cfg.cc;
     opt_.cflags = cfg.cflags;
     opt_.timeout_s = cfg.compile_timeout_s;
@@ -53,8 +54,10 @@ class BatchCompiler {
   }
 
   void fail(const Unit* u, const std::string& message) {
-    out_[u->index].status = KernelStatus::compile_error;
-    out_[u->index].message = message;
+    for (KernelOutcome& o : out_[u->index]) {  // every data set of the kernel
+      o.status = KernelStatus::compile_error;
+      o.message = message;
+    }
   }
 
   void compile(const std::vector<const Unit*>& units) {
@@ -79,7 +82,7 @@ class BatchCompiler {
   }
 
   const CompiledPathConfig& cfg_;
-  std::vector<KernelOutcome>& out_;
+  std::vector<std::vector<KernelOutcome>>& out_;
   CompileOptions opt_;
   std::vector<Group> groups_;
   bool checked_setup_ = false;
@@ -121,24 +124,29 @@ std::optional<std::string> render_unit(const Program& p, const std::string& name
   return std::move(r.source);
 }
 
-// Runs one compiled group's kernels in the sandbox, each on its program's buffers (moved out of
-// `buffers`), and records their outcomes.
-void run_group(const Group& g, const std::vector<const Program*>& batch, std::vector<std::vector<NativeBuffer>>& buffers,
-               const CompiledPathConfig& cfg, std::vector<KernelOutcome>& out) {
+// Runs one compiled group's kernels in the sandbox, each once per data set of its program (buffers moved
+// out of `buffers`), and records their outcomes.
+void run_group(const Group& g, const std::vector<std::vector<const Program*>>& runs,
+               std::vector<std::vector<std::vector<NativeBuffer>>>& buffers, const CompiledPathConfig& cfg,
+               std::vector<std::vector<KernelOutcome>>& out) {
   std::vector<KernelCall> calls;
-  for (const Unit* u : g.units) {
-    const std::string bad = check_buffers(*batch[u->index], buffers[u->index]);
-    UOPFUZZ_CHECK(bad.empty());
-    calls.push_back({u->name, std::move(buffers[u->index])});
-  }
+  std::vector<std::pair<size_t, size_t>> owner;  // calls[c] runs data set owner[c].second of program owner[c].first
+  for (const Unit* u : g.units)
+    for (size_t k = 0; k < runs[u->index].size(); ++k) {
+      const std::string bad = check_buffers(*runs[u->index][k], buffers[u->index][k]);
+      UOPFUZZ_CHECK(bad.empty());
+      calls.push_back({u->name, std::move(buffers[u->index][k])});
+      owner.emplace_back(u->index, k);
+    }
   const std::vector<RunResult> results = run_sandboxed(g.so_path, calls, cfg.timeout_s);
-  for (size_t k = 0; k < g.units.size(); ++k) {
-    KernelOutcome& o = out[g.units[k]->index];
-    const RunResult& r = results[k];
+  for (size_t c = 0; c < calls.size(); ++c) {
+    const auto [i, k] = owner[c];
+    KernelOutcome& o = out[i][k];
+    const RunResult& r = results[c];
     switch (r.status) {
       case RunStatus::ok: {
-        const Program& p = *batch[g.units[k]->index];
-        for (size_t b = 0; b < p.buffers.size(); ++b) o.buffers[p.buffers[b]->slot] = from_native(calls[k].buffers[b]);
+        const Program& p = *runs[i][k];
+        for (size_t b = 0; b < p.buffers.size(); ++b) o.buffers[p.buffers[b]->slot] = from_native(calls[c].buffers[b]);
         break;
       }
       case RunStatus::crash: o.status = KernelStatus::crash; break;
@@ -173,23 +181,42 @@ std::string render_source(const Program& p, const std::string& fn_name, const Co
   return r.source;
 }
 
-std::vector<KernelOutcome> run_compiled(const std::vector<const Program*>& batch, const CompiledPathConfig& cfg) {
-  const size_t n = batch.size();
-  std::vector<KernelOutcome> out(n);
-  std::vector<std::vector<NativeBuffer>> buffers(n);
+std::vector<std::vector<KernelOutcome>> run_compiled_on_each(const std::vector<std::vector<const Program*>>& runs,
+                                                             const CompiledPathConfig& cfg) {
+  const size_t n = runs.size();
+  std::vector<std::vector<KernelOutcome>> out(n);
+  std::vector<std::vector<std::vector<NativeBuffer>>> buffers(n);
   std::vector<Unit> units;
   units.reserve(n);
   for (size_t i = 0; i < n; ++i) {
-    buffers[i] = program_buffers(*batch[i]);  // throws on a malformed data line: a setup error
+    UOPFUZZ_CHECK(!runs[i].empty());
+    const Program& first = *runs[i][0];
+    out[i].resize(runs[i].size());
+    for (const Program* p : runs[i]) {
+      UOPFUZZ_CHECK(p->sink == first.sink && p->buffers == first.buffers);  // one kernel fits them all
+      buffers[i].push_back(program_buffers(*p));  // throws on a malformed data line: a setup error
+    }
     Unit u{i, "kernel" + std::to_string(i), ""};
-    if (std::optional<std::string> source = render_unit(*batch[i], u.name, cfg, out[i])) {
+    if (std::optional<std::string> source = render_unit(first, u.name, cfg, out[i][0])) {
       u.source = std::move(*source);
       units.push_back(std::move(u));
+    } else {
+      std::fill(out[i].begin() + 1, out[i].end(), out[i][0]);  // the render error is every data set's
     }
   }
   std::vector<const Unit*> todo;
   for (const Unit& u : units) todo.push_back(&u);
-  for (const Group& g : BatchCompiler(cfg, out).run(todo)) run_group(g, batch, buffers, cfg, out);
+  for (const Group& g : BatchCompiler(cfg, out).run(todo)) run_group(g, runs, buffers, cfg, out);
+  return out;
+}
+
+std::vector<KernelOutcome> run_compiled(const std::vector<const Program*>& batch, const CompiledPathConfig& cfg) {
+  std::vector<std::vector<const Program*>> runs;
+  runs.reserve(batch.size());
+  for (const Program* p : batch) runs.push_back({p});
+  std::vector<KernelOutcome> out;
+  out.reserve(batch.size());
+  for (std::vector<KernelOutcome>& o : run_compiled_on_each(runs, cfg)) out.push_back(std::move(o[0]));
   return out;
 }
 

@@ -1,6 +1,6 @@
 // The compiled path as the fuzzer sees it: render, compile (one cached compiler call per batch), run
-// each program on its own data in the sandbox. Both renderers (the built-in exact one and a
-// `--renderer-cmd` plug-in) go through the same entry point.
+// each program on its own data (or on several data sets) in the sandbox. Both renderers (the built-in
+// exact one and a `--renderer-cmd` plug-in) go through the same entry point.
 //
 //   uf::CompiledPathConfig cfg;                 // gcc, exact default flags, built-in renderer
 //   auto out = uf::run_compiled({&p1, &p2}, cfg);
@@ -50,6 +50,12 @@ struct KernelOutcome {
 
 std::vector<KernelOutcome> run_compiled(const std::vector<const Program*>& batch, const CompiledPathConfig& cfg);
 KernelOutcome run_compiled(const Program& p, const CompiledPathConfig& cfg);
+// One kernel on several data sets: runs[i] lists one program (one graph, SINK and BUFFERs) with
+// different data lines. Each kernel is rendered and compiled once, from runs[i][0], and called once
+// per data set, all in the batch's one sandbox child (compiling costs far more than a run).
+// out[i][k] is the outcome of runs[i][k]; a render or compile error is every data set's.
+std::vector<std::vector<KernelOutcome>> run_compiled_on_each(const std::vector<std::vector<const Program*>>& runs,
+                                                             const CompiledPathConfig& cfg);
 
 // "ok", "crash", "timeout", "compile-error", "render-error".
 std::string status_name(KernelStatus s);

@@ -90,9 +90,10 @@ std::string progress_line(const CampaignSummary& s, double t) {
   const CheckCounts& c = s.counts;
   const auto cov = s.coverage.op_dtype_count();
   std::snprintf(buf, sizeof buf,
-                "uopfuzz: %6.1fs  %lld programs (%.1f/s)  valid %lld  undefined %.1f%%  failures %lld  buckets %zu  saved %zu  "
-                "coverage %zu/%zu op×dtype",
-                t, static_cast<long long>(c.programs), t > 0 ? c.programs / t : 0.0, static_cast<long long>(c.valid),
+                "uopfuzz: %6.1fs  %lld programs (%.1f/s)  runs %lld (%.1f/s)  valid %lld  undefined %.1f%%  failures %lld  "
+                "buckets %zu  saved %zu  coverage %zu/%zu op×dtype",
+                t, static_cast<long long>(c.programs), t > 0 ? c.programs / t : 0.0, static_cast<long long>(c.runs),
+                t > 0 ? c.runs / t : 0.0, static_cast<long long>(c.valid),
                 c.programs ? 100.0 * c.undefined / c.programs : 0.0,
                 static_cast<long long>(c.mismatching + c.crashes + c.compile_errors + c.render_errors + c.timeouts),
                 s.buckets.size(), s.saved.size(), cov.covered, cov.total);
@@ -232,6 +233,10 @@ nlohmann::json CampaignSummary::to_json() const {
   j["signatures"] = buckets;
   j["seconds"] = rounded(seconds, 2);
   j["programs_per_second"] = rounded(seconds > 0 ? counts.programs / seconds : 0.0, 1);
+  j["inputs"] = inputs;
+  j["runs"] = counts.runs;
+  j["runs_per_second"] = rounded(seconds > 0 ? counts.runs / seconds : 0.0, 1);
+  j["undefined_inputs"] = counts.undefined_inputs;
   j["saved"] = saved;
   j["batches"] = counts.batches;
   j["compiler_calls"] = compiler_calls;
@@ -250,6 +255,8 @@ std::string CampaignSummary::to_text() const {
   std::ostringstream o;
   o << "uopfuzz: " << counts.programs << " programs in " << fixed(seconds, 1) << " s (" << fixed(seconds > 0 ? counts.programs / seconds : 0, 1) << "/s), "
     << counts.valid << " compared, " << counts.undefined << " undefined\n"
+    << "uopfuzz: runs: " << counts.runs << " kernel executions compared (" << fixed(seconds > 0 ? counts.runs / seconds : 0, 1)
+    << "/s) on up to " << inputs << " data sets a program; " << counts.undefined_inputs << " extra data sets UNDEFINED, skipped\n"
     << "uopfuzz: failures: " << counts.mismatching << " mismatch, " << counts.crashes << " crash, " << counts.timeouts << " timeout, "
     << counts.compile_errors << " compile-error, " << counts.render_errors << " render-error; " << buckets.size() << " buckets, "
     << saved.size() << " new reproducers\n"
@@ -267,6 +274,7 @@ std::string CampaignSummary::to_text() const {
 
 CampaignSummary run_campaign(const CampaignOptions& o) {
   if (o.jobs < 1) throw UserError("--jobs must be at least 1");
+  if (o.inputs < 1 || o.inputs > kMaxInputs) throw UserError("--inputs must be 1 to " + std::to_string(kMaxInputs));
   if (o.time_s <= 0 && o.count <= 0) throw UserError("give --time or --count");
   Corpus writable(o.corpus_dir);  // fail early, in the parent, when the corpus cannot be written
   const Stopwatch clock;
@@ -283,6 +291,7 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
     s.compile_seconds += w.compiler.seconds;
   }
   s.jobs = o.jobs;
+  s.inputs = o.inputs;
   s.seconds = clock.seconds();
   s.interrupted = g_interrupted != 0;
   return s;

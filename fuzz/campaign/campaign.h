@@ -21,11 +21,17 @@
 
 namespace uf {
 
+inline constexpr int kDefaultInputs = 16, kMaxInputs = 1024;
+
 struct CampaignOptions {
   uint64_t seed = 1;
   double time_s = 0;        // 0: no time limit
   int64_t count = 0;        // 0: no count limit (one of the two must be set)
   int jobs = 1;
+  // Data sets each compiled kernel runs on: its program's own and inputs-1 fresh ones (gen's input_data).
+  // Compiling costs ~100 times a run, so more runs per program come nearly free; the default is the
+  // largest K measured to keep programs/s within 10 % of K = 1 (bench/RESULTS.md).
+  int inputs = kDefaultInputs;
   std::string corpus_dir = "corpus";
   std::string json_path;    // summary file; empty: none
   CompiledPathConfig cfg;
@@ -49,6 +55,7 @@ struct CampaignSummary {
   int64_t compiler_calls = 0;  // every compiler process the workers ran: batches, bisections, reductions
   double compile_seconds = 0;  // wall time inside those calls, summed over workers
   int jobs = 1;
+  int inputs = 1;              // --inputs
   std::set<std::string> buckets;
   std::vector<std::string> saved;
   std::vector<std::string> errors;  // worker failures (corpus unwritable, ...)

@@ -29,6 +29,8 @@ void CheckCounts::count(const Finding& f) {
   ++programs;
   if (!f.defined()) { ++undefined; return; }
   ++valid;
+  runs += f.runs;
+  undefined_inputs += f.undefined_inputs;
   switch (f.observation.verdict) {
     case Verdict::ok: break;
     case Verdict::mismatch: ++mismatching; break;
@@ -44,6 +46,8 @@ CheckCounts& CheckCounts::operator+=(const CheckCounts& o) {
   mismatching += o.mismatching; crashes += o.crashes; compile_errors += o.compile_errors;
   render_errors += o.render_errors; timeouts += o.timeouts;
   batches += o.batches;
+  runs += o.runs;
+  undefined_inputs += o.undefined_inputs;
   return *this;
 }
 

@@ -21,12 +21,14 @@ struct CheckCounts {
   int64_t programs = 0, valid = 0, undefined = 0;
   int64_t mismatching = 0, crashes = 0, compile_errors = 0, render_errors = 0, timeouts = 0;  // programs
   int64_t batches = 0;
+  int64_t runs = 0;              // kernel executions compared: data sets over all programs (--inputs)
+  int64_t undefined_inputs = 0;  // extra data sets skipped because the reference is UNDEFINED on them
 
   void count(const Finding& f);  // one program more
   CheckCounts& operator+=(const CheckCounts& o);
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CheckCounts, programs, valid, undefined, mismatching, crashes, compile_errors,
-                                   render_errors, timeouts, batches)
+                                   render_errors, timeouts, batches, runs, undefined_inputs)
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Coverage, programs, op_dtype, cast, bitcast, op_dtype_vector)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompilerStats, calls, seconds)

@@ -72,11 +72,13 @@ class Worker {
   void run_batch(size_t n) {
     std::vector<Program> programs;
     programs.reserve(n);
-    for (size_t k = 0; k < n; ++k) programs.push_back(generate(program_seed(o_.seed, static_cast<uint64_t>(w_), index_ + k), o_.policy));
+    std::vector<uint64_t> seeds;
+    for (size_t k = 0; k < n; ++k) seeds.push_back(program_seed(o_.seed, static_cast<uint64_t>(w_), index_ + k));
+    for (uint64_t seed : seeds) programs.push_back(generate(seed, o_.policy));
     std::vector<const Program*> ptrs;
     for (const Program& p : programs) { ptrs.push_back(&p); coverage_.add(p); }
     const Stopwatch timer;
-    const std::vector<Finding> found = check(ptrs, o_.cfg);
+    const std::vector<Finding> found = check(ptrs, extra_inputs(programs, seeds), o_.cfg);
     const double dt = timer.seconds();
 
     CheckCounts counts;
@@ -85,20 +87,32 @@ class Worker {
     send_report(fd_, BatchReport{counts});  // before reducing: see BatchReport
     send_report(fd_, CoverageReport{coverage_});
     for (size_t k = 0; k < n; ++k)
-      if (found[k].defined() && found[k].observation.verdict != Verdict::ok) keep(programs[k], found[k].observation);
+      if (found[k].defined() && found[k].observation.verdict != Verdict::ok) keep(programs[k], found[k]);
     index_ += n;
     send_report(fd_, CompilerReport{compiler_stats()});
     adapt_batch_size(n, dt);
   }
 
+  // Data sets 1 .. inputs-1 of each program (set 0 is its own data). The generator's guards were chosen
+  // for set 0, so the reference may find some of these UNDEFINED: the oracle skips those.
+  std::vector<std::vector<DataSet>> extra_inputs(const std::vector<Program>& programs, const std::vector<uint64_t>& seeds) const {
+    std::vector<std::vector<DataSet>> extra(programs.size());
+    for (size_t k = 0; k < programs.size(); ++k)
+      for (int input = 1; input < o_.inputs; ++input)
+        extra[k].push_back(input_data(programs[k], seeds[k], static_cast<uint64_t>(input), o_.policy));
+    return extra;
+  }
+
   // A failure: its bucket reported the first time this worker sees it, reduced and saved when the
-  // corpus does not have it yet.
-  void keep(const Program& p, const Observation& obs) {
+  // corpus does not have it yet. The program saved carries the data set that failed.
+  void keep(const Program& checked, const Finding& f) {
+    const Observation& obs = f.observation;
     if (!seen_.insert(obs.signature).second) return;
     send_report(fd_, BucketReport{obs.signature});
     if (corpus_.has(obs.signature) || g_stop) return;  // stopping: start no new reduction
-    auto [reproducer, failure] = reduced(p, obs);
+    auto [reproducer, failure] = reduced(f.failing(checked), obs);
     reproducer.set_meta("campaign_seed", std::to_string(o_.seed));
+    if (f.input > 0) reproducer.set_meta("input", std::to_string(f.input));
     save(reproducer, failure);
   }
 

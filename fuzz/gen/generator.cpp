@@ -21,6 +21,15 @@ uint64_t program_seed(uint64_t campaign_seed, uint64_t worker, uint64_t index) {
 
 Program generate(uint64_t seed, const GenPolicy& base) { return gen::Gen(seed, base).run(); }
 
+std::map<int64_t, Values> input_data(const Program& p, uint64_t seed, uint64_t input, const GenPolicy& base) {
+  gen::Gen g(seed, base);  // draws the program's swarm policy, as generate(seed) did
+  uint64_t mixed = seed ^ (input * 0x9E3779B97F4A7C15ull);
+  g.rng = Rng(splitmix64(mixed));
+  std::map<int64_t, Values> data;
+  for (const UOp* b : p.buffers) data[b->slot] = g.buffer_data(b->dtype, b->len, true);
+  return data;
+}
+
 namespace gen {
 
 void Gen::ensure(bool ok, const char* what) {

@@ -8,6 +8,7 @@
 // guarded, scratch memory is written before it is read).
 #pragma once
 #include <cstdint>
+#include <map>
 
 #include "core/program.h"
 #include "fuzz/gen/policy.h"
@@ -20,6 +21,12 @@ constexpr int kGeneratorVersion = 4;
 // The program of `seed`. Meta: `seed = <seed>`, `generator = <kGeneratorVersion>`. Every BUFFER has
 // data. The policy is the campaign's base; each program draws its own swarm restriction from it.
 Program generate(uint64_t seed, const GenPolicy& base = {});
+
+// Fresh contents for every BUFFER of `p`, the program of `seed` under `base`: input data set `input`
+// (>= 1; set 0 is the program's own `data` lines) of `uopfuzz fuzz --inputs K`. Drawn from the same
+// value policy as generated data (the program's own swarm draw of data_value_weight) by an Rng seeded
+// from (seed, input) alone, so a finding's data set is rebuilt from its meta `seed` and `input`.
+std::map<int64_t, Values> input_data(const Program& p, uint64_t seed, uint64_t input, const GenPolicy& base = {});
 
 // The seed of program `index` of worker `worker` in the campaign `campaign_seed`: well mixed, so
 // neighbouring indices and workers give unrelated programs, and a campaign replays per (seed, worker).

@@ -3,6 +3,7 @@
 
 #include <csignal>
 #include <cstring>
+#include <optional>
 #include <utility>
 
 #include "core/error.h"
@@ -82,13 +83,93 @@ void sign_mismatches(const std::vector<const Program*>& batch, std::vector<Findi
   std::vector<Probe> probes;
   std::vector<const Program*> probe_programs;
   probes.reserve(mismatching.size());
-  for (size_t i : mismatching) probes.push_back(instrument(*batch[i]));
+  for (size_t i : mismatching) probes.push_back(instrument(found[i].failing(*batch[i])));
   for (const Probe& pr : probes) probe_programs.push_back(&pr.program);
   const auto probe_outs = run_compiled(probe_programs, cfg);
   for (size_t k = 0; k < mismatching.size(); ++k) {
     const Divergence d = first_divergence(probes[k], interpret(probes[k].program), probe_outs[k]);
     if (d.node) found[mismatching[k]].observation.signature = d.signature;
   }
+}
+
+std::vector<RefResult> interpret_all(const std::vector<const Program*>& batch) {
+  std::vector<RefResult> refs;
+  refs.reserve(batch.size());
+  for (const Program* p : batch) refs.push_back(interpret(*p));
+  return refs;
+}
+
+// One program's data sets that run: the program itself, then its copies with each extra data set the
+// reference defines.
+struct DataSetRuns {
+  std::vector<Program> copies;          // reserved up front: `runs` points into it
+  std::vector<const Program*> runs;
+  std::vector<RefResult> refs;          // refs[k]: the reference on runs[k]
+  std::vector<size_t> input;            // runs[k] is data set input[k] (0: the program's own data)
+};
+
+DataSetRuns data_set_runs(const Program& p, RefResult own, const std::vector<DataSet>& extra, Finding& f) {
+  DataSetRuns d;
+  d.copies.reserve(extra.size());
+  d.runs.push_back(&p);
+  d.refs.push_back(std::move(own));
+  d.input.push_back(0);
+  for (size_t k = 0; k < extra.size(); ++k) {
+    Program copy = p;
+    copy.data = extra[k];
+    copy.expect.clear();
+    copy.got.clear();
+    RefResult ref = interpret(copy);
+    if (ref.undefined) { ++f.undefined_inputs; continue; }
+    d.copies.push_back(std::move(copy));
+    d.runs.push_back(&d.copies.back());
+    d.refs.push_back(std::move(ref));
+    d.input.push_back(k + 1);
+  }
+  return d;
+}
+
+// Compares every data set's outcome with its reference; the first failure (else data set 0) is f's.
+void judge(DataSetRuns& d, const std::vector<KernelOutcome>& outs, Finding& f) {
+  std::optional<size_t> failed;
+  for (size_t k = 0; k < d.runs.size(); ++k) {
+    const KernelStatus s = outs[k].status;
+    if (s != KernelStatus::compile_error && s != KernelStatus::render_error) ++f.runs;
+    if (failed) continue;
+    Observation o = compare(*d.runs[k], d.refs[k], outs[k]);
+    if (o.verdict == Verdict::ok && k > 0) continue;
+    f.observation = std::move(o);
+    if (f.observation.verdict != Verdict::ok) failed = k;
+  }
+  if (failed && *failed > 0) {
+    f.input = d.input[*failed];
+    f.input_program = std::move(d.copies[*failed - 1]);
+  }
+}
+
+// check's one body: every defined program on its own data and on its extra data sets (none when
+// `extra` is empty), one compiled kernel per program.
+std::vector<Finding> check_on_inputs(const std::vector<const Program*>& batch, std::vector<RefResult> refs,
+                                     const std::vector<std::vector<DataSet>>& extra, const CompiledPathConfig& cfg,
+                                     bool probe) {
+  UOPFUZZ_CHECK(refs.size() == batch.size());
+  static const std::vector<DataSet> kNone;
+  std::vector<Finding> found(batch.size());
+  std::vector<DataSetRuns> programs;
+  std::vector<size_t> index;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    found[i].undefined = refs[i].undefined;
+    if (!found[i].defined()) continue;
+    programs.push_back(data_set_runs(*batch[i], std::move(refs[i]), extra.empty() ? kNone : extra[i], found[i]));
+    index.push_back(i);
+  }
+  if (programs.empty()) return found;
+  std::vector<std::vector<const Program*>> runs;
+  for (const DataSetRuns& d : programs) runs.push_back(d.runs);
+  const auto outs = run_compiled_on_each(runs, cfg);
+  for (size_t k = 0; k < programs.size(); ++k) judge(programs[k], outs[k], found[index[k]]);
+  if (probe) sign_mismatches(batch, found, cfg);
+  return found;
 }
 
 }  // namespace
@@ -134,27 +215,18 @@ Divergence find_divergence(const Program& p, const CompiledPathConfig& cfg) {
 }
 
 std::vector<Finding> check(const std::vector<const Program*>& batch, const CompiledPathConfig& cfg, bool probe) {
-  std::vector<RefResult> refs;
-  refs.reserve(batch.size());
-  for (const Program* p : batch) refs.push_back(interpret(*p));
-  return check(batch, std::move(refs), cfg, probe);
+  return check(batch, interpret_all(batch), cfg, probe);
 }
 
 std::vector<Finding> check(const std::vector<const Program*>& batch, std::vector<RefResult> refs,
                            const CompiledPathConfig& cfg, bool probe) {
-  UOPFUZZ_CHECK(refs.size() == batch.size());
-  std::vector<Finding> found(batch.size());
-  std::vector<const Program*> runnable;
-  std::vector<size_t> index;
-  for (size_t i = 0; i < batch.size(); ++i) {
-    found[i].undefined = refs[i].undefined;
-    if (found[i].defined()) { runnable.push_back(batch[i]); index.push_back(i); }
-  }
-  if (runnable.empty()) return found;
-  const auto outs = run_compiled(runnable, cfg);
-  for (size_t k = 0; k < runnable.size(); ++k) found[index[k]].observation = compare(*runnable[k], refs[index[k]], outs[k]);
-  if (probe) sign_mismatches(batch, found, cfg);
-  return found;
+  return check_on_inputs(batch, std::move(refs), {}, cfg, probe);
+}
+
+std::vector<Finding> check(const std::vector<const Program*>& batch, const std::vector<std::vector<DataSet>>& extra_inputs,
+                           const CompiledPathConfig& cfg, bool probe) {
+  UOPFUZZ_CHECK(extra_inputs.size() == batch.size());
+  return check_on_inputs(batch, interpret_all(batch), extra_inputs, cfg, probe);
 }
 
 }  // namespace uf

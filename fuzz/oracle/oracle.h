@@ -54,8 +54,20 @@ Divergence find_divergence(const Program& p, const CompiledPathConfig& cfg);
 struct Finding {
   std::optional<Undefined> undefined;  // the reference's reason; its node belongs to the checked program
   Observation observation;             // when defined
+  // With several data sets per program: the data set `observation` is of (the first that failed, else
+  // 0, the program's own data), and for one other than 0 the program with it as its data lines, which
+  // is what a reproducer must carry.
+  size_t input = 0;
+  std::optional<Program> input_program;
+  int64_t runs = 0;              // data sets whose kernel run was compared (none when it did not compile)
+  int64_t undefined_inputs = 0;  // extra data sets skipped: the reference is UNDEFINED on them
   bool defined() const { return !undefined; }
+  // The program that fails as `observation` says: `checked` (the program given to check) or its copy.
+  const Program& failing(const Program& checked) const { return input_program ? *input_program : checked; }
 };
+
+// Initial contents of a program's BUFFERs by slot, as in Program::data.
+using DataSet = std::map<int64_t, Values>;
 
 // The oracle's one entry point: interpret every program, run the defined ones on the compiled path as
 // one batch (one compiler call when all compile), compare, and sign each failure. With `probe`, a
@@ -65,6 +77,12 @@ std::vector<Finding> check(const std::vector<const Program*>& batch, const Compi
 // The same with the reference already run (refs[i] = interpret(*batch[i])): for a caller that must tell
 // a program the interpreter rejects from a compiled path that cannot run, both UserErrors.
 std::vector<Finding> check(const std::vector<const Program*>& batch, std::vector<RefResult> refs,
+                           const CompiledPathConfig& cfg, bool probe = true);
+// The same on several data sets per program (`uopfuzz fuzz --inputs K`): program i is checked on its own
+// data and on each of extra_inputs[i], its one compiled kernel run once per data set. An extra data set
+// that the reference finds UNDEFINED is skipped (`undefined_inputs`), not a failure; the first data set
+// that fails gives the Finding. A program whose own data is UNDEFINED is not checked at all.
+std::vector<Finding> check(const std::vector<const Program*>& batch, const std::vector<std::vector<DataSet>>& extra_inputs,
                            const CompiledPathConfig& cfg, bool probe = true);
 
 }  // namespace uf
