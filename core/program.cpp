@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/loops.h"
+
 namespace uf {
 
 const UOp* Program::buffer(int64_t slot) const {
@@ -244,6 +246,7 @@ void verify(const Program& p, const std::vector<const UOp*>& order) {
     accesses.add(order[i], i);
   }
   check_data_lines(p);
+  if (has_loops(order)) analyze_loops(p, order);  // the loop rules (core/loops.h)
   check_access_order(at, accesses);
 }
 

@@ -146,14 +146,26 @@ class Reader {
       if (*op == Op::BUFFER || *op == Op::ALLOC) u = memory(*op);
       else if (*op == Op::CONST) u = constant();
       else if (*op == Op::GEP) u = gep();
+      else if (*op == Op::RANGE) u = range();
       else u = generic(*op);
     } catch (const TypeError& e) {
       fail(e.what());
     }
+    if (const char* feature = needs_version_2(u); version_ < 2 && feature)
+      fail(std::string(feature) + " in a version 1 file (" + (u->op == Op::RANGE || u->op == Op::END ? "loops need" : "gated memory needs") +
+           " 'uops 2')");
     if (version_ < 2 && (u->is_vector() || *op == Op::GEP || *op == Op::STACK))
       fail("vector " + type_name(u->op == Op::GEP ? u->src[0]->dtype : u->dtype, u->op == Op::GEP ? u->src[0]->lanes : u->lanes) +
            " in a version 1 file (vectors need 'uops 2')");
     define(u, id);
+  }
+
+  // What of `u` only a version 2 file may use besides vectors (loops, gated memory), or nullptr.
+  static const char* needs_version_2(const UOp* u) {
+    if (u->op == Op::RANGE) return "RANGE";
+    if (u->op == Op::END) return "END";
+    if (u->is_gated()) return u->op == Op::LOAD ? "gated LOAD" : "gated STORE";
+    return nullptr;
   }
 
   void define(const UOp* u, int64_t id) {
@@ -213,6 +225,7 @@ class Reader {
     } catch (const TypeError& e) {
       fail(e.what());
     }
+    if (version_ < 2 && needs_version_2(u)) return false;  // the general path gives the message
     define(u, id);
     return true;
   }
@@ -244,6 +257,15 @@ class Reader {
     if (!to_int(tok_[4], lane)) fail("bad GEP lane " + quote(tok_[4]));
     if (lanes != 1) fail("GEP: result is a scalar, not " + type_name(d, lanes));
     return p_.graph->gep(source(tok_[5]), static_cast<int>(std::clamp<int64_t>(lane, -1, kMaxLanes)), d);
+  }
+
+  const UOp* range() {
+    // %ID = RANGE DTYPE AXIS %END
+    if (tok_.size() != 6) fail("RANGE needs 'RANGE DTYPE AXIS %END'");
+    const DType d = dtype(tok_[3]);
+    int64_t axis;
+    if (!to_int(tok_[4], axis) || axis < 0 || axis > kMaxSlot) fail("bad RANGE axis " + quote(tok_[4]));
+    return p_.graph->range(source(tok_[5]), axis, d);
   }
 
   const UOp* memory(Op op) {

@@ -19,9 +19,11 @@ std::string print_values_line(const char* key, int64_t slot, DType d, const Valu
 std::string print_program(const Program& p) {
   const std::vector<const UOp*> order = linearize(p);
   std::vector<int> id_of(p.graph->size(), -1);
-  // Version 2 exactly when the program has a vector (docs/format.md): version-1 files print as before.
-  const bool vectors = std::any_of(order.begin(), order.end(), [](const UOp* u) { return u->is_vector() || u->op == Op::GEP; });
-  std::string out = vectors ? "uops 2\n" : "uops 1\n";
+  // Version 2 exactly when the program has a vector, a loop or a gated access (docs/format.md).
+  const bool v2 = std::any_of(order.begin(), order.end(), [](const UOp* u) {
+    return u->is_vector() || u->op == Op::GEP || u->op == Op::RANGE || u->op == Op::END || u->is_gated();
+  });
+  std::string out = v2 ? "uops 2\n" : "uops 1\n";
   for (const auto& [k, v] : p.meta) out += "meta " + k + " = " + v + "\n";
   for (size_t i = 0; i < order.size(); ++i) {
     const UOp* u = order[i];
@@ -36,7 +38,7 @@ std::string print_program(const Program& p) {
       out += 'x';
       out += std::to_string(u->lanes);
     }
-    if (u->op == Op::GEP) {
+    if (u->op == Op::GEP || u->op == Op::RANGE) {
       out += ' ';
       out += std::to_string(u->value.i);
     }

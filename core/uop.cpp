@@ -57,7 +57,7 @@ bool operand_class_accepts(OperandClass c, DType d) {
 }
 
 bool op_accepts(Op op, DType d) {
-  if (is_void(d) || op == Op::SINK) return false;
+  if (is_void(d) || op == Op::SINK || op == Op::END) return false;
   if (op == Op::BITCAST) return !is_bool(d);
   return operand_class_accepts(info(op).operands, d);
 }
@@ -94,6 +94,37 @@ void check_vector_access(const char* what, const UOp* addr, int lanes) {
          name(mem->dtype) + "[" + std::to_string(mem->len) + "]: the memory is shorter than the vector");
 }
 
+// A gated access (LOAD addr alt gate, STORE addr value gate) is scalar; LOAD's alt is a value of the memory's
+// dtype, the gate a bool scalar.
+void check_gated(const char* what, DType d, int lanes, const UOp* alt, const UOp* gate) {
+  if (lanes > 1) fail(std::string("a gated ") + what + " is scalar, not " + type_name(d, lanes));
+  if (alt && (alt->is_memory() || alt->dtype != d || alt->is_vector()))
+    fail(std::string("gated LOAD: alt must be a ") + name(d) + " value, got " +
+         (alt->is_memory() ? std::string("memory") : type_name(alt->dtype, alt->lanes)));
+  if (gate->is_memory() || gate->dtype != DType::Bool || gate->is_vector())
+    fail(std::string("gated ") + what + ": the gate must be a bool scalar, got " +
+         (gate->is_memory() ? std::string("memory") : type_name(gate->dtype, gate->lanes)));
+}
+
+// RANGE: a loop variable of an int dtype, its one source the end (a scalar of the same dtype). END: an
+// effect (a STORE or END), then the RANGEs it closes.
+NodeType infer_loop_op(Op op, std::span<const UOp* const> src, std::optional<DType> declared) {
+  if (op == Op::RANGE) {
+    const UOp* end = src[0];
+    if (end->is_memory() || is_void(end->dtype) || end->is_vector() || !is_int(end->dtype))
+      fail("RANGE needs an integer scalar end, got " + (end->is_memory() ? std::string("memory") : type_name(end->dtype, end->lanes)));
+    if (declared && *declared != end->dtype)
+      fail(std::string("RANGE ") + name(*declared) + ": its end is " + name(end->dtype) + " (the same dtype)");
+    return value(end->dtype);
+  }
+  if (src.size() < 2) fail("END takes an effect (STORE or END) and at least one RANGE");
+  if (src[0]->op != Op::STORE && src[0]->op != Op::END)
+    fail(std::string("END: its first source must be a STORE or END, not ") + name(src[0]->op));
+  for (size_t i = 1; i < src.size(); ++i)
+    if (src[i]->op != Op::RANGE) fail("END closes source " + std::to_string(i) + ", a " + name(src[i]->op) + ", not a RANGE");
+  return value(DType::Void);
+}
+
 NodeType infer_memory_op(Op op, std::span<const UOp* const> src, int lanes) {
   switch (op) {
     case Op::INDEX: {
@@ -109,17 +140,21 @@ NodeType infer_memory_op(Op op, std::span<const UOp* const> src, int lanes) {
       return {mem->dtype, mem->space, 0, 0};
     }
     case Op::LOAD:
+      if (src.size() != 1 && src.size() != 3) fail("LOAD takes 1 source (or 3: address, alt, gate), got " + std::to_string(src.size()));
       if (!src[0]->is_memory()) fail("LOAD needs memory");
       if (src[0]->rank != 0) fail("LOAD needs an address (INDEX), not shape " + shape_text(src[0]));
       check_vector_access("LOAD", src[0], lanes ? lanes : 1);
+      if (src.size() == 3) check_gated("LOAD", src[0]->dtype, lanes, src[1], src[2]);
       return value(src[0]->dtype, lanes ? lanes : 1);
     case Op::STORE:
+      if (src.size() != 2 && src.size() != 3) fail("STORE takes 2 sources (or 3: address, value, gate), got " + std::to_string(src.size()));
       if (!src[0]->is_memory()) fail("STORE needs memory");
       if (src[0]->rank != 0) fail("STORE needs an address (INDEX), not shape " + shape_text(src[0]));
       if (src[1]->is_memory()) fail("STORE of memory: LOAD it first");
       if (src[0]->dtype != src[1]->dtype)
         fail(std::string("STORE of ") + type_name(src[1]->dtype, src[1]->lanes) + " into " + name(src[0]->dtype));
       check_vector_access("STORE", src[0], src[1]->lanes);
+      if (src.size() == 3) check_gated("STORE", src[0]->dtype, src[1]->lanes, nullptr, src[2]);
       return value(DType::Void);
     case Op::AFTER:
       if (src.size() < 2) fail("AFTER takes memory and at least one dependency");
@@ -220,6 +255,9 @@ NodeType infer(Op op, std::span<const UOp* const> src, std::optional<DType> decl
     t = value(declared_value(n, declared), lanes ? lanes : 1);
   } else if (op == Op::GEP || op == Op::STACK) {
     t = infer_lanes_op(op, src, slot);
+  } else if (op == Op::RANGE || op == Op::END) {
+    if (lanes > 1) fail(std::string(n) + " is not a vector");
+    t = infer_loop_op(op, src, declared);
   } else if (op == Op::BUFFER || op == Op::ALLOC) {
     t = infer_memory_definition(op, declared, shape, slot, lanes);
   } else if (oi.result == ResultRule::MEMORY || op == Op::STORE || op == Op::SINK) {
@@ -320,7 +358,7 @@ const UOp* Graph::intern(const UOp& key) {
 }
 
 const UOp* Graph::make(Op op, std::span<const UOp* const> src, std::optional<DType> declared, int lanes) {
-  UOPFUZZ_CHECK(op != Op::CONST && op != Op::BUFFER && op != Op::ALLOC && op != Op::GEP);
+  UOPFUZZ_CHECK(op != Op::CONST && op != Op::BUFFER && op != Op::ALLOC && op != Op::GEP && op != Op::RANGE);
   const NodeType t = infer(op, src, declared, {}, 0, lanes);
   return intern(UOp{op, t.dtype, t.space, t.rank, 0, t.len, 0, static_cast<uint8_t>(t.lanes), Scalar::zero(), src});
 }
@@ -334,6 +372,12 @@ const UOp* Graph::gep(const UOp* vec, int lane, std::optional<DType> declared) {
   const UOp* const src[] = {vec};
   const NodeType t = infer(Op::GEP, src, declared, {}, lane);
   return intern(UOp{Op::GEP, t.dtype, t.space, 0, 0, 0, 0, 1, Scalar::of_int(lane), std::span<const UOp* const>(src)});
+}
+
+const UOp* Graph::range(const UOp* end, int64_t axis, std::optional<DType> declared) {
+  const UOp* const src[] = {end};
+  const NodeType t = infer(Op::RANGE, src, declared);
+  return intern(UOp{Op::RANGE, t.dtype, t.space, 0, 0, 0, 0, 1, Scalar::of_int(axis), std::span<const UOp* const>(src)});
 }
 
 const UOp* Graph::memory(Op op, DType d, std::span<const int64_t> shape, int64_t slot) {

@@ -44,7 +44,7 @@ struct UOp {
   int64_t len = 0;     // element count of rank-1 memory
   int32_t slot = 0;    // BUFFER: kernel parameter position; ALLOC: a number that names it
   uint8_t lanes = 1;   // value nodes: 1 scalar, 2..16 a vector of `dtype` (STORE, SINK, memory: 1)
-  Scalar value{};      // CONST (a vector CONST: every lane); GEP: the lane index in `i`
+  Scalar value{};      // CONST (a vector CONST: every lane); GEP: the lane index in `i`; RANGE: the axis in `i`
   // The sources, stored right after the node in its graph's arena: reading them touches the node's own
   // cache line (or the next), not a separate heap block.
   std::span<const UOp* const> src;
@@ -56,6 +56,8 @@ struct UOp {
 
   bool is_memory() const { return space != AddrSpace::ALU; }
   bool is_vector() const { return lanes > 1; }
+  // A LOAD with (alt, gate) or a STORE with a gate (uops 2).
+  bool is_gated() const { return (op == Op::LOAD && src.size() == 3) || (op == Op::STORE && src.size() == 3); }
   // The BUFFER or ALLOC under any AFTERs and INDEX: what an address or memory refers to.
   const UOp* base() const;
   const UOp* index_node() const;  // the INDEX under any AFTERs of an address (rank 0 memory)
@@ -98,6 +100,8 @@ class Graph {
   }
   const UOp* constant(DType d, Scalar v, int lanes = 1);  // lanes > 1: v in every lane
   const UOp* gep(const UOp* vec, int lane, std::optional<DType> declared = std::nullopt);  // lane `lane` of vec
+  // A loop variable counting 0 .. end-1, `axis` its number (docs/semantics.md, Loops).
+  const UOp* range(const UOp* end, int64_t axis, std::optional<DType> declared = std::nullopt);
   const UOp* memory(Op op, DType d, std::span<const int64_t> shape, int64_t slot);  // BUFFER or ALLOC
   const UOp* memory(Op op, DType d, int64_t len, int64_t slot) { return memory(op, d, std::span(&len, 1), slot); }
 

@@ -12,6 +12,7 @@
 #include <array>
 #include <utility>
 
+#include "core/loops.h"
 #include "interp/alu_ops.h"
 
 namespace uf {
@@ -113,10 +114,23 @@ class NodeArraysLease {
   NodeArrays& a_;
 };
 
+// The cell value of an address whose index is out of bounds but which only gated accesses use: not
+// UNDEFINED until an access with a true gate uses it.
+constexpr uint64_t kNoCell = UINT64_MAX;
+
+bool has_loops_or_gates(const std::vector<const UOp*>& order) {
+  for (const UOp* u : order)
+    if (u->op == Op::RANGE || ((u->op == Op::LOAD || u->op == Op::STORE) && u->src.size() == 3)) return true;
+  return false;
+}
+
 class Machine {
  public:
   Machine(const Program& p, const std::vector<const UOp*>& order)
-      : p_(p), order_(order), arrays_(p.graph->size()), values_(arrays_.values()), ran_(arrays_.ran()) {
+      : p_(p), loops_(has_loops_or_gates(order) ? analyze_loops(p, order) : Loops{}),
+        order_(loops_.any() ? loops_.schedule : order), arrays_(p.graph->size()), values_(arrays_.values()),
+        ran_(arrays_.ran()) {
+    if (!loops_.schedule.empty()) mark_gated_only_addresses();
     memories_.reserve(16);  // typical programs: a few memories of a few elements, so no regrowth
     cells_.reserve(256);
     written_.reserve(256);
@@ -125,7 +139,7 @@ class Machine {
 
   RefResult run() {
     RefResult r;
-    r.undefined = execute();
+    r.undefined = execute(0, order_.size());
     if (r.undefined) return r;
     for (const Memory& m : memories_) {
       if (m.node->op != Op::BUFFER) continue;
@@ -183,17 +197,18 @@ class Machine {
     }
   }
 
-  std::optional<Undefined> execute() {
+  // Runs order_[from, to): the whole program, or one iteration of a loop body (run_loop).
+  std::optional<Undefined> execute(size_t from, size_t to) {
     Scalar* const v = values_;
     uint8_t* const ran = ran_;
-    const size_t count = order_.size();
+    const size_t count = to;
     const UOp* const* const order = order_.data();
     auto code_of = [](const UOp* u) {
       const Code c = kCode[static_cast<size_t>(u->op) * kCodeRow + static_cast<size_t>(u->dtype)];
       return u->lanes > 1 ? kVector : c;
     };
-    Code next = count ? code_of(order[0]) : Code{};
-    for (size_t i = 0; i < count; ++i) {
+    Code next = from < count ? code_of(order[from]) : Code{};
+    for (size_t i = from; i < count; ++i) {
       const UOp* const u = order[i];
       const Code code = next;
       // The next node's code, before this dispatch: when this one is mispredicted, the next is ready.
@@ -263,9 +278,19 @@ class Machine {
         case Op::ALLOC: add_memory(u); continue;
         case Op::AFTER: v[u->id] = a; break;  // computes nothing: it is its first source
         case Op::SINK: break;
+        case Op::RANGE:  // the loop, all its iterations; then on after its body
+          if (auto why = run_loop(i)) return why;
+          i = loops_.body_end[i] - 1;
+          next = code_of(order[i + 1 < count ? i + 1 : i]);
+          continue;
+        case Op::END: break;  // its loops have run
         case Op::INDEX: {  // an address's value is its cell; a memory's is its index in memories_
           const Memory& m = memories_[a.u];
           if (b.i < 0 || b.i >= m.len) [[unlikely]] {
+            if (!gated_only_.empty() && gated_only_[u->id]) {
+              v[u->id] = Scalar::of_uint(kNoCell);
+              break;
+            }
             check_rest(i);
             return Undefined{u, "INDEX " + std::to_string(b.i) + " out of bounds for " + memory_text(m.node)};
           }
@@ -273,6 +298,13 @@ class Machine {
           break;
         }
         case Op::LOAD:
+          if (u->src.size() == 3) [[unlikely]] {  // gated: alt when the gate is false, the address unused
+            if (!c.u) {
+              v[u->id] = b;
+              break;
+            }
+            if (a.u == kNoCell) return out_of_bounds(i);
+          }
           if (!written_[a.u]) [[unlikely]] {
             const Memory& m = memories_[v[u->src[0]->base()->id].u];
             check_rest(i);
@@ -289,6 +321,10 @@ class Machine {
             }
             break;
           }
+          if (u->src.size() == 3) [[unlikely]] {  // gated: nothing happens when the gate is false
+            if (!c.u) break;
+            if (a.u == kNoCell) return out_of_bounds(i);
+          }
           cells_[a.u] = b;
           written_[a.u] = 1;
           break;
@@ -304,6 +340,70 @@ class Machine {
     }
     }
     return std::nullopt;
+  }
+
+  // One loop: the body order_[at + 1, body_end) once per iteration, in increasing order. A loop that runs
+  // no iteration still counts its body as run (nothing outside the loop reads its values).
+  [[gnu::noinline]] std::optional<Undefined> run_loop(size_t at) {
+    const UOp* r = order_[at];
+    const size_t body = at + 1, end = loops_.body_end[at];
+    const Scalar n = values_[r->src[0]->id];
+    const int64_t trips = is_signed(r->dtype) ? n.i : static_cast<int64_t>(std::min<uint64_t>(n.u, INT64_MAX));
+    ran_[r->id] = 1;
+    if (trips <= 0) {
+      for (size_t i = body; i < end; ++i) {
+        if (order_[i]->op == Op::BUFFER || order_[i]->op == Op::ALLOC) add_memory(order_[i]);
+        ran_[order_[i]->id] = 1;
+      }
+      return std::nullopt;
+    }
+    iterations_.push_back({r, 0});
+    for (int64_t k = 0; k < trips; ++k) {
+      values_[r->id] = Scalar::of_int(k);  // k >= 0: the same bits for an unsigned RANGE
+      iterations_.back().second = k;
+      if (auto why = execute(body, end)) {
+        if (!iteration_noted_) {  // the innermost loop sees every enclosing iteration
+          iteration_noted_ = true;
+          std::string where;
+          for (const auto& [range, i] : iterations_)
+            where += (where.empty() ? "" : ", ") + p_.node_name(range, &order_) + " = " + std::to_string(i);
+          why->reason += " (in iteration " + where + ")";
+        }
+        return why;
+      }
+    }
+    iterations_.pop_back();
+    return std::nullopt;
+  }
+
+  // An access with a true gate through an address out of bounds (kNoCell) at order_[i].
+  Undefined out_of_bounds(size_t i) {
+    const UOp* u = order_[i];
+    const UOp* index = u->src[0]->index_node();
+    const Memory& m = memory_of(u->src[0]);
+    check_rest(i);
+    return Undefined{u, "INDEX " + std::to_string(values_[index->src[1]->id].i) + " out of bounds for " + memory_text(m.node)};
+  }
+
+  // INDEX nodes (and AFTERs of them) whose only users are gated accesses, as their address: their index is
+  // checked by the access, when its gate is true (docs/semantics.md, gated memory).
+  void mark_gated_only_addresses() {
+    std::vector<uint8_t> other_use(p_.graph->size(), 0);
+    bool any_gated = false;
+    for (size_t i = order_.size(); i-- > 0;) {
+      const UOp* u = order_[i];
+      any_gated |= u->is_gated();
+      for (size_t k = 0; k < u->src.size(); ++k) {
+        const UOp* s = u->src[k];
+        if (!s->is_memory() || s->rank != 0) continue;
+        const bool passes = k == 0 && (u->is_gated() || (u->op == Op::AFTER && !other_use[u->id]));
+        if (!passes) other_use[s->id] = 1;
+      }
+    }
+    if (!any_gated) return;
+    gated_only_.assign(p_.graph->size(), 0);
+    for (const UOp* u : order_)
+      if (u->op == Op::INDEX && !other_use[u->id]) gated_only_[u->id] = 1;
   }
 
   // Vectors, lane by lane (docs/semantics.md): a vector node's value is the offset of its lanes in
@@ -370,7 +470,11 @@ class Machine {
   }();
 
   const Program& p_;
-  const std::vector<const UOp*>& order_;
+  const Loops loops_;                      // empty for a program without loops or gated accesses
+  const std::vector<const UOp*>& order_;   // the schedule (loops_.schedule) or the caller's order
+  std::vector<uint8_t> gated_only_;        // by node id: an INDEX only gated accesses use (empty: none)
+  std::vector<std::pair<const UOp*, int64_t>> iterations_;  // the loops running, outermost first
+  bool iteration_noted_ = false;
   NodeArraysLease arrays_;
   Scalar* const values_;  // arrays_.values()
   uint8_t* const ran_;    // arrays_.ran()

@@ -52,6 +52,10 @@ IntRange node_range(const UOp* u, const std::vector<IntRange>& r) {
   auto at = [&](size_t i) { return r[u->src[i]->id]; };
   switch (u->op) {
     case Op::CONST: return {int_value(d, u->value), int_value(d, u->value)};
+    case Op::RANGE: {  // 0 .. end-1; a loop whose end is at most 0 never runs, so [0, 0] covers it
+      const IntRange end = at(0);
+      return {0, end.hi > 0 ? end.hi - 1 : 0};
+    }
     case Op::CMPLT: case Op::CMPNE: case Op::CMPEQ: return {0, 1};
     case Op::CAST:
       if (is_bool(d)) return {0, 1};

@@ -7,7 +7,7 @@
 // (a negative shift, a NaN cast) still produces some value in C, and the ranges must cover it, because
 // an index guard dropped on a wrong range would let a kernel write outside its buffers. The transfer
 // functions of core/int_range.h promise exactly that; every other case gives the whole dtype:
-//  - CONST [v,v]; comparisons and CAST to bool [0,1]; LOAD, BITCAST, float->int CAST: the whole dtype;
+//  - CONST [v,v]; RANGE [0, end.hi-1] (its body never runs when end <= 0); comparisons and CAST to bool [0,1]; LOAD, BITCAST, float->int CAST: the whole dtype;
 //  - int/bool->int CAST: wrap;
 //  - ADD SUB MUL MULACC NEG only while every operand lies within +-2^62; bool ones are [0,1] (they print
 //    as | ^ & and the operand itself);

@@ -5,6 +5,7 @@
 
 #include "codegen/render/bounds.h"
 #include "codegen/render/rules.h"
+#include "core/loops.h"
 
 namespace uf {
 
@@ -35,7 +36,20 @@ class Renderer {
     bounds_ = int_bounds(order, n);
     expr_.assign(n, std::string());
     named_.assign(n, false);
-    for (const UOp* u : order) node(u);
+    // Loops: the schedule's nested blocks as plain `for` loops (a RANGE opens one, its body_end closes it).
+    const Loops loops = analyze_loops(p_, order);
+    std::vector<size_t> closing;  // body ends of the open loops, innermost last
+    for (size_t i = 0; i < loops.schedule.size(); ++i) {
+      while (!closing.empty() && closing.back() == i) close_loop(closing);
+      const UOp* u = loops.schedule[i];
+      if (u->op == Op::RANGE) {
+        open_loop(u);
+        closing.push_back(loops.body_end[i]);
+        continue;
+      }
+      node(u);
+    }
+    while (!closing.empty()) close_loop(closing);
 
     std::string out = "void " + fn_ + "(";
     for (size_t i = 0; i < p_.buffers.size(); ++i) {
@@ -54,16 +68,34 @@ class Renderer {
  private:
   std::string fresh(const char* prefix) { return prefix + std::to_string(++counter_); }
 
+  void emit_line(std::string line) { lines_.push_back(indent_ + std::move(line)); }
+
+  // `for (T ridxN = 0; ridxN < END; ridxN++) {`: counting up from 0 never overflows (ridxN < END <= max),
+  // and a plain induction variable is what the vectorizer looks for.
+  void open_loop(const UOp* r) {
+    const std::string v = fresh("ridx");
+    emit_line("for (" + std::string(c_value_type(r->dtype)) + " " + v + " = 0; " + v + " < " + expr_[r->src[0]->id] + "; " +
+              v + "++) {");
+    expr_[r->id] = v;
+    named_[r->id] = true;
+    indent_ += "  ";
+  }
+  void close_loop(std::vector<size_t>& closing) {
+    closing.pop_back();
+    indent_.resize(indent_.size() - 2);
+    emit_line("}");
+  }
+
   void name_value(const UOp* u, const char* prefix, const std::string& value) {
     const std::string v = fresh(prefix);
-    lines_.push_back(std::string(c_value_type(u->dtype)) + " " + v + " = " + value + ";");
+    emit_line(std::string(c_value_type(u->dtype)) + " " + v + " = " + value + ";");
     expr_[u->id] = v;
     named_[u->id] = true;
   }
 
   void name_vector(const UOp* u, const std::string& value) {
     const std::string v = fresh("vec");
-    lines_.push_back(c_vector_type(u->dtype, u->lanes) + " " + v + " = " + value + ";");
+    emit_line(c_vector_type(u->dtype, u->lanes) + " " + v + " = " + value + ";");
     expr_[u->id] = v;
     named_[u->id] = true;
   }
@@ -111,7 +143,7 @@ class Renderer {
       return;
     }
     name_vector(u, "{0}");
-    lines_.push_back("memcpy(&" + expr_[u->id] + ", &" + m + "[" + i + "], " + std::to_string(u->lanes) + " * sizeof " +
+    emit_line("memcpy(&" + expr_[u->id] + ", &" + m + "[" + i + "], " + std::to_string(u->lanes) + " * sizeof " +
                      m + "[0]);");
   }
 
@@ -122,11 +154,11 @@ class Renderer {
     const std::string& v = expr_[val->id];
     if (bits_buffer(u->src[0])) {
       for (int k = 0; k < val->lanes; ++k)
-        lines_.push_back(m + "[" + i + "+" + std::to_string(k) + "] = uf_bits_" + name(val->dtype) + "(" + v + "[" +
+        emit_line(m + "[" + i + "+" + std::to_string(k) + "] = uf_bits_" + name(val->dtype) + "(" + v + "[" +
                          std::to_string(k) + "]);");
       return;
     }
-    lines_.push_back("memcpy(&" + m + "[" + i + "], &" + v + ", " + std::to_string(val->lanes) + " * sizeof " + m + "[0]);");
+    emit_line("memcpy(&" + m + "[" + i + "], &" + v + ", " + std::to_string(val->lanes) + " * sizeof " + m + "[0]);");
   }
 
   static bool scalar_alloc(const UOp* mem) { return mem->op == Op::ALLOC && mem->len == 1; }
@@ -139,14 +171,14 @@ class Renderer {
     const std::string T = c_value_type(u->dtype);
     const int64_t size = u->len * (carried_as_float(u->dtype) ? 4 : bytes(u->dtype));  // scratch holds floats
     if (u->len == 1) {
-      lines_.push_back(T + " " + v + " = 0;");
+      emit_line(T + " " + v + " = 0;");
     } else if (stack_used_ + size <= kStackBudget) {
       stack_used_ += size;
-      lines_.push_back(T + " " + v + "[" + std::to_string(u->len) + "] = {0};");
+      emit_line(T + " " + v + "[" + std::to_string(u->len) + "] = {0};");
     } else {
-      lines_.push_back(T + "* " + v + " = (" + T + "*)calloc(" + std::to_string(u->len) + ", sizeof(" + T +
+      emit_line(T + "* " + v + " = (" + T + "*)calloc(" + std::to_string(u->len) + ", sizeof(" + T +
                        "));");
-      lines_.push_back("if (!" + v + ") abort();");
+      emit_line("if (!" + v + ") abort();");
       heap_.push_back(v);
     }
   }
@@ -197,17 +229,21 @@ class Renderer {
       case Op::INDEX: index(u); break;
       case Op::LOAD: {
         const std::string& a = expr_[u->src[0]->id];
-        name_value(u, "val", bits_buffer(u->src[0]) ? "uf_frombits_" + std::string(name(u->dtype)) + "(" + a + ")" : a);
+        std::string e = bits_buffer(u->src[0]) ? "uf_frombits_" + std::string(name(u->dtype)) + "(" + a + ")" : a;
+        // Gated: C's conditional evaluates the load only when the gate is true, like the reference.
+        if (u->is_gated()) e = "(" + expr_[u->src[2]->id] + " ? " + e + " : " + expr_[u->src[1]->id] + ")";
+        name_value(u, "val", e);
         break;
       }
       case Op::STORE: {
         const std::string& v = expr_[u->src[1]->id];
         const DType d = u->src[1]->dtype;
         const std::string stored = bits_buffer(u->src[0]) ? "uf_bits_" + std::string(name(d)) + "(" + v + ")" : v;
-        lines_.push_back(expr_[u->src[0]->id] + " = " + stored + ";");
+        const std::string gate = u->is_gated() ? "if (" + expr_[u->src[2]->id] + ") " : "";
+        emit_line(gate + expr_[u->src[0]->id] + " = " + stored + ";");
         break;
       }
-      case Op::SINK: break;
+      case Op::SINK: case Op::END: break;  // END: the schedule closes the loop
       default: alu(u); break;
     }
   }
@@ -219,6 +255,7 @@ class Renderer {
   std::vector<std::string> expr_;
   std::vector<bool> named_;
   std::vector<std::string> lines_, heap_;
+  std::string indent_;  // two spaces per open loop
   std::map<int64_t, int> alloc_names_;
   int counter_ = 0;
   int64_t stack_used_ = 0;

@@ -19,9 +19,11 @@ DType operand_dtype(const UOp* u) {
 }
 
 bool vector_only(Op op) { return op == Op::GEP || op == Op::STACK; }
+// Loops are not (op, dtype) pairs: their features are counted on their own (issue 14, item 8).
+bool loop_op(Op op) { return op == Op::RANGE || op == Op::END; }
 
 // Whether (op, d) is a pair of the scalar table, and of the vector table.
-bool scalar_pair(Op op, DType d) { return !vector_only(op) && op_accepts(op, d); }
+bool scalar_pair(Op op, DType d) { return !vector_only(op) && !loop_op(op) && op_accepts(op, d); }
 bool vector_pair(Op op, DType d) {
   if (is_void(d)) return false;
   if (op == Op::CONST || op == Op::LOAD || op == Op::STORE || vector_only(op)) return true;
