@@ -3,6 +3,8 @@
 
 #include <map>
 
+#include "core/loops.h"
+
 namespace uf {
 
 Probe instrument(const Program& p) {
@@ -10,11 +12,16 @@ Probe instrument(const Program& p) {
   Program& q = probe.program;
   Graph& g = *q.graph;
   const auto order = linearize(p);
+  // A value computed inside a loop has one value per iteration and may not be used after the loop, so
+  // only top-level values are probed.
+  const Loops loops = has_loops(order) ? analyze_loops(p, order) : Loops{};
+  auto in_loop = [&](const UOp* u) { return loops.any() && loops.innermost[u->id] >= 0; };
   int64_t next_slot = p.buffers.empty() ? 0 : p.buffers.back()->slot + 1;
   std::map<DType, std::vector<const UOp*>> by_dtype;
   std::vector<const UOp*> values;
   for (const UOp* u : order)
-    if (!u->is_memory() && !is_void(u->dtype) && u->op != Op::CONST && !u->is_vector()) {  // vectors: by their GEPs
+    if (!u->is_memory() && !is_void(u->dtype) && u->op != Op::CONST && !u->is_vector() &&  // vectors: by GEPs
+        !in_loop(u)) {
       by_dtype[u->dtype].push_back(u);
       values.push_back(u);
     }

@@ -9,7 +9,7 @@
 
 namespace uf {
 
-// `p` plus one STORE per live scalar value (vectors through their GEPs) into probe BUFFERs placed
+// `p` plus one STORE per live scalar value outside loops (vectors through their GEPs) into probe BUFFERs placed
 // after p's slots, one per dtype, with zero data; expect and got lines are dropped.
 struct Probe {
   Program program;

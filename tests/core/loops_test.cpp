@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/loops.h"
+#include "core/probe.h"
 #include "core/text.h"
 #include "tests/support/paths.h"
 #include "tests/support/programs.h"
@@ -25,6 +26,17 @@ TEST(Loops, ExamplesRoundTripAndNest) {
   ASSERT_EQ(loops.ranges.size(), 2u);
   EXPECT_EQ(loops.parent[1], 0);  // r1 inside r0: the first RANGE in the order is outer
   EXPECT_EQ(loops.schedule.size(), linearize(nest).size());
+}
+
+// The oracle's probe program (a store of every value, for signatures and observed kernels) of a program
+// with loops stores only the values outside loops, so it is still a valid program.
+TEST(Loops, ProbesOfLoopProgramsVerify) {
+  for (const char* name : {"loop_sum.uop", "loop_nest_divmod.uop", "loop_gated_load.uop", "loop_gated_store.uop"}) {
+    const Program p = read_program(example_path(name));
+    const Probe probe = instrument(p);
+    EXPECT_NO_THROW(verify(probe.program)) << name;
+    for (const auto& [node, at] : probe.where) EXPECT_NE(node->op, Op::RANGE) << name;
+  }
 }
 
 const char* const kHead = "uops 2\n%0 = BUFFER i32[4] slot=0\n%1 = CONST i32 4\n%2 = RANGE i32 0 %1\n";
