@@ -14,7 +14,7 @@ Probe instrument(const Program& p) {
   const auto order = linearize(p);
   // A value computed inside a loop has one value per iteration and may not be used after the loop, so
   // only top-level values are probed.
-  const Loops loops = has_loops(order) ? analyze_loops(p, order) : Loops{};
+  const Loops loops = analyze_loops(p, order);  // without loops: no ranges, nothing is in a loop
   auto in_loop = [&](const UOp* u) { return loops.any() && loops.innermost[u->id] >= 0; };
   int64_t next_slot = p.buffers.empty() ? 0 : p.buffers.back()->slot + 1;
   std::map<DType, std::vector<const UOp*>> by_dtype;
