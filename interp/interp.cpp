@@ -211,10 +211,10 @@ case float_code(Op::N):                                                         
 
 }  // namespace interp_machine
 
-RefResult interpret(const Program& p, const std::vector<const UOp*>& order) {
-  return interp_machine::Machine(p, order).run();
+RefResult interpret(const Program& p, const std::vector<const UOp*>& order, const Limits& limits) {
+  return interp_machine::Machine(p, order, limits).run();
 }
 
-RefResult interpret(const Program& p) { return interpret(p, linearize(p)); }
+RefResult interpret(const Program& p, const Limits& limits) { return interpret(p, linearize(p), limits); }
 
 }  // namespace uf

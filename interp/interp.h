@@ -36,12 +36,20 @@ struct Undefined {
 struct RefResult {
   std::optional<Undefined> undefined;  // set: the program has no defined result (then `buffers` is empty)
   std::map<int64_t, Values> buffers;   // final contents of EVERY BUFFER of the program, by slot
+  bool over_budget = false;            // stopped at Limits::max_loop_steps (`undefined` says where): no verdict
+};
+
+// A bound on one call's work, for callers that run programs nobody bounded (a libFuzzer mutation can turn
+// a trip count of 8 into 2^31). A loop charges its trip count times its body's length in nodes when it
+// starts, each time it starts: the budget bounds the node runs inside loops.
+struct Limits {
+  uint64_t max_loop_steps = UINT64_MAX;
 };
 
 // `order` is linearize(p) or any topological order of the nodes to run (each node after its sources).
 // Every BUFFER in p.buffers or in `order` is part of the result. Throws UserError if a data line has the
 // wrong length or two BUFFERs share a slot, InternalError if `order` runs a node before a source.
-RefResult interpret(const Program& p, const std::vector<const UOp*>& order);
-RefResult interpret(const Program& p);
+RefResult interpret(const Program& p, const std::vector<const UOp*>& order, const Limits& limits = {});
+RefResult interpret(const Program& p, const Limits& limits = {});
 
 }  // namespace uf

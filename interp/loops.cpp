@@ -20,6 +20,14 @@ std::optional<Undefined> Machine::run_loop(size_t at) {
     }
     return std::nullopt;
   }
+  uint64_t steps = 0;
+  if (__builtin_mul_overflow(static_cast<uint64_t>(trips), std::max<uint64_t>(end - body, 1), &steps) ||
+      steps > loop_steps_left_) {
+    over_budget_ = true;
+    check_rest(at);
+    return Undefined{r, "a loop of " + std::to_string(trips) + " iterations, over the caller's budget"};
+  }
+  loop_steps_left_ -= steps;
   iterations_.push_back({r, 0});
   for (int64_t k = 0; k < trips; ++k) {
     values_[r->id] = Scalar::of_int(k);  // k >= 0: the same bits for an unsigned RANGE

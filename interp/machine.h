@@ -76,8 +76,9 @@ inline bool has_loops_or_gates(const std::vector<const UOp*>& order) {
 
 class Machine {
  public:
-  Machine(const Program& p, const std::vector<const UOp*>& order)
-      : p_(p), loops_(has_loops_or_gates(order) ? analyze_loops(p, order) : Loops{}),
+  Machine(const Program& p, const std::vector<const UOp*>& order, const Limits& limits)
+      : p_(p), loop_steps_left_(limits.max_loop_steps),
+        loops_(has_loops_or_gates(order) ? analyze_loops(p, order) : Loops{}),
         order_(loops_.any() ? loops_.schedule : order), arrays_(p.graph->size()), values_(arrays_.values()),
         ran_(arrays_.ran()) {
     if (!loops_.schedule.empty()) mark_gated_only_addresses();
@@ -90,6 +91,7 @@ class Machine {
   RefResult run() {
     RefResult r;
     r.undefined = execute(0, order_.size());
+    r.over_budget = over_budget_;
     if (r.undefined) return r;
     for (const Memory& m : memories_) {
       if (m.node->op != Op::BUFFER) continue;
@@ -172,6 +174,8 @@ class Machine {
   }();
 
   const Program& p_;
+  uint64_t loop_steps_left_;
+  bool over_budget_ = false;
   const Loops loops_;                      // empty for a program without loops or gated accesses
   const std::vector<const UOp*>& order_;   // the schedule (loops_.schedule) or the caller's order
   std::vector<uint8_t> gated_only_;        // by node id: an INDEX only gated accesses use (empty: none)

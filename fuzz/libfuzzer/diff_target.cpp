@@ -7,8 +7,8 @@
 //
 // The check is the fuzzer's (uf::check: one cached compiler call, a sandboxed run, probes), with
 // $UOPFUZZ_FUZZ_CC, $UOPFUZZ_FUZZ_CFLAGS and $UOPFUZZ_FUZZ_RENDERER overriding the defaults. Its cost is
-// bounded per input: programs past kMaxNodes nodes or kMaxElements memory elements are rejected, a
-// kernel gets a few seconds. Without a usable compiler (a runner image without one) the target checks
+// bounded per input: programs past kMaxNodes nodes or kMaxElements memory elements, or whose loops run
+// more than kMaxLoopSteps nodes in the reference, are rejected; a kernel gets a few seconds. Without a usable compiler (a runner image without one) the target checks
 // the reference alone and says so, unless $UOPFUZZ_FUZZ_REQUIRE_CC is set: then it exits 2.
 #include <unistd.h>
 
@@ -28,6 +28,7 @@ namespace {
 constexpr size_t kMaxInput = 64 << 10;
 constexpr size_t kMaxNodes = 3000;
 constexpr int64_t kMaxElements = 1 << 14;
+constexpr uint64_t kMaxLoopSteps = 1 << 22;  // node runs inside loops: a few seconds under the sanitizers
 
 struct Setup {
   uf::CompiledPathConfig cfg;
@@ -109,10 +110,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (too_costly(p)) return -1;
   uf::RefResult ref;
   try {
-    ref = uf::interpret(p);
+    ref = uf::interpret(p, uf::Limits{kMaxLoopSteps});
   } catch (const uf::UserError&) {
     return -1;
   }
+  if (ref.over_budget) return -1;  // a mutated trip count: too long for the reference and the kernel alike
   const Setup& s = setup();
   if (ref.undefined || !s.compiled) return 0;
   uf::Observation obs;

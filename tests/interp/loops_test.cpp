@@ -32,5 +32,37 @@ TEST(LoopInterp, GatedLoadTrueGateOutOfBounds) {
   EXPECT_EQ(r.undefined->reason, "INDEX 2 out of bounds for BUFFER i32[2] slot=0 (in iteration %2 = 2)");
 }
 
+TEST(LoopInterp, LoopStepBudgetStopsALongLoopWithoutAVerdict) {
+  // Two nested loops of 2^20 and 3 iterations around one STORE: millions of node runs, far over 1000.
+  const std::string text =
+      "uops 2\n%0 = BUFFER i32[1] slot=0\n%1 = CONST i32 1048576\n%2 = RANGE i32 0 %1\n%3 = CONST i32 3\n"
+      "%4 = RANGE i32 1 %3\n%5 = CONST i32 0\n%6 = INDEX i32 %0 %5\n%7 = ADD i32 %2 %4\n%8 = STORE void %6 %7\n"
+      "%9 = END void %8 %4 %2\n%10 = SINK void %9\n";
+  const Program p = parse_program(text);
+  verify(p);
+  const RefResult stopped = interpret(p, Limits{1000});
+  EXPECT_TRUE(stopped.over_budget);
+  ASSERT_TRUE(stopped.undefined);
+  EXPECT_EQ(p.node_name(stopped.undefined->node), "%2");
+  // Spent each time a loop starts: the smallest budget that runs the nest grows with the outer trip count
+  // exactly in proportion (each outer iteration charges its body and starts the inner loop once more).
+  const auto with_outer_trips = [&](int n) {
+    return parse_program(std::string(text).replace(text.find("1048576"), 7, std::to_string(n)));
+  };
+  const auto smallest_budget = [](const Program& q) {
+    uint64_t budget = 0;
+    while (interpret(q, Limits{budget}).over_budget) ++budget;
+    return budget;
+  };
+  const Program small = with_outer_trips(2);
+  const uint64_t two = smallest_budget(small);
+  EXPECT_GT(two, 2u * 3u);  // at least the inner loop's 3 iterations, twice
+  EXPECT_EQ(smallest_budget(with_outer_trips(4)), 2 * two);
+  EXPECT_TRUE(interpret(small, Limits{two - 1}).undefined);
+  const RefResult unbounded = interpret(small);
+  EXPECT_FALSE(unbounded.over_budget);
+  EXPECT_FALSE(unbounded.undefined);
+}
+
 }  // namespace
 }  // namespace uf::testing
