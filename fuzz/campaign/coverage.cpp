@@ -38,7 +38,13 @@ bool counts_as_vector(const UOp* u) {
 
 void Coverage::add(const Program& p) {
   ++programs;
-  for (const UOp* u : linearize(p)) {
+  const std::vector<const UOp*> order = linearize(p);
+  const auto features = loop_features(p, order);
+  bool any_loop = false;
+  for (size_t i = 0; i < kNumLoopFeatures; ++i) loop_feature[i] += features[i];
+  for (const UOp* u : order) any_loop |= u->op == Op::RANGE;
+  programs_with_loops += any_loop;
+  for (const UOp* u : order) {
     const DType d = operand_dtype(u);
     if (is_void(d)) continue;
     if (counts_as_vector(u)) {
@@ -56,7 +62,9 @@ void Coverage::merge(const Coverage& o) {
   for (size_t i = 0; i < cast.size(); ++i) cast[i] += o.cast[i];
   for (size_t i = 0; i < bitcast.size(); ++i) bitcast[i] += o.bitcast[i];
   for (size_t i = 0; i < op_dtype_vector.size(); ++i) op_dtype_vector[i] += o.op_dtype_vector[i];
+  for (size_t i = 0; i < loop_feature.size(); ++i) loop_feature[i] += o.loop_feature[i];
   programs += o.programs;
+  programs_with_loops += o.programs_with_loops;
 }
 
 namespace {
@@ -77,6 +85,12 @@ Coverage::Count count_pairs(const std::array<uint64_t, kNumOps * kNumDTypes>& co
 
 Coverage::Count Coverage::op_dtype_count() const { return count_pairs(op_dtype, scalar_pair); }
 Coverage::Count Coverage::op_dtype_vector_count() const { return count_pairs(op_dtype_vector, vector_pair); }
+
+Coverage::Count Coverage::loop_feature_count() const {
+  Count c{0, kNumLoopFeatures};
+  for (uint64_t n : loop_feature) c.covered += n > 0;
+  return c;
+}
 
 Coverage::Count Coverage::cast_count() const {
   Count c{0, 0};
@@ -105,7 +119,8 @@ std::string Coverage::summary() const {
   };
   return part(op_dtype_count(), "op×dtype pairs, ") + part(op_dtype_vector_count(), "op×dtype (vector) pairs, ") +
          part(cast_count(), "CAST pairs, ") +
-         part(bitcast_count(), "BITCAST pairs over ") + std::to_string(programs) + " programs";
+         part(bitcast_count(), "BITCAST pairs, ") + part(loop_feature_count(), "loop features, loops in ") +
+         std::to_string(programs_with_loops) + " of " + std::to_string(programs) + " programs";
 }
 
 std::vector<std::string> Coverage::missing() const {
@@ -124,6 +139,8 @@ std::vector<std::string> Coverage::missing() const {
       if (bitcast_legal(a, b) && bitcast[at(a, b)] == 0)
         out.push_back(std::string("BITCAST ") + name(a) + "->" + name(b));
     }
+  for (size_t i = 0; i < kNumLoopFeatures; ++i)
+    if (loop_feature[i] == 0) out.push_back("loop: " + std::string(describe(static_cast<LoopFeature>(i))));
   return out;
 }
 

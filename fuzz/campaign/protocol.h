@@ -30,7 +30,8 @@ struct CheckCounts {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CheckCounts, programs, valid, undefined, mismatching, crashes, compile_errors,
                                    render_errors, timeouts, batches, runs, undefined_inputs)
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Coverage, programs, op_dtype, cast, bitcast, op_dtype_vector)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Coverage, programs, op_dtype, cast, bitcast, op_dtype_vector, loop_feature,
+                                   programs_with_loops)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompilerStats, calls, seconds)
 
 // A batch checked. Sent before its failures are reduced, so a worker stopped during a long reduction
