@@ -3,11 +3,13 @@
 // per CPU second (Google Benchmark's default); the command-line one is wall time (UseRealTime).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 
 #include "bench/workloads.h"
 #include "codegen/render/render.h"
+#include "core/loops.h"
 #include "core/text.h"
 #include "fuzz/gen/generator.h"
 #include "interp/interp.h"
@@ -65,6 +67,27 @@ void BM_interpret_straight_line(benchmark::State& state) {
     if (r.undefined) state.SkipWithError("straight-line program is UNDEFINED");
     benchmark::DoNotOptimize(r.buffers);
     nodes += static_cast<int64_t>(order.size());
+  }
+  state.counters["nodes"] = Counter(static_cast<double>(nodes), Counter::kIsRate);
+}
+
+// The same kind of body inside a loop of 64 iterations: node runs per second, to set beside the
+// straight-line rate (the loop adds a RANGE, an END and the index arithmetic of each load to the body).
+void BM_interpret_loop_body(benchmark::State& state) {
+  constexpr int64_t kTrips = 64;
+  const Program p = mixed_kernel(static_cast<size_t>(state.range(0)), kTrips);
+  verify(p);
+  const auto order = linearize(p);
+  const Loops loops = analyze_loops(p, order);
+  const size_t at = static_cast<size_t>(std::find(loops.schedule.begin(), loops.schedule.end(), loops.ranges.at(0)) -
+                                        loops.schedule.begin());
+  const int64_t runs = static_cast<int64_t>(order.size()) + (kTrips - 1) * static_cast<int64_t>(loops.body_end[at] - at - 1);
+  int64_t nodes = 0;
+  for (auto _ : state) {
+    RefResult r = interpret(p, order);
+    if (r.undefined) state.SkipWithError("loop kernel is UNDEFINED");
+    benchmark::DoNotOptimize(r.buffers);
+    nodes += runs;
   }
   state.counters["nodes"] = Counter(static_cast<double>(nodes), Counter::kIsRate);
 }
@@ -149,6 +172,8 @@ void register_front() {
   RegisterBenchmark("parse/generated", BM_parse_generated)->Unit(benchmark::kMillisecond);
   RegisterBenchmark("parse/straight_line", BM_parse_straight_line)->Arg(static_cast<int64_t>(big()))->Unit(benchmark::kMillisecond);
   for (int64_t n : sizes) RegisterBenchmark("interpret/straight_line", BM_interpret_straight_line)->Arg(n)->Unit(benchmark::kMicrosecond);
+  for (int64_t n : sizes)
+    if (n <= 10000) RegisterBenchmark("interpret/loop_body", BM_interpret_loop_body)->Arg(n)->Unit(benchmark::kMicrosecond);
   RegisterBenchmark("interpret/generated", BM_interpret_generated)->Unit(benchmark::kMillisecond);
   RegisterBenchmark("render/generated", BM_render_generated)->Unit(benchmark::kMillisecond);
   RegisterBenchmark("render/straight_line", BM_render_straight_line)->Arg(smoke ? 1000 : 10000)->Unit(benchmark::kMillisecond);

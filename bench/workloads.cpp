@@ -44,23 +44,30 @@ struct Lane {
 
 }  // namespace
 
-Program straight_line(size_t nodes, uint64_t seed) {
+Program straight_line(size_t nodes, uint64_t seed) { return mixed_kernel(nodes, -1, seed); }
+
+Program mixed_kernel(size_t nodes, int64_t trips, uint64_t seed) {
   Program p;
   Graph& g = *p.graph;
   Rng rng(seed);
   constexpr int64_t kLen = 8;
-  const UOp* in_i = g.memory(Op::BUFFER, DType::I32, kLen, 0);
-  const UOp* in_f = g.memory(Op::BUFFER, DType::F32, kLen, 1);
-  const UOp* out_i = g.memory(Op::BUFFER, DType::I32, 1, 2);
-  const UOp* out_f = g.memory(Op::BUFFER, DType::F32, 1, 3);
+  const bool loop = trips >= 0;
+  const int64_t rows = loop ? trips : 1;  // the loop's iteration k reads row k of the inputs, writes out[k]
+  const UOp* in_i = g.memory(Op::BUFFER, DType::I32, kLen * rows, 0);
+  const UOp* in_f = g.memory(Op::BUFFER, DType::F32, kLen * rows, 1);
+  const UOp* out_i = g.memory(Op::BUFFER, DType::I32, rows, 2);
+  const UOp* out_f = g.memory(Op::BUFFER, DType::F32, rows, 3);
   Values di, df;
-  for (int64_t k = 0; k < kLen; ++k) {
+  for (int64_t k = 0; k < kLen * rows; ++k) {
     di.push_back(Scalar::of_int(static_cast<int64_t>(rng.below(33)) - 16));
     df.push_back(Scalar::of_float((static_cast<double>(rng.below(129)) - 64) / 4));
   }
   p.data[0] = di;
   p.data[1] = df;
-  auto at = [&g](const UOp* mem, int64_t i) { return g.make(Op::INDEX, {mem, g.constant(DType::I32, Scalar::of_int(i))}); };
+  auto i32 = [&g](int64_t v) { return g.constant(DType::I32, Scalar::of_int(v)); };
+  const UOp* range = loop ? g.range(i32(trips), 0) : nullptr;
+  const UOp* row = loop ? g.make(Op::MUL, {range, i32(kLen)}) : nullptr;
+  auto at = [&](const UOp* mem, int64_t i) { return g.make(Op::INDEX, {mem, row ? g.make(Op::ADD, {row, i32(i)}) : i32(i)}); };
   Lane li, lf;
   for (int64_t k = 0; k < kLen; ++k) {
     li.loads.push_back(g.make(Op::LOAD, {at(in_i, k)}));
@@ -86,11 +93,12 @@ Program straight_line(size_t nodes, uint64_t seed) {
       li.push(g.make(Op::WHERE, {cond, li.last(), li.pick(rng)}));
     }
   }
-  const UOp* s0 = g.make(Op::STORE, {at(out_i, 0), li.last()});
-  const UOp* s1 = g.make(Op::STORE, {at(out_f, 0), lf.last()});
-  p.sink = g.make(Op::SINK, {s0, s1});
+  const UOp* out_at = loop ? range : i32(0);
+  const UOp* s0 = g.make(Op::STORE, {g.make(Op::INDEX, {out_i, out_at}), li.last()});
+  const UOp* s1 = g.make(Op::STORE, {g.make(Op::INDEX, {out_f, out_at}), lf.last()});
+  p.sink = loop ? g.make(Op::SINK, {g.make(Op::END, {s0, range}), g.make(Op::END, {s1, range})}) : g.make(Op::SINK, {s0, s1});
   p.buffers = {in_i, in_f, out_i, out_f};
-  p.set_meta("bench", "straight_line " + std::to_string(nodes));
+  p.set_meta("bench", (loop ? "loop_kernel " + std::to_string(trips) + " x " : "straight_line ") + std::to_string(nodes));
   return p;
 }
 

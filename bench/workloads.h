@@ -24,6 +24,10 @@ Settings& settings();
 // last value of each lane stored. No branches, no memory in the body, never UNDEFINED: the case the
 // interpreter target (>= 50M nodes/s) is about.
 Program straight_line(size_t nodes, uint64_t seed = 1);
+// The same body inside one loop of `trips` iterations (trips < 0: no loop, the straight-line program):
+// iteration k loads row k of the inputs (index k*8 + j) and stores out[k]. Its body is about `nodes`
+// nodes, the interpreter runs it `trips` times: the loop-body rate beside the straight-line one.
+Program mixed_kernel(size_t nodes, int64_t trips, uint64_t seed = 1);
 
 // `count` generated programs starting at `first_seed` (the campaign's own generator and policy).
 std::vector<Program> generated(size_t count, uint64_t first_seed);

@@ -13,6 +13,13 @@ namespace {
 using Set = std::vector<int>;  // loop numbers, ascending
 
 void merge_into(Set& a, const Set& b) {
+  // Most sets along a chain are equal or empty: no allocation for those (the interpreter analyses every
+  // program it runs).
+  if (b.empty() || a == b) return;
+  if (a.empty()) {
+    a = b;
+    return;
+  }
   Set out;
   std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
   a = std::move(out);
@@ -78,6 +85,7 @@ class Analysis {
                       ", after that loop is closed (only memory carries values out of a loop)");
     merge_into(closed, closes);
     if (u->op == Op::RANGE) merge_into(s, {loop_number_[u->id]});
+    if (closed.empty()) return;
     Set open;
     std::set_difference(s.begin(), s.end(), closed.begin(), closed.end(), std::back_inserter(open));
     s = std::move(open);
