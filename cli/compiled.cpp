@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/cli.h"
+#include "codegen/runtime/compiler.h"
 #include "fuzz/oracle/oracle.h"
 
 namespace uf::cli {
@@ -23,6 +24,9 @@ CompiledPathConfig CompiledFlags::config(const Program* recorded) const {
   };
   pick(cc, "cc", cfg.cc);
   pick(cflags, "cflags", cfg.cflags);
+  for (const IeeeFlag& f : ieee_changing_flags(cfg.cflags))
+    std::cerr << "uopfuzz: warning: " << f.flag << " changes IEEE floating-point semantics on purpose (" << f.effect
+              << "): differences from the reference are expected under it, and are not compiler bugs\n";
   pick(renderer_cmd, "renderer", cfg.renderer_cmd);
   if (cfg.renderer_cmd == "builtin") cfg.renderer_cmd.clear();
   if (timeout_s > 0) cfg.timeout_s = timeout_s;

@@ -26,7 +26,12 @@ const char* const kPrelude = R"PRELUDE(/* uopfuzz prelude: exact exec_alu helper
 #pragma GCC diagnostic ignored "-Wunused-function"
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #pragma GCC diagnostic ignored "-Wunused-variable"
+/* No contraction of a*b+c into a fused multiply-add, whatever the flags: clang honours the ISO pragma,
+   gcc ignores it (its default is -ffp-contract=fast) but takes its own for every function after it. */
 #pragma STDC FP_CONTRACT OFF
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("fp-contract=off")
+#endif
 /* 16 (TS 18661-3, gcc -march=native on CPUs with AVX512-FP16) only says _Float16 is evaluated in
    float; float and double keep their own precision, and f16 here is never _Float16 arithmetic. */
 #if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0 && FLT_EVAL_METHOD != 16
@@ -37,10 +42,13 @@ const char* const kPrelude = R"PRELUDE(/* uopfuzz prelude: exact exec_alu helper
    dozen branches that the optimiser then works through: about 30 % of the compile time of a batch.
    Out of line, every kernel calls the same code whether its batch holds 1 or 64 kernels (inlining
    decisions otherwise depend on the size of the translation unit), so a finding replays alone. */
-#if defined(__has_attribute) && __has_attribute(noipa)
+#if defined(__has_attribute)
+#if __has_attribute(noipa)
 #define UF_OUTLINE static __attribute__((noipa)) /* also no constant-propagated clones */
-#else
-#define UF_OUTLINE static __attribute__((noinline))
+#endif
+#endif
+#ifndef UF_OUTLINE
+#define UF_OUTLINE static __attribute__((noinline)) /* tcc: accepted, and it inlines nothing anyway */
 #endif
 
 /* Every rounding of a binary64 (or integer) value to f32 goes through uf_f32. gcc folds the vector form

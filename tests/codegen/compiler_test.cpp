@@ -198,6 +198,22 @@ TEST(CodegenCompiler, BadFlagsDoNotBlameEveryProgram) {
   }
 }
 
+TEST(CodegenCompiler, FlagsThatChangeIeeeSemanticsAreNamed) {
+  auto names = [](const std::string& cflags) {
+    std::vector<std::string> out;
+    for (const IeeeFlag& f : ieee_changing_flags(cflags)) out.push_back(f.flag);
+    return out;
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(names(kDefaultCFlags), V{});
+  EXPECT_EQ(names("-O3 -march=native -funroll-loops -ffp-contract=off -fno-fast-math"), V{});
+  EXPECT_EQ(names("-O2 -ffast-math"), V{"-ffast-math"});
+  EXPECT_EQ(names("-Ofast -fno-signed-zeros '-mrecip=all' -ffp-contract=fast"),
+            (V{"-Ofast", "-fno-signed-zeros", "-mrecip=all", "-ffp-contract=fast"}));
+  EXPECT_EQ(names("-ffinite-math-only -fassociative-math -mfpmath=387"),
+            (V{"-ffinite-math-only", "-fassociative-math", "-mfpmath=387"}));
+}
+
 TEST(CodegenProcess, SplitCommandLikeAShell) {
   using V = std::vector<std::string>;
   EXPECT_EQ(split_command("  a  b\tc "), (V{"a", "b", "c"}));
