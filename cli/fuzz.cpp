@@ -68,9 +68,12 @@ int run_reduce(const ReduceCliOptions& o) {
   const bool kept = r.observation.signature == obs.signature;
   FindingContext ctx{"", cfg, ""};
   if (const std::string* v = p.meta_value("cc_version")) ctx.compiler_version = *v;
-  write_output(o.out, reproducer_text(kept ? r.program : p, kept ? r.observation : obs, ctx));
+  Program out = kept ? r.program : p;
+  out.set_meta("reduced", kept && r.complete ? "yes" : "no");  // no: stopped by --time, run it again
+  write_output(o.out, reproducer_text(std::move(out), kept ? r.observation : obs, ctx));
   std::cerr << "reduce: " << program_cost(r.program).nodes << " nodes after " << r.steps << " steps, " << r.candidates
-            << " candidates in " << r.compiler_calls << " batches, " << r.seconds << " s\n";
+            << " candidates in " << r.compiler_calls << " batches, " << r.seconds << " s"
+            << (kept && r.complete ? "" : " (not finished: `meta reduced = no`)") << "\n";
   return kOk;
 }
 

@@ -131,6 +131,23 @@ std::string reproducer_text(Program p, const Observation& failure, const Finding
   return print_program(p);
 }
 
+void Corpus::replace(const std::string& path, Program reproducer, const Observation& failure, const FindingContext& ctx) {
+  const fs::path target(path);
+  const std::string tmp = (target.parent_path() / (".tmp-" + std::to_string(::getpid()) + "-" + target.filename().string())).string();
+  ::unlink(tmp.c_str());
+  write_synced(tmp, reproducer_text(std::move(reproducer), failure, ctx));
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    errno = err;
+    write_failed("cannot replace " + path);
+  }
+  if (const int dfd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
 std::optional<std::string> Corpus::save(Program reproducer, const Observation& failure, const FindingContext& ctx) {
   if (has(failure.signature)) return std::nullopt;
   const std::string final_path = (fs::path(dir_) / file_name(failure.signature)).string();

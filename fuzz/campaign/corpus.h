@@ -37,6 +37,9 @@ class Corpus {
   // (saved by another worker or an earlier run). UserError on a write failure (disk full, permissions),
   // in which case nothing is left behind.
   std::optional<std::string> save(Program reproducer, const Observation& failure, const FindingContext& ctx);
+  // Replaces the reproducer at `path` (one this corpus saved) by a new one of the same bucket, e.g. its
+  // reduction: written beside it and renamed over it, so a reader sees the old file or the new, whole.
+  void replace(const std::string& path, Program reproducer, const Observation& failure, const FindingContext& ctx);
 
   static std::string file_name(const std::string& signature);
 

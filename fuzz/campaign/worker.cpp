@@ -103,43 +103,59 @@ class Worker {
     return extra;
   }
 
-  // A failure: its bucket reported the first time this worker sees it, reduced and saved when the
-  // corpus does not have it yet. The program saved carries the data set that failed.
+  // A failure: its bucket reported the first time this worker sees it; when the corpus does not have it
+  // yet, saved at once as found (`meta reduced = no`: a kill from here on loses nothing), then replaced
+  // by its reduction. The program saved carries the data set that failed.
   void keep(const Program& checked, const Finding& f) {
     const Observation& obs = f.observation;
     if (!seen_.insert(obs.signature).second) return;
     send_report(fd_, BucketReport{obs.signature});
-    if (corpus_.has(obs.signature) || g_stop) return;  // stopping: start no new reduction
-    auto [reproducer, failure] = reduced(f.failing(checked), obs);
-    reproducer.set_meta("campaign_seed", std::to_string(o_.seed));
-    if (f.input > 0) reproducer.set_meta("input", std::to_string(f.input));
-    save(reproducer, failure);
-  }
-
-  // The reduced form if it still fails alike, else the program as found.
-  std::pair<Program, Observation> reduced(const Program& p, const Observation& obs) const {
-    if (!o_.reduce) return {p, obs};
+    if (corpus_.has(obs.signature)) return;  // this run's or an earlier one's: reduction time goes to new buckets
+    Program found = f.failing(checked);
+    found.set_meta("campaign_seed", std::to_string(o_.seed));
+    if (f.input > 0) found.set_meta("input", std::to_string(f.input));
+    found.set_meta("reduced", "no");
+    const std::optional<std::string> path = save(found, obs);
+    if (!path || !o_.reduce || g_stop) return;  // stopping: start no new reduction
+    const double left = o_.time_s > 0 ? o_.time_s - clock_.seconds() : o_.reduce_time_s;
+    if (left <= 0) return;  // the budget is spent: the file says it is unreduced
     ReduceOptions ro;
-    ro.time_limit_s = o_.time_s > 0 ? std::max(5.0, std::min(o_.reduce_time_s, o_.time_s - clock_.seconds())) : o_.reduce_time_s;
+    ro.time_limit_s = std::min(o_.reduce_time_s, left);
     try {
-      ReduceResult red = reduce(p, obs.signature, o_.cfg, ro);
-      if (red.observation.signature == obs.signature) return {std::move(red.program), red.observation};
+      ReduceResult red = reduce(found, obs.signature, o_.cfg, ro);
+      if (red.observation.signature != obs.signature || (red.steps == 0 && !red.complete)) return;
+      red.program.set_meta("reduced", red.complete ? "yes" : "no");
+      replace(*path, red.program, red.observation);
     } catch (const Interrupted&) {
-      // Stopping: the finding is saved as found rather than lost.
+      // Stopping: the finding is already saved, as found.
     }
-    return {p, obs};
   }
 
-  void save(const Program& reproducer, const Observation& failure) {
+  std::optional<std::string> save(const Program& reproducer, const Observation& failure) {
     try {
-      if (auto path = corpus_.save(reproducer, failure, ctx_)) send_report(fd_, SavedReport{*path, verdict_name(failure.verdict)});
+      auto path = corpus_.save(reproducer, failure, ctx_);
+      if (path) send_report(fd_, SavedReport{*path, verdict_name(failure.verdict)});
+      return path;
     } catch (const UserError&) {
-      // The disk is full or the directory went away: the finding goes to the log instead of being lost.
-      const std::string text = "uopfuzz: worker " + std::to_string(w_) + ": could not save `" + failure.signature +
-                               "`; the reproducer follows\n" + reproducer_text(reproducer, failure, ctx_);
-      if (::write(2, text.data(), text.size()) < 0) {}
+      lost(reproducer, failure);
       throw;
     }
+  }
+
+  void replace(const std::string& path, const Program& reproducer, const Observation& failure) {
+    try {
+      corpus_.replace(path, reproducer, failure, ctx_);
+    } catch (const UserError&) {
+      lost(reproducer, failure);
+      throw;
+    }
+  }
+
+  // The disk is full or the directory went away: the finding goes to the log instead of being lost.
+  void lost(const Program& reproducer, const Observation& failure) const {
+    const std::string text = "uopfuzz: worker " + std::to_string(w_) + ": could not save `" + failure.signature +
+                             "`; the reproducer follows\n" + reproducer_text(reproducer, failure, ctx_);
+    if (::write(2, text.data(), text.size()) < 0) {}
   }
 
   // Towards target_batch_s of compile+run time per batch, within min_batch..max_batch.

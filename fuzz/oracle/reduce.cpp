@@ -78,7 +78,8 @@ ReduceResult reduce(const Program& p, const std::string& signature, const Compil
     }
     for (Program& q : shrink_candidates(r.program, values)) candidates.push_back(std::move(q));
     std::erase_if(candidates, [](const Program& q) { return !verifies(q); });
-    for (size_t at = 0; at < candidates.size() && !progress && elapsed() < options.time_limit_s; at += options.batch) {
+    size_t at = 0;
+    for (; at < candidates.size() && !progress && elapsed() < options.time_limit_s; at += options.batch) {
       std::vector<const Program*> batch;
       for (size_t i = at; i < std::min(candidates.size(), at + options.batch); ++i) batch.push_back(&candidates[i]);
       const std::optional<size_t> hit = first_keeping(batch, signature, cfg, r);
@@ -89,6 +90,7 @@ ReduceResult reduce(const Program& p, const std::string& signature, const Compil
         if (options.log) options.log("reduce: step " + std::to_string(r.steps) + ", " + std::to_string(program_cost(r.program).nodes) + " nodes");
       }
     }
+    r.complete = !progress && at >= candidates.size();  // a whole round, and no candidate kept the failure
   }
   r.observation = check({&r.program}, cfg).at(0).observation;
   r.seconds = elapsed();

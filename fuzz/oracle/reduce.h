@@ -25,6 +25,9 @@ struct ReduceResult {
   int compiler_calls = 0;       // batches checked
   int candidates = 0;           // candidate programs checked
   double seconds = 0;
+  bool complete = false;        // ended by a whole round in which no candidate kept the failure, not by the
+                                // time limit: `meta reduced = yes` (else the program is only as small as the
+                                // time allowed)
 };
 
 // `p` must fail with `signature` under `cfg`. Returns it unchanged (steps == 0) if nothing smaller fails
