@@ -158,8 +158,9 @@ case float_code(Op::N):                                                         
             v[u->id] = Scalar::of_uint(kNoCell);
             break;
           }
+          const UOp* mem = m.node;  // check_rest adds later memories: `m` may dangle after it
           check_rest(i);
-          return Undefined{u, "INDEX " + std::to_string(b.i) + " out of bounds for " + memory_text(m.node)};
+          return Undefined{u, "INDEX " + std::to_string(b.i) + " out of bounds for " + memory_text(mem)};
         }
         v[u->id] = Scalar::of_uint(m.first + static_cast<size_t>(b.i));
         break;

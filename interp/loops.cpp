@@ -51,9 +51,9 @@ std::optional<Undefined> Machine::run_loop(size_t at) {
 Undefined Machine::out_of_bounds(size_t i) {
   const UOp* u = order_[i];
   const UOp* index = u->src[0]->index_node();
-  const Memory& m = memory_of(u->src[0]);
+  const UOp* mem = memory_of(u->src[0]).node;  // copied: check_rest adds later memories, moving memories_
   check_rest(i);
-  return Undefined{u, "INDEX " + std::to_string(values_[index->src[1]->id].i) + " out of bounds for " + memory_text(m.node)};
+  return Undefined{u, "INDEX " + std::to_string(values_[index->src[1]->id].i) + " out of bounds for " + memory_text(mem)};
 }
 
 // INDEX nodes (and AFTERs of them) whose only users are gated accesses, as their address: their index is

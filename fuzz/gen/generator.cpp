@@ -126,6 +126,7 @@ void Gen::make_buffers() {
     }
     prog.data[slots[i]] = std::move(data);
   }
+  next_buffer_slot_ = total;
 }
 
 // Values nothing uses would be dead: fold some together and store them, so the graph stays live.
@@ -151,7 +152,7 @@ void Gen::finish_outputs() {
     }
   }
   for (Memory* m : outs)
-    for (int64_t e = 0; e < m->mem->len; ++e)
+    for (int64_t e = 0; e < m->mem->len && m->mem->len <= pol.max_long_len; ++e)
       if (rng.chance(pol.p_fill_output)) {
         const UOp* v = operand(m->mem->dtype);
         store(*m, i32(e), v);
@@ -201,8 +202,13 @@ Program Gen::run() {
   const bool observed = rng.chance(pol.p_observe_intermediates);
   int64_t steps = log_uniform(std::max(1, pol.min_steps), std::max(pol.min_steps, pol.max_steps));
   if (observed) steps = std::max<int64_t>(1, steps * std::clamp(pol.observed_steps_percent, 0, 100) / 100);
+  // Most programs have a loop (policy.h): one step is made a Loop, more may be drawn.
+  const bool loops = pol.step_weight[static_cast<size_t>(Step::Loop)] > 0;
+  const int64_t forced = loops && rng.chance(pol.p_force_loop) ? static_cast<int64_t>(rng.below(steps)) : -1;
   for (int64_t i = 0; i < steps && static_cast<int64_t>(g.size()) < pol.max_nodes; ++i) {
-    switch (static_cast<Step>(rng.weighted(pol.step_weight))) {
+    const Step step = i == forced ? Step::Loop : static_cast<Step>(rng.weighted(pol.step_weight));
+    switch (step) {
+      case Step::Loop: loop_step(); break;
       case Step::Chain: chain_step(); break;
       case Step::Load: load_step(false); break;
       case Step::Gather: load_step(true); break;

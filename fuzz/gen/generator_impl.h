@@ -124,6 +124,22 @@ class Gen {
   void vector_step();
   const UOp* vector_operand(DType d, int lanes, std::span<const UOp* const> scalars, bool free);
 
+  // ---- loops (loops.cpp)
+  // The value pools' sizes: values made after a mark and before truncate(mark) are forgotten, so that
+  // a value of a loop is never an operand after its loop is closed.
+  struct PoolMark {
+    std::vector<size_t> pool;
+    size_t values, vectors;
+  };
+  PoolMark mark_pools() const;
+  void truncate_pools(const PoolMark& m);
+  void loop_step();
+  const UOp* fresh_buffer(DType d, int64_t len, bool output);
+  const UOp* loop_range(int64_t trips, const UOp* runtime_end);
+  const UOp* flat_index(std::span<const UOp* const> ranges, std::span<const int64_t> widths);
+  const UOp* loop_body_value(const UOp* first, DType to, const UOp* flat);
+  const UOp* close_loops(const UOp* effect, std::span<const UOp* const> ranges);
+
   // ---- the end of a program (generator.cpp)
   void make_buffers();
   void finish_outputs();
@@ -151,6 +167,9 @@ class Gen {
   std::deque<Memory> mems_;  // BUFFERs first, then ALLOCs as made (deque: references stay valid)
   std::vector<const UOp*> stores_;             // every STORE made through access(), in order
   int64_t next_alloc_slot_ = 0;
+  int64_t next_buffer_slot_ = 0;               // slots of BUFFERs made after make_buffers (loops)
+  int64_t next_axis_ = 0;                      // RANGE axes: distinct, so no two loops are interned as one
+  int64_t loop_iterations_ = 0;                // iterations of the loops made so far (max_loop_iterations)
   std::array<double, kNumOps> alu_weight_{};   // op weight x weight of the dtypes it accepts
   std::vector<uint32_t> mark_;                 // DFS stamps for reachability, by node id
   uint32_t stamp_ = 0;

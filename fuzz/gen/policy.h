@@ -16,7 +16,7 @@ namespace uf {
 
 // One step of the generator's main loop.
 enum class Step : uint8_t {
-  Alu, Chain, Load, Gather, Scratch, Accumulate, ReadModifyWrite, Scatter, StoreReload, Vector, kCount
+  Alu, Chain, Load, Gather, Scratch, Accumulate, ReadModifyWrite, Scatter, StoreReload, Vector, Loop, kCount
 };
 // Where an operand of a needed dtype comes from.
 enum class Leaf : uint8_t { Reuse, Const, Load, Cast, kCount };
@@ -34,6 +34,14 @@ enum class Divisor : uint8_t { Operand, ConstPositive, ConstNegative, ConstEdge,
 enum class FloatGuard : uint8_t { WhereAnd, WhereMul, Constant, kCount };
 // The update of an accumulator chain (a dot product: acc = a*b + acc).
 enum class AccUpdate : uint8_t { MulAcc, AddMul, Other, kCount };
+// The element a loop reads for its flat index j (in a nest j = (r0*W1 + r1)*W2 + r2): j, j+k, j // K,
+// j % K, or a padded read j+k / j-k through a gated LOAD (the index out of bounds where the gate is false).
+enum class LoopRead : uint8_t { Flat, Offset, Div, Mod, PadAfter, PadBefore, kCount };
+// What a loop computes: an elementwise map into an output, the same into the buffer it reads (at an
+// offset: a[j] = f(a[j+k])), or a reduction (sum, max, product) into an accumulator.
+enum class LoopKind : uint8_t { Map, SameBuffer, Reduce, kCount };
+// The trip count classes of a loop (vectorizer epilogues: 0, 1, around powers of two).
+inline constexpr std::array<int64_t, 10> kTripCounts = {0, 1, 3, 7, 15, 17, 31, 33, 63, 65};
 
 template <class E>
 constexpr size_t count_of() { return static_cast<size_t>(E::kCount); }
@@ -110,7 +118,8 @@ struct GenPolicy {
                                                       {Step::ReadModifyWrite, 0.5},
                                                       {Step::Scatter, 0.3},
                                                       {Step::StoreReload, 0.4},
-                                                      {Step::Vector, 0.8}});
+                                                      {Step::Vector, 0.8},
+                                                      {Step::Loop, 1.0}});
   int min_chain_len = 8, max_chain_len = 80;  // a Chain step: ops each on the previous result
 
   // ---- vectors (a Vector step: one lane-wise op on DTYPExN operands, lanes taken out by GEP or stored)
@@ -121,6 +130,36 @@ struct GenPolicy {
   double p_vector_broadcast = 0.1; // ... or a vector CONST
   double p_gep_lane = 0.6;         // each lane of the result is taken out by a GEP (a scalar for later ops)
   double p_vector_store = 0.4;     // the result is stored whole, by a vector STORE
+
+  // ---- loops (a Loop step: a kernel over fresh BUFFERs; docs/design.md, "Loops")
+  // Most programs have a loop: the swarm keeps the Loop step with p_keep_loop (not p_keep_step), and a
+  // program that kept it makes one of its steps a Loop with p_force_loop (more come from step_weight).
+  double p_keep_loop = 0.85;
+  double p_force_loop = 0.85;
+  int64_t max_loop_iterations = 4096;  // per program: every loop's iterations, a nest's products included
+  std::array<double, 3> loop_depth_weight = {3.0, 3.0, 1.5};  // nest depth 1, 2, 3
+  std::array<double, kTripCounts.size()> trip_weight = {0.6, 1.0, 1.5, 1.5, 1.5, 1.5, 1.0, 1.0, 0.8, 0.8};
+  double p_runtime_trips = 0.2;  // a level's trip count is loaded from a BUFFER and clamped into 0..N
+  Weights<LoopKind> loop_kind_weight =
+      weights_by_value<LoopKind>({{LoopKind::Map, 2.0}, {LoopKind::SameBuffer, 1.0}, {LoopKind::Reduce, 2.5}});
+  // A reduction in a nest reduces the inner loops, its accumulator initialised once per outer iteration
+  // (what a renderer that initialises once per kernel gets wrong); else it reduces the whole nest.
+  double p_reduce_inner = 0.8;
+  Weights<LoopRead> loop_read_weight = weights_by_value<LoopRead>({{LoopRead::Flat, 2.0},
+                                                                   {LoopRead::Offset, 1.5},
+                                                                   {LoopRead::Div, 1.0},
+                                                                   {LoopRead::Mod, 1.0},
+                                                                   {LoopRead::PadAfter, 1.0},
+                                                                   {LoopRead::PadBefore, 1.0}});
+  int max_loop_offset = 3;         // k of j+k, j-k in 1..max_loop_offset
+  double p_second_read = 0.6;      // the body reads a second element
+  double p_range_operand = 0.4;    // the flat index, cast to the body's dtype, is an operand
+  int min_loop_ops = 1, max_loop_ops = 5;  // ALU ops on the loaded value per body
+  double p_gated_store = 0.2;      // the body's store to its output is gated
+  double p_loop_write_div = 0.15;  // a map writes out[j // K] or out[j % K] (several iterations, one element)
+  double p_identity_init = 0.8;    // an accumulator starts at its op's identity (else an operand)
+  double p_end_each = 0.5;         // a nest closed by one END per RANGE (else one END closing all)
+  int max_folded_loop_values = 3;  // unused body values folded into the body's store
 
   // ---- operands
   Weights<Leaf> leaf_weight =

@@ -47,6 +47,9 @@ GenPolicy swarm(const GenPolicy& base, Rng& rng) {
   const double alu = p.step_weight[static_cast<size_t>(Step::Alu)];
   thin(p.step_weight, base.p_keep_step, rng);
   p.step_weight[static_cast<size_t>(Step::Alu)] = alu;
+  // Loops have their own keep probability: most programs should have one.
+  const double loop = base.step_weight[static_cast<size_t>(Step::Loop)];
+  p.step_weight[static_cast<size_t>(Step::Loop)] = rng.chance(base.p_keep_loop) ? loop : 0.0;
 
   const double k = base.p_keep_feature;
   thin(p.leaf_weight, k, rng);

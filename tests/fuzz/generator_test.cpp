@@ -105,7 +105,8 @@ TEST(Generator, ExtremePoliciesStayValid) {
                                                      {Step::ReadModifyWrite, 3},
                                                      {Step::Scatter, 3},
                                                      {Step::StoreReload, 3},
-                                                     {Step::Vector, 1}});
+                                                     {Step::Vector, 1},
+                                                     {Step::Loop, 2}});
   memory_heavy.p_dynamic_index = 0.9;
   memory_heavy.p_keep_all_deps = 0.5;
   memory_heavy.p_spurious_after = 0.3;

@@ -23,6 +23,32 @@ std::pair<int, std::string> undefined_at(const Program& p, const RefResult& r) {
   return {p.origin.at(r.undefined->node).id, r.undefined->reason};
 }
 
+// Memories after the failing INDEX: checking the rest of the program adds them, which once moved the
+// memory table under the reason's reference to the failing one (a crash, or a wrong name).
+TEST(InterpUndefined, IndexOutOfBoundsBeforeLaterMemories) {
+  std::string text =
+      "%0 = BUFFER i32[4] slot=0\n"
+      "%1 = CONST i32 9\n"
+      "%2 = CONST i32 0\n"
+      "%3 = INDEX i32 %0 %2\n"
+      "%4 = LOAD i32 %3\n"
+      "%5 = INDEX i32 %0 %4\n"
+      "%6 = LOAD i32 %5\n";
+  std::string sink = " %6";  // %6 is only a value: store it 40 times, into 40 later BUFFERs
+  for (int k = 0; k < 40; ++k) {
+    const int b = 7 + 3 * k;
+    text += "%" + std::to_string(b) + " = BUFFER i32[1] slot=" + std::to_string(k + 1) + "\n";
+    text += "%" + std::to_string(b + 1) + " = INDEX i32 %" + std::to_string(b) + " %2\n";
+    text += "%" + std::to_string(b + 2) + " = STORE void %" + std::to_string(b + 1) + " %6\n";
+    sink = " %" + std::to_string(b + 2) + (k ? sink : "");
+  }
+  text += "%127 = SINK void" + sink + "\n";
+  Program p = parse(text);
+  p.data[0] = {Scalar::of_int(9), Scalar::of_int(0), Scalar::of_int(0), Scalar::of_int(0)};
+  const RefResult r = interpret(p);
+  EXPECT_EQ(undefined_at(p, r), std::make_pair(5, std::string("INDEX 9 out of bounds for BUFFER i32[4] slot=0")));
+}
+
 TEST(InterpUndefined, LoadOfAllocBeforeAnyStore) {
   const Program p = parse(
       "%0 = BUFFER f32[1] slot=0\n"
