@@ -68,6 +68,7 @@ class Shrinker {
     forwarding_steps();
     accumulator_steps(loop);
     forward_keeping_steps(loop);
+    copy_out_steps(loop);
     gate_steps(loop);
     cast_bypass_steps();
     constant_value_steps();

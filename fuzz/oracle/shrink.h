@@ -14,6 +14,7 @@
 //  8. lower a trip count: a CONST end to 1, 2, n/2, n-1; a computed end to CONST 1 or its reference value;
 //  9. drop an accumulator: loads of an ALLOC element read its top-level init value (all, or those in loops);
 //     a load through AFTER(…, STORE) of the same element reads the stored value, the STORE kept in the SINK;
+//     a copy of a loop's last store out of it (STORE(a, LOAD(AFTER(m, END(STORE(m, v)))))) stores v to a in the loop;
 // 10. drop gates: a gated LOAD becomes ungated or its alt; a gated STORE loses its gate.
 // Candidates are well typed (built through the factory) but may break the ordering rule or be UNDEFINED:
 // the reducer verifies and interprets each before compiling anything.

@@ -204,6 +204,35 @@ void forward_keeping_steps(const LoopShrink& s) {
   }
 }
 
+void copy_out_steps(const LoopShrink& s) {
+  Graph& g = *s.p.graph;
+  for (auto it = s.order.rbegin(); it != s.order.rend(); ++it) {
+    const UOp* c = *it;
+    if (c->op != Op::STORE || c->is_gated() || c->src[1]->op != Op::LOAD || c->src[1]->is_gated()) continue;
+    const UOp* load = c->src[1];
+    const UOp* idx = load->src[0];
+    if (idx->op != Op::INDEX || idx->src[0]->op != Op::AFTER) continue;
+    for (const UOp* e : idx->src[0]->src.subspan(1)) {
+      if (e->op != Op::END) continue;
+      std::vector<const UOp*> ranges(e->src.begin() + 1, e->src.end());
+      const UOp* st = e->src[0];
+      while (st->op == Op::END) {
+        ranges.insert(ranges.begin(), st->src.begin() + 1, st->src.end());
+        st = st->src[0];
+      }
+      const UOp* sx = st->src[0]->index_node();
+      if (st->is_gated() || !sx || sx->base() != idx->base() || sx->src[1] != idx->src[1] || st->src[1]->dtype != c->src[0]->dtype ||
+          st->src[1]->is_vector())
+        continue;
+      try {
+        ranges.insert(ranges.begin(), g.make(Op::STORE, {c->src[0], st->src[1]}));
+        offer_substitution(s, {{c, g.make(Op::END, std::span<const UOp* const>(ranges))}});
+      } catch (const TypeError&) {
+      }
+    }
+  }
+}
+
 void gate_steps(const LoopShrink& s) {
   Graph& g = *s.p.graph;
   for (auto it = s.order.rbegin(); it != s.order.rend(); ++it) {

@@ -35,6 +35,9 @@ void accumulator_steps(const LoopShrink& s);
 // which the AFTER kept alive, stays as an effect of the SINK (closed by an END over its loops). Turns an
 // accumulator read back after its update into the update's value, keeping the update.
 void forward_keeping_steps(const LoopShrink& s);
+// Step 9 too: a copy out of a loop, STORE(a, LOAD(INDEX(AFTER(m, END(STORE(m[i], v), ranges)), i))), becomes
+// the loop storing v to `a` itself, END(STORE(a, v), ranges): the accumulator between them disappears.
+void copy_out_steps(const LoopShrink& s);
 // Step 10: gates: a gated LOAD becomes ungated or its alt; a gated STORE loses its gate.
 void gate_steps(const LoopShrink& s);
 
