@@ -72,6 +72,7 @@ class Shrinker {
     gate_steps(loop);
     cast_bypass_steps();
     constant_value_steps();
+    loop_value_steps(loop);
     buffer_steps();
     literal_steps();
     vector_steps();

@@ -2,7 +2,8 @@
 //
 //  1. drop stores from the SINK (keep a single store, then drop one at a time);
 //  2. replace a node by one of its operands of the same dtype (AFTER by its memory; an AFTER loses a dependency);
-//  3. replace a value by a CONST holding its reference value;
+//  3. replace a value by a CONST holding its reference value (inside a loop, where it has none: by a
+//     RANGE of its loops of its dtype, CONST 0 or CONST 1);
 //  4. simplify constants and `data` values toward 0, 1 and short values;
 //  5. remove BUFFERs nothing uses; shorten BUFFERs and ALLOCs to the elements constant indices reach;
 //  6. vectors: scalarize a vector op whose lanes are only taken out by GEP (GEP(op(v, w), k) becomes

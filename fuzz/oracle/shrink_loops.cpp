@@ -233,6 +233,24 @@ void copy_out_steps(const LoopShrink& s) {
   }
 }
 
+void loop_value_steps(const LoopShrink& s) {
+  bool any = false;
+  for (const UOp* u : s.order) any |= u->op == Op::RANGE;
+  if (!any) return;
+  Graph& g = *s.p.graph;
+  const Loops loops = analyze_loops(s.p, s.order);
+  for (auto it = s.order.rbegin(); it != s.order.rend(); ++it) {
+    const UOp* u = *it;
+    if (u->is_memory() || is_void(u->dtype) || u->is_vector() || u->op == Op::CONST || u->op == Op::RANGE) continue;
+    if (u->id >= loops.innermost.size() || loops.innermost[u->id] < 0 || s.values.count(u)) continue;
+    const std::vector<int> around = loops.loops_of(u);
+    for (auto k = around.rbegin(); k != around.rend(); ++k)
+      if (const UOp* r = loops.ranges[static_cast<size_t>(*k)]; r->dtype == u->dtype) offer_substitution(s, {{u, r}});
+    offer_substitution(s, {{u, g.constant(u->dtype, Scalar::zero())}});
+    offer_substitution(s, {{u, g.constant(u->dtype, is_float(u->dtype) ? Scalar::of_float(1.0) : Scalar::of_uint(1))}});
+  }
+}
+
 void gate_steps(const LoopShrink& s) {
   Graph& g = *s.p.graph;
   for (auto it = s.order.rbegin(); it != s.order.rend(); ++it) {

@@ -38,6 +38,9 @@ void forward_keeping_steps(const LoopShrink& s);
 // Step 9 too: a copy out of a loop, STORE(a, LOAD(INDEX(AFTER(m, END(STORE(m[i], v), ranges)), i))), becomes
 // the loop storing v to `a` itself, END(STORE(a, v), ranges): the accumulator between them disappears.
 void copy_out_steps(const LoopShrink& s);
+// Step 3 for values inside loops (which have no single reference value): a value becomes a RANGE of its
+// loops of the same dtype (innermost first), CONST 0 or CONST 1.
+void loop_value_steps(const LoopShrink& s);
 // Step 10: gates: a gated LOAD becomes ungated or its alt; a gated STORE loses its gate.
 void gate_steps(const LoopShrink& s);
 
