@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <ostream>
 #include <string>
 
 #include "core/text.h"
@@ -23,6 +24,7 @@ namespace fs = std::filesystem;
 struct LoopBug {
   std::string plugin, input;
 };
+void PrintTo(const LoopBug& b, std::ostream* os) { *os << b.plugin << " on " << b.input; }
 
 class LoopPlugin : public ::testing::TestWithParam<LoopBug> {
  protected:
@@ -46,7 +48,7 @@ TEST_P(LoopPlugin, IsCaughtAndReducedToAFewNodes) {
   EXPECT_EQ(run("run " + input).code, 0);  // the built-in renderer agrees with the reference
 
   const std::string reduced = (dir / "reduced.uop").string();
-  const Ran r = run("reduce " + input + plugin + " --time 200 -o " + reduced);
+  const Ran r = run("reduce " + input + plugin + " --time 400 -o " + reduced);
   ASSERT_EQ(r.code, 0) << r.out;
   std::printf("%s on %s: %s", bug.plugin.c_str(), bug.input.c_str(), r.out.substr(r.out.rfind("reduce: ")).c_str());
   const Program p = read_program(reduced);
