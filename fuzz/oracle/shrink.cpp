@@ -8,6 +8,7 @@
 #include <map>
 
 #include "core/rewrite.h"
+#include "fuzz/oracle/shrink_loops.h"
 
 namespace uf {
 
@@ -58,12 +59,20 @@ class Shrinker {
       : p_(p), g_(*p.graph), values_(values), order_(linearize(p)), cost_(program_cost(p)) {}
 
   std::vector<Program> run() {
+    const LoopShrink loop{p_, order_, values_, [this](Program&& q) { add(std::move(q)); }};
     sink_steps();
     unused_buffer_steps();
+    loop_removal_steps(loop);
+    trip_count_steps(loop);
     operand_steps();
     forwarding_steps();
+    accumulator_steps(loop);
+    forward_keeping_steps(loop);
+    copy_out_steps(loop);
+    gate_steps(loop);
     cast_bypass_steps();
     constant_value_steps();
+    loop_value_steps(loop);
     buffer_steps();
     literal_steps();
     vector_steps();
@@ -300,6 +309,8 @@ ProgramCost program_cost(const Program& p) {
     else ++c.nodes;
     if (u->op == Op::BUFFER || u->op == Op::ALLOC) c.elements += u->len;
     c.lanes += u->lanes - 1;
+    if (u->op == Op::RANGE) c.iterations = std::min(kRuntimeTrips * 64, c.iterations + trip_count(u));
+    c.gates += u->is_gated();
   }
   for (const auto& [slot, vals] : p.data)
     if (const UOp* b = p.buffer(slot))
