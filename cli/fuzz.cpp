@@ -18,7 +18,21 @@ struct GenOptions {
   uint64_t seed = 1;
   int64_t count = 1;
   std::string out;
+  std::vector<std::string> without;
 };
+
+// The default policy minus every `--without` name (UserError for an unknown one, listing the valid names).
+GenPolicy policy_without(const std::vector<std::string>& names) {
+  GenPolicy p;
+  for (const std::string& n : names) without(p, n);
+  return p;
+}
+
+void add_without_option(CLI::App* app, std::vector<std::string>& names) {
+  app->add_option("--without", names,
+                  "what the target lacks, comma-separated: loop, vector, observed, an ALU op (mulacc) or a dtype (f16)")
+      ->delimiter(',');
+}
 
 // Program `seed` is generate(seed): the number a corpus file's `meta seed` records, so
 // `uopfuzz gen --seed N` rebuilds it exactly. --count N writes seeds S .. S+N-1.
@@ -29,9 +43,11 @@ int run_gen(const GenOptions& o) {
     std::filesystem::create_directories(o.out, ec);
     if (ec) throw UserError(o.out + ": cannot create directory (" + ec.message() + ")");
   }
+  const GenPolicy policy = policy_without(o.without);
   for (int64_t i = 0; i < o.count; ++i) {
     const uint64_t seed = o.seed + static_cast<uint64_t>(i);
-    Program p = generate(seed);
+    Program p = generate(seed, policy);
+    if (!o.without.empty()) p.set_meta("without", CLI::detail::join(o.without, ","));
     const RefResult ref = interpret(p);
     if (ref.undefined) p.set_meta("reference", "UNDEFINED (" + ref.undefined->reason + ")");
     else p.expect = ref.buffers;
@@ -80,11 +96,13 @@ int run_reduce(const ReduceCliOptions& o) {
 struct FuzzCliOptions {
   CampaignOptions campaign;
   CompiledFlags flags;
+  std::vector<std::string> without;
   bool no_reduce = false, quiet = false;
 };
 
 int run_fuzz(FuzzCliOptions o) {
   if (o.campaign.time_s <= 0 && o.campaign.count <= 0) o.campaign.time_s = 60;
+  o.campaign.policy = policy_without(o.without);
   o.campaign.cfg = o.flags.config();
   o.campaign.reduce = !o.no_reduce;
   o.campaign.progress = !o.quiet;
@@ -103,6 +121,7 @@ std::vector<Command> fuzz_commands(CLI::App& app) {
   gen->add_option("--seed", gen_opts->seed, "program seed (a corpus file's meta seed)")->required();
   gen->add_option("--count", gen_opts->count, "how many programs (seeds S, S+1, ...)")->check(CLI::PositiveNumber);
   gen->add_option("--out", gen_opts->out, "directory for gen-SEED.uop files (default: one program to stdout)");
+  add_without_option(gen, gen_opts->without);
 
   auto reduce_opts = std::make_shared<ReduceCliOptions>();
   CLI::App* red = app.add_subcommand("reduce", "Minimise a failing program, keeping its failure signature (exit 1: it did not fail)");
@@ -125,6 +144,7 @@ std::vector<Command> fuzz_commands(CLI::App& app) {
   fz->add_option("--reduce-time", c.reduce_time_s, "seconds to spend minimising one failure (default 120)");
   fz->add_flag("--no-reduce", fuzz_opts->no_reduce, "save failures as found, without minimising");
   fz->add_flag("--quiet,-q", fuzz_opts->quiet, "no progress line");
+  add_without_option(fz, fuzz_opts->without);
   fuzz_opts->flags.add_to(fz);
 
   return {{gen, [gen_opts] { return run_gen(*gen_opts); }},

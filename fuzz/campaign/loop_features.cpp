@@ -35,7 +35,8 @@ LoopFeature trip_class(const UOp* range) {
 }
 
 // A STORE in a loop into an ALLOC of a value computed from a LOAD of that same ALLOC: an accumulator
-// update, whose kind is the op that combines (MULACC's last operand is the accumulator: a sum).
+// update, whose kind is the op that combines (MULACC's last operand is the accumulator: a sum). Other
+// combining ops are not a feature of their own: the generator builds the three kinds tinygrad has.
 std::optional<LoopFeature> reduction(const UOp* store) {
   const UOp* acc = store->src[0]->base();
   const UOp* v = store->src[1];
@@ -47,7 +48,7 @@ std::optional<LoopFeature> reduction(const UOp* store) {
     case Op::ADD: case Op::MULACC: return LoopFeature::ReduceSum;
     case Op::MAX: return LoopFeature::ReduceMax;
     case Op::MUL: return LoopFeature::ReduceProduct;
-    default: return LoopFeature::ReduceOther;
+    default: return std::nullopt;
   }
 }
 

@@ -26,7 +26,6 @@ namespace uf {
   X(ReduceSum, "reduction sum")                                                                    \
   X(ReduceMax, "reduction max")                                                                    \
   X(ReduceProduct, "reduction product")                                                            \
-  X(ReduceOther, "reduction other")                                                                \
   X(GatedLoad, "gated load")                                                                       \
   X(GatedStore, "gated store")                                                                     \
   X(SameBuffer, "one buffer read and written in a loop")

@@ -7,6 +7,9 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/dtype.h"
 #include "core/ops.h"
@@ -245,5 +248,11 @@ struct GenPolicy {
 
 // A random restriction of `base`: a subset of ALU ops, dtypes, step kinds and features, never empty.
 GenPolicy swarm(const GenPolicy& base, Rng& rng);
+
+// What a target does not support, by name (without.cpp): a feature (`loop`, `vector`, `observed`), an ALU op (`mulacc`: the generator draws it no more) or a value dtype (`f16`: drawn no
+// more; i32 indices, bool comparisons, and u8, f64 and i64 inside some shapes still appear).
+// UserError for an unknown name, listing the valid ones.
+void without(GenPolicy& p, std::string_view name);
+std::vector<std::string> without_names();
 
 }  // namespace uf

@@ -61,7 +61,9 @@ TEST_F(Campaign, OwnRendererRunsClean) {
 
 TEST_F(Campaign, BrokenRendererIsFoundReducedSavedAndReplayed) {
   const std::string corpus = (dir / "corpus").string();
-  const std::string common = " --jobs 2 -q --cflags -O1 --renderer-cmd " + broken_renderer() + " --corpus " + corpus;
+  // Straight-line programs: in a loop MUL rendered as ADD breaks index arithmetic first, a different
+  // (and slower to reduce) finding; the loop plug-ins' tests cover loops.
+  const std::string common = " --jobs 2 -q --without loop --cflags -O1 --renderer-cmd " + broken_renderer() + " --corpus " + corpus;
   const Ran first = run("fuzz --count 32" + common + " --json " + (dir / "a.json").string());
   ASSERT_EQ(first.code, 1) << first.out;  // new reproducers saved
   const auto s = summary(dir / "a.json");
@@ -96,7 +98,7 @@ TEST_F(Campaign, BrokenRendererIsFoundReducedSavedAndReplayed) {
 void Campaign::expect_found_reduced_and_replayed(const FamilyBug& bug) const {
   const std::string json = (dir / "s.json").string();
   const Ran r = run("fuzz --seed " + std::to_string(bug.seed) + " --count " + std::to_string(bug.count) +
-                    " --jobs 2 -q --renderer-cmd " + source_path("tests/campaign/plugins/" + bug.plugin) +
+                    " --jobs 2 -q --without loop --renderer-cmd " + source_path("tests/campaign/plugins/" + bug.plugin) +
                     " --corpus " + (dir / "corpus").string() + " --json " + json);
   ASSERT_EQ(r.code, 1) << r.out;  // new reproducers saved
   const auto s = summary(json);
@@ -129,10 +131,10 @@ TEST_F(Campaign, Fp8WithoutSaturationIsFoundReducedAndReplayed) {
   expect_found_reduced_and_replayed({"fp8_no_saturation.sh", "fp8", 4, 8});
 }
 
-// Seed 6, 120 programs: a binary64 constant one step off a bf16 tie, cast to bf16, in a kernel whose
+// Seed 2, 120 programs: a binary64 constant one step off a bf16 tie, cast to bf16, in a kernel whose
 // intermediates are observed (policy p_observe_intermediates): rounding once gives the odd neighbour.
 TEST_F(Campaign, Bf16SingleRoundingIsFoundReducedAndReplayed) {
-  expect_found_reduced_and_replayed({"bf16_single_rounding.sh", "bf16", 6, 120});
+  expect_found_reduced_and_replayed({"bf16_single_rounding.sh", "bf16", 2, 120});
 }
 
 // The double-rounding band itself, on a hand-written program: the plug-in is caught there and `reduce`

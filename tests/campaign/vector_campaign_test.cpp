@@ -24,7 +24,7 @@ TEST(VectorCampaign, WrongLaneOrderIsFoundReducedAndReplayed) {
   const std::string env = "UOPFUZZ_CACHE_DIR=" + (dir / "cache").string() + " UOPFUZZ=" + uopfuzz_binary() + " ";
   auto run = [&](const std::string& args) { return run_uopfuzz(args, env); };
   const std::string corpus = (dir / "corpus").string();
-  const auto fuzz = run("fuzz --seed 8 --count 48 --jobs 1 -q --cflags -O1 --reduce-time 60 --renderer-cmd " +
+  const auto fuzz = run("fuzz --seed 8 --count 48 --jobs 1 -q --without loop --cflags -O1 --reduce-time 60 --renderer-cmd " +
                         std::string(UOPFUZZ_BROKEN_VECTOR_RENDERER) + " --corpus " + corpus + " --json " +
                         (dir / "s.json").string());
   ASSERT_EQ(fuzz.code, 1) << fuzz.out;

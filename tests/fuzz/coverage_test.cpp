@@ -50,12 +50,24 @@ TEST(Coverage, TablesTotals) {
 
 TEST(Coverage, GeneratorCoversEveryPair) {
   Coverage c;
-  for (uint64_t s = 0; s < 6000; ++s) c.add(generate(s));
+  for (uint64_t s = 0; s < 9000; ++s) c.add(generate(s));
   std::printf("%s\n", c.summary().c_str());
   std::vector<std::string> missing;
   for (const std::string& m : c.missing())
     if (!m.starts_with("loop: ")) missing.push_back(m);
   EXPECT_TRUE(missing.empty()) << c.summary() << "\nmissing:" << bulleted(missing);
+}
+
+// At the default policy most programs have a loop, and every loop feature occurs.
+TEST(Coverage, GeneratorReachesEveryLoopFeature) {
+  Coverage c;
+  for (uint64_t s = 0; s < 600; ++s) c.add(generate(s));
+  std::printf("%s\n", c.summary().c_str());
+  std::vector<std::string> missing;
+  for (const std::string& m : c.missing())
+    if (m.starts_with("loop: ")) missing.push_back(m);
+  EXPECT_TRUE(missing.empty()) << c.summary() << "\nmissing:" << bulleted(missing);
+  EXPECT_GT(c.programs_with_loops * 2, c.programs) << c.summary();
 }
 
 // Each hand-written loop program has exactly the loop features its `about` line describes.
