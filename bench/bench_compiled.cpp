@@ -54,8 +54,12 @@ uint64_t next_seeds(size_t n) {
 
 // generate + interpret + render + compile + run + compare for N programs: check, exactly as a
 // campaign worker does one batch (signatures on).
+// Arg 2 (when given and 1): straight-line programs only (`--without loop`), beside the default policy,
+// where most programs have a loop.
 void BM_fuzz_iteration(benchmark::State& state) {
   const size_t n = static_cast<size_t>(state.range(0));
+  GenPolicy policy;
+  if (state.range(1) == 1) without(policy, "loop");
   fresh_cache_dir();
   const CompiledPathConfig cfg;  // gcc, default flags, built-in renderer
   int64_t programs = 0, valid = 0, failures = 0;
@@ -63,7 +67,7 @@ void BM_fuzz_iteration(benchmark::State& state) {
     const uint64_t first = next_seeds(n);
     std::vector<Program> ps;
     ps.reserve(n);
-    for (size_t i = 0; i < n; ++i) ps.push_back(generate(program_seed(1, 0, first + i)));
+    for (size_t i = 0; i < n; ++i) ps.push_back(generate(program_seed(1, 0, first + i), policy));
     std::vector<const Program*> ptrs;
     for (const Program& p : ps) ptrs.push_back(&p);
     const std::vector<Finding> r = check(ptrs, cfg);
@@ -209,8 +213,13 @@ void register_compiled() {
   const bool smoke = settings().smoke;
   const std::vector<int64_t> batches = smoke ? std::vector<int64_t>{1, 2} : std::vector<int64_t>{1, 8, 32, 128, 384};
   for (int64_t n : batches) {
-    auto* b = RegisterBenchmark("fuzz_iteration", BM_fuzz_iteration)->Arg(n)->UseRealTime()->Unit(benchmark::kMillisecond);
+    auto* b = RegisterBenchmark("fuzz_iteration", BM_fuzz_iteration)->Args({n, 0})->UseRealTime()->Unit(benchmark::kMillisecond);
     if (!smoke) b->MinTime(n < 32 ? 2.0 : 4.0);
+  }
+  // Loops against straight-line programs, side by side, at the campaign's batch sizes.
+  for (int64_t n : smoke ? std::vector<int64_t>{2} : std::vector<int64_t>{32, 128}) {
+    auto* b = RegisterBenchmark("fuzz_iteration/straight_line", BM_fuzz_iteration)->Args({n, 1})->UseRealTime()->Unit(benchmark::kMillisecond);
+    if (!smoke) b->MinTime(4.0);
   }
   for (int64_t n : batches) {
     auto* b = RegisterBenchmark("batch_phases", BM_batch_phases)->Arg(n)->UseRealTime()->Unit(benchmark::kMillisecond);

@@ -234,6 +234,15 @@ void check_access_order(const Namer& at, const AccessesByMemory& accesses) {
 
 }  // namespace
 
+bool verifies(const Program& p) {
+  try {
+    verify(p);
+    return true;
+  } catch (const UserError&) {
+    return false;
+  }
+}
+
 void verify(const Program& p, const std::vector<const UOp*>& order) {
   const Namer at{p, order};
   check_sink_is_last(p, order);

@@ -110,5 +110,7 @@ std::vector<const UOp*> linearize(const Program& p);
 // connected by a path). Throws UserError naming the nodes (with the file line when known).
 void verify(const Program& p, const std::vector<const UOp*>& order);
 inline void verify(const Program& p) { verify(p, linearize(p)); }
+// verify() as a yes/no, for callers that sort out candidates (the reducer) rather than report them.
+bool verifies(const Program& p);
 
 }  // namespace uf

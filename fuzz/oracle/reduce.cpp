@@ -20,15 +20,6 @@ std::unordered_map<const UOp*, Scalar> reference_values(const Program& p) {
   return values;
 }
 
-bool verifies(const Program& p) {
-  try {
-    verify(p);
-    return true;
-  } catch (const UserError&) {
-    return false;
-  }
-}
-
 // The first candidate (in order) that still fails with `signature`. One compiled run checks the whole
 // batch without probes; then only mismatching candidates are probed for their signature, the first
 // alone, then a few, then the rest, since the first mismatching candidate usually keeps the bucket.

@@ -33,15 +33,6 @@ Counts counts(const Program& p) {
   return c;
 }
 
-bool verifies(const Program& p) {
-  try {
-    verify(p);
-    return true;
-  } catch (const UserError&) {
-    return false;
-  }
-}
-
 TEST(LoopShrink, StepsAreStrictlySmallerAndEveryKindIsOffered) {
   for (const char* name : {"loop_sum.uop", "loop_reductions.uop", "loop_nest_divmod.uop", "loop_gated_load.uop",
                            "loop_gated_store.uop", "loop_trip_counts.uop", "loop_shift.uop"}) {
