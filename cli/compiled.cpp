@@ -4,6 +4,7 @@
 
 #include "cli/cli.h"
 #include "codegen/runtime/compiler.h"
+#include "codegen/runtime/fp_flags.h"
 #include "fuzz/oracle/oracle.h"
 
 namespace uf::cli {

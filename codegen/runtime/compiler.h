@@ -70,16 +70,6 @@ struct CompilerId {
 // Cached per process. Throws UserError naming the compiler when it is missing or does not answer.
 CompilerId compiler_id(const std::string& cc);
 
-// The flags in `cflags` that change IEEE floating-point semantics on purpose (-ffast-math, -Ofast,
-// -ffinite-math-only, -fno-signed-zeros, -fassociative-math, -ffp-contract=fast, ...), each with what it
-// changes. Under them divergences from the reference are expected: the CLI warns when a run starts.
-// Flags that keep ISO C semantics need nothing: the rendered C pins contraction off itself.
-struct IeeeFlag {
-  std::string flag;
-  std::string effect;
-};
-std::vector<IeeeFlag> ieee_changing_flags(const std::string& cflags);
-
 // "   1 line" listing, as compile errors show sources.
 std::string numbered_source(const std::string& src, size_t max_lines = 5000);
 

@@ -15,6 +15,7 @@
 
 #include "codegen/compiled_path.h"
 #include "codegen/runtime/process.h"
+#include "codegen/runtime/fp_flags.h"
 #include "codegen/runtime/sandbox.h"
 #include "tests/support/files.h"
 #include "tests/support/programs.h"
