@@ -143,6 +143,7 @@ std::vector<Command> fuzz_commands(CLI::App& app) {
   fz->add_option("--json", c.json_path, "write the summary here as JSON");
   fz->add_option("--reduce-time", c.reduce_time_s, "seconds to spend minimising one failure (default 120)");
   fz->add_flag("--no-reduce", fuzz_opts->no_reduce, "save failures as found, without minimising");
+  fz->add_flag("--stop-on-finding", c.stop_on_finding, "stop once the first failure bucket is seen (like SIGTERM: a reduction in progress stops)");
   fz->add_flag("--quiet,-q", fuzz_opts->quiet, "no progress line");
   add_without_option(fz, fuzz_opts->without);
   fuzz_opts->flags.add_to(fz);

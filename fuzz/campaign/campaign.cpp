@@ -170,11 +170,11 @@ void poll_reports(std::vector<WorkerProcess>& workers, CampaignSummary& s) {
     if (fds[i].revents != 0) read_reports(*owners[i], s);
 }
 
-// After SIGINT/SIGTERM: SIGTERM to every live worker (they stop between batches), SIGKILL to those still
+// After SIGINT/SIGTERM (or a finding, with stop_on_finding): SIGTERM to every live worker (they stop between batches), SIGKILL to those still
 // running 5 s later. `stop_at` is when the stop began.
-void stop_workers(const std::vector<WorkerProcess>& workers, std::optional<double>& stop_at, double now) {
+void stop_workers(const std::vector<WorkerProcess>& workers, bool stop, std::optional<double>& stop_at, double now) {
   int sig = 0;
-  if (g_interrupted && !stop_at) {
+  if (stop && !stop_at) {
     stop_at = now;
     sig = SIGTERM;
   } else if (stop_at && now - *stop_at > 5) {
@@ -196,8 +196,9 @@ void supervise(const CampaignOptions& o, std::vector<WorkerProcess>& workers, Ca
   double last_progress = 0;
   std::optional<double> stop_at;
   while (std::any_of(workers.begin(), workers.end(), [](const WorkerProcess& w) { return w.reports.valid(); })) {
-    stop_workers(workers, stop_at, clock.seconds());
+    stop_workers(workers, g_interrupted || (o.stop_on_finding && s.first_finding), stop_at, clock.seconds());
     poll_reports(workers, s);
+    if (!s.first_finding && !s.buckets.empty()) s.first_finding = {clock.seconds(), s.counts.programs};
     if (o.progress && clock.seconds() - last_progress >= 1.0) {
       s.coverage = merged_coverage(workers);
       std::cerr << progress_line(s, clock.seconds()) << std::endl;
@@ -247,6 +248,8 @@ nlohmann::json CampaignSummary::to_json() const {
   j["coverage"] = coverage.summary();
   j["coverage_missing"] = coverage.missing();
   j["interrupted"] = interrupted;
+  j["first_finding_seconds"] = first_finding ? nlohmann::json(rounded(first_finding->seconds, 2)) : nlohmann::json();
+  j["first_finding_programs"] = first_finding ? nlohmann::json(first_finding->programs) : nlohmann::json();
   j["errors"] = errors;
   return j;
 }

@@ -8,6 +8,7 @@
 // SIGINT/SIGTERM stop the workers between batches; the summary is still written.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -38,6 +39,7 @@ struct CampaignOptions {
   GenPolicy policy;
   bool reduce = true;
   double reduce_time_s = 120;
+  bool stop_on_finding = false;  // stop the workers (as on SIGTERM) once the first failure bucket is seen
   bool progress = true;     // the stderr progress line
   // Batches start at first_batch and adapt between min_batch and max_batch towards target_batch_s of
   // compile+run time: a compiler call costs about 70 ms before its first kernel, so small batches waste
@@ -62,6 +64,13 @@ struct CampaignSummary {
   Coverage coverage;
   double seconds = 0;
   bool interrupted = false;
+  // When the parent first heard of a failure bucket, and the programs checked by then (the sensitivity
+  // measure: tools/sensitivity); nullopt when the campaign found none.
+  struct FirstFinding {
+    double seconds = 0;
+    int64_t programs = 0;
+  };
+  std::optional<FirstFinding> first_finding;
 
   nlohmann::json to_json() const;
   std::string to_text() const;

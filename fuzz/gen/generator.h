@@ -16,7 +16,7 @@
 namespace uf {
 
 // Bump whenever the same seed may produce a different program (then old seeds no longer replay).
-constexpr int kGeneratorVersion = 5;
+constexpr int kGeneratorVersion = 6;
 
 // The program of `seed`. Meta: `seed = <seed>`, `generator = <kGeneratorVersion>`. Every BUFFER has
 // data. The policy is the campaign's base; each program draws its own swarm restriction from it.

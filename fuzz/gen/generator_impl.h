@@ -78,6 +78,9 @@ class Gen {
   // A value of dtype `from` on a rounding boundary of float dtype `to`: a tie between two neighbours of
   // `to`, exactly or one ulp of `from` either side (the double-rounding band when `from` is wider).
   Scalar rounding_edge(DType from, DType to);
+  Scalar precise_value(DType d);   // ValueKind::Precise
+  Scalar fraction_value(DType d);  // ValueKind::Fraction
+  Scalar boundary_value(DType d);  // ValueKind::Boundary
   Scalar finite_value(DType d);  // a constant value that is neither NaN nor infinite
   Values buffer_data(DType d, int64_t len, bool random);
 

@@ -23,8 +23,12 @@ enum class Step : uint8_t {
 };
 // Where an operand of a needed dtype comes from.
 enum class Leaf : uint8_t { Reuse, Const, Load, Cast, kCount };
-// Which kind of random value a constant or a data element gets.
-enum class ValueKind : uint8_t { Edge, Small, Bits, kCount };
+// Which kind of random value a constant or a data element gets (values.cpp): an edge value, a small one,
+// raw bits; a full-precision value of moderate magnitude (whose products and sums are inexact: what
+// contraction and double-rounding bugs need); a fraction in (-1, 1) (TRUNC's and CAST's sign-of-zero
+// cases); a value one ulp around a rounding boundary (floats: a tie of a narrower float format; integers:
+// next to a multiple of a small divisor or a shift width).
+enum class ValueKind : uint8_t { Edge, Small, Bits, Precise, Fraction, Boundary, kCount };
 // How a computed i32 is brought into 0..len-1 before it indexes memory.
 enum class IndexClamp : uint8_t { FloorMod, AndMask, CModOfMax, WhereInRange, kCount };
 // The shift amount of SHL/SHR (a signed amount that may be negative is UNDEFINED, so it is shaped).
@@ -173,10 +177,19 @@ struct GenPolicy {
   double p_dynamic_index = 0.3;  // an access with a computed index (else a constant)
 
   // ---- values of constants and data
-  Weights<ValueKind> const_value_weight =
-      weights_by_value<ValueKind>({{ValueKind::Edge, 3.0}, {ValueKind::Small, 4.0}, {ValueKind::Bits, 1.5}});
-  Weights<ValueKind> data_value_weight =
-      weights_by_value<ValueKind>({{ValueKind::Edge, 2.0}, {ValueKind::Small, 4.0}, {ValueKind::Bits, 2.0}});
+  Weights<ValueKind> const_value_weight = weights_by_value<ValueKind>({{ValueKind::Edge, 3.0},
+                                                                      {ValueKind::Small, 4.0},
+                                                                      {ValueKind::Bits, 1.0},
+                                                                      {ValueKind::Precise, 2.5},
+                                                                      {ValueKind::Fraction, 1.0},
+                                                                      {ValueKind::Boundary, 1.0}});
+  Weights<ValueKind> data_value_weight = weights_by_value<ValueKind>({{ValueKind::Edge, 2.0},
+                                                                     {ValueKind::Small, 3.0},
+                                                                     {ValueKind::Bits, 1.5},
+                                                                     {ValueKind::Precise, 4.0},
+                                                                     {ValueKind::Fraction, 1.5},
+                                                                     {ValueKind::Boundary, 1.5}});
+  int precise_exponent = 4;     // Precise floats have a random significand and exponent in [-4, 4]
   int small_int = 16;           // Small ints lie in [-small_int, small_int] ([0, 2*small_int] unsigned)
   int small_float = 16;         // Small floats are quarters in [-small_float, small_float]
   double p_edge_special = 0.3;  // an edge value is inf/NaN/the dtype's max (floats) or range end (ints)

@@ -1,4 +1,5 @@
-// Values for constants and buffer data: edge values, small values and raw bit patterns.
+// Values for constants and buffer data: edge values, small values, raw bit patterns, full-precision
+// values of moderate magnitude, fractions, and values beside rounding, division and shift boundaries.
 //
 // Edge values are where implementations disagree: signed/unsigned range ends, -0.0, infinities, NaN,
 // subnormals, the overflow, saturation and underflow boundaries of each float format, integers just past a float's precision
@@ -9,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "core/float_formats.h"
 #include "fuzz/gen/generator_impl.h"
@@ -98,14 +100,63 @@ Scalar Gen::rounding_edge(DType from, DType to) {
   return canonical(from, Scalar::of_float(x));
 }
 
-Scalar Gen::random_value(DType d, const Weights<ValueKind>& w) {
-  const int k = rng.weighted(w);
-  if (k == static_cast<int>(ValueKind::Edge)) return edge_value(d);
-  if (is_bool(d)) return Scalar::of_uint(rng.below(2));
-  if (k == static_cast<int>(ValueKind::Bits) || k < 0) {
-    const uint64_t b = rng.next();
-    return is_float(d) ? canonical(d, Scalar::of_float(float_from_storage_bits(d, b))) : canonical(d, Scalar::of_uint(b));
+Scalar Gen::precise_value(DType d) {
+  if (is_float(d)) {  // a random significand at a moderate exponent, rounded to d
+    const double significand = 1.0 + static_cast<double>(rng.next() >> 12) * 0x1p-52;
+    const double x = std::ldexp(significand, static_cast<int>(rng.range(-pol.precise_exponent, pol.precise_exponent)));
+    return canonical(d, Scalar::of_float(rng.chance(0.5) ? -x : x));
   }
+  // Integers: random bits of a random width, so that magnitudes spread over the whole range.
+  const int width = static_cast<int>(rng.range(1, bits(d)));
+  const uint64_t x = rng.next() & (width >= 64 ? ~0ull : (1ull << width) - 1);
+  return canonical(d, Scalar::of_uint(is_signed(d) && rng.chance(0.5) ? 0 - x : x));
+}
+
+Scalar Gen::fraction_value(DType d) {
+  if (!is_float(d)) return Scalar::of_uint(rng.below(2));  // integers: 0 or 1, the integer parts of fractions
+  // In (-1, 1), full precision, sometimes far below 1 in magnitude (subnormals of the narrow formats).
+  double x = rng.unit();
+  if (rng.chance(0.3)) x = std::ldexp(x, -static_cast<int>(rng.range(1, 24)));
+  return canonical(d, Scalar::of_float(rng.chance(0.5) ? -x : x));
+}
+
+Scalar Gen::boundary_value(DType d) {
+  if (is_float(d)) {
+    // A tie of a float format narrower than d (or d's own for the narrowest), or one ulp beside it. The
+    // halves (f16, bf16) weigh most: theirs is the double-rounding band that a trip through f32 trips on.
+    std::vector<DType> narrower;
+    std::vector<double> weight;
+    for (DType t : kValueDTypes)
+      if (is_float(t) && float_limits(t).significand_bits < float_limits(d).significand_bits) {
+        narrower.push_back(t);
+        weight.push_back(bytes(t) == 2 ? 2.0 : bytes(t) == 1 ? 0.5 : 1.0);
+      }
+    return rounding_edge(d, narrower.empty() ? d : narrower[static_cast<size_t>(rng.weighted(weight))]);
+  }
+  if (is_bool(d)) return Scalar::of_uint(rng.below(2));
+  const int64_t r = rng.range(-1, 1);
+  if (rng.chance(0.3)) return canonical(d, Scalar::of_int(bits(d) + r));  // a shift by the width, one off
+  // Next to a multiple of a small divisor: where floor and C division, and their fast paths, part ways.
+  constexpr int64_t kDivisors[] = {2, 3, 4, 5, 7, 8, 10, 16, 31, 32, 100, 127, 128, 255, 256};
+  const int64_t q = rng.range(-1000, 1000);
+  return canonical(d, Scalar::of_int(q * rng.pick(kDivisors) + r));
+}
+
+Scalar Gen::random_value(DType d, const Weights<ValueKind>& w) {
+  switch (static_cast<ValueKind>(rng.weighted(w))) {
+    case ValueKind::Edge: return edge_value(d);
+    case ValueKind::Precise: return precise_value(d);
+    case ValueKind::Fraction: return fraction_value(d);
+    case ValueKind::Boundary: return boundary_value(d);
+    case ValueKind::Small: break;
+    case ValueKind::Bits:
+    default: {  // also: every weight zero
+      if (is_bool(d)) return Scalar::of_uint(rng.below(2));
+      const uint64_t b = rng.next();
+      return is_float(d) ? canonical(d, Scalar::of_float(float_from_storage_bits(d, b))) : canonical(d, Scalar::of_uint(b));
+    }
+  }
+  if (is_bool(d)) return Scalar::of_uint(rng.below(2));
   // Small: integers near zero (both signs where the dtype has them), floats in quarters.
   const int64_t n = std::max(0, pol.small_int), q = 4 * int64_t{std::max(0, pol.small_float)};
   if (is_float(d)) return canonical(d, Scalar::of_float(static_cast<double>(rng.range(-q, q)) / 4));

@@ -32,7 +32,7 @@ class Campaign : public ::testing::Test {
   fs::path dir = tmp.path();
   // Runs uopfuzz with a private compile cache, so results never depend on what an earlier run cached.
   Ran run(const std::string& args) const {
-    return run_uopfuzz(args, "UOPFUZZ_CACHE_DIR=" + (dir / "cache").string() + " UOPFUZZ=" + uopfuzz_binary() + " ");
+    return run_uopfuzz_isolated(args, dir / "cache");
   }
   static nlohmann::json summary(const fs::path& f) { return nlohmann::json::parse(read_text(f)); }
   // The campaign finds the bug, saves each new bucket reduced to at most 12 nodes, and each saved file

@@ -31,7 +31,7 @@ class LoopPlugin : public ::testing::TestWithParam<LoopBug> {
   TempDir tmp{"uopfuzz-loop-plugin"};
   fs::path dir = tmp.path();
   Ran run(const std::string& args) const {
-    return run_uopfuzz(args, "UOPFUZZ_CACHE_DIR=" + (dir / "cache").string() + " UOPFUZZ=" + uopfuzz_binary() + " ");
+    return run_uopfuzz_isolated(args, dir / "cache");
   }
 };
 
@@ -81,13 +81,12 @@ INSTANTIATE_TEST_SUITE_P(Plugins, LoopPlugin,
 // each (a mismatch is allowed, a compile or render error is not).
 TEST(LoopPlugins, RenderEveryExampleProgram) {
   TempDir tmp{"uopfuzz-loop-plugin"};
-  const std::string env = "UOPFUZZ_CACHE_DIR=" + (tmp.path() / "cache").string() + " UOPFUZZ=" + uopfuzz_binary() + " ";
   for (const char* plugin : {"loop_one_short.sh", "acc_init_hoisted.py", "gate_ignored.py"})
     for (const auto& e : fs::directory_iterator(source_path("tests/programs"))) {
       if (e.path().extension() != ".uop") continue;
-      const Ran r = run_uopfuzz("run " + e.path().string() + " --renderer-cmd " +
-                                    source_path(std::string("tests/campaign/plugins/") + plugin),
-                                env);
+      const Ran r = run_uopfuzz_isolated("run " + e.path().string() + " --renderer-cmd " +
+                                             source_path(std::string("tests/campaign/plugins/") + plugin),
+                                         tmp.path() / "cache");
       EXPECT_TRUE(r.code == 0 || r.out.find("verdict: mismatch") != std::string::npos)
           << plugin << " on " << e.path() << ":\n" << r.out;
     }

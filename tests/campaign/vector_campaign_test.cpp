@@ -21,8 +21,7 @@ TEST(VectorCampaign, WrongLaneOrderIsFoundReducedAndReplayed) {
   const fs::path dir = fs::temp_directory_path() / ("uopfuzz-vector-campaign-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
-  const std::string env = "UOPFUZZ_CACHE_DIR=" + (dir / "cache").string() + " UOPFUZZ=" + uopfuzz_binary() + " ";
-  auto run = [&](const std::string& args) { return run_uopfuzz(args, env); };
+  auto run = [&](const std::string& args) { return run_uopfuzz_isolated(args, dir / "cache"); };
   const std::string corpus = (dir / "corpus").string();
   const auto fuzz = run("fuzz --seed 8 --count 48 --jobs 1 -q --without loop --cflags -O1 --reduce-time 60 --renderer-cmd " +
                         std::string(UOPFUZZ_BROKEN_VECTOR_RENDERER) + " --corpus " + corpus + " --json " +

@@ -29,6 +29,10 @@ Ran run_uopfuzz(const std::string& args, const std::string& env) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
 }
 
+Ran run_uopfuzz_isolated(const std::string& args, const fs::path& cache) {
+  return run_uopfuzz(args, "UOPFUZZ_CACHE_DIR=" + cache.string() + " UOPFUZZ=" + uopfuzz_binary() + " ");
+}
+
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 UopfuzzProc start_uopfuzz(const std::vector<std::string>& args, const fs::path& log, const std::vector<std::string>& env) {

@@ -20,6 +20,9 @@ struct Ran {
 
 // `uopfuzz ARGS` through the shell; `env` is prepended to the command line (e.g. "UOPFUZZ_CACHE_DIR=/tmp/x ").
 Ran run_uopfuzz(const std::string& args, const std::string& env = "");
+// The same with a private compile cache in `cache` (results never depend on what an earlier run cached)
+// and UOPFUZZ pointing at the binary (what renderer plug-ins call).
+Ran run_uopfuzz_isolated(const std::string& args, const std::filesystem::path& cache);
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t);
