@@ -45,18 +45,36 @@ bool marks(const std::string& line, const std::string& pattern) {
   return end == line.size() || line[end] == ' ';  // `= MUL i16` must not match `= MUL i16x4`
 }
 
-// Lines as <pre>, each in a span, marked ones in <mark>; cut at the listing limits.
+// One line for the listing: long `data` and `expect` lines of big buffers are cut, with a mark.
+std::string shown_line(const std::string& l) {
+  constexpr size_t kLineBytes = 300;
+  return l.size() <= kLineBytes ? esc(l) : esc(l.substr(0, kLineBytes)) + "<span class=\"cut\"> …</span>";
+}
+
+// Lines as <pre>, marked ones in <mark>. Past the listing limits only the marked lines are kept (the
+// divergence: its node and its expect/got lines), with a note where lines were left out.
 std::string pre(const std::vector<std::string>& lines, const std::string& cls,
                 const std::function<bool(const std::string&)>& marked, const std::string& where) {
   std::string s = "<pre class=\"" + cls + "\"><code>";
-  size_t bytes = 0, shown = 0;
-  for (; shown < lines.size() && shown < kListingLines && bytes < kListingBytes; ++shown) {
-    const std::string& l = lines[shown];
-    bytes += l.size() + 1;
-    s += marked(l) ? "<mark>" + esc(l) + "</mark>\n" : esc(l) + "\n";
+  size_t bytes = 0, omitted = 0, total_omitted = 0;
+  auto flush_omitted = [&] {
+    if (omitted) s += "<span class=\"cut\">… " + std::to_string(omitted) + " lines left out</span>\n";
+    omitted = 0;
+  };
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string& l = lines[i];
+    const bool mark = marked(l);
+    if (!mark && (i >= kListingLines || bytes >= kListingBytes)) {
+      ++omitted;
+      ++total_omitted;
+      continue;
+    }
+    flush_omitted();
+    bytes += std::min<size_t>(l.size(), 300) + 1;
+    s += mark ? "<mark>" + shown_line(l) + "</mark>\n" : shown_line(l) + "\n";
   }
-  if (shown < lines.size())
-    s += "<span class=\"cut\">… " + std::to_string(lines.size() - shown) + " more lines: see " + esc(where) + "</span>\n";
+  flush_omitted();
+  if (total_omitted) s += "<span class=\"cut\">(whole listing: " + esc(where) + ")</span>\n";
   return s + "</code></pre>";
 }
 
