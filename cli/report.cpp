@@ -19,6 +19,7 @@ struct ReportCliOptions {
 int run_report(const ReportCliOptions& o) {
   std::vector<report::Run> runs;
   for (const std::string& path : o.runs) runs.push_back(report::load_run(path));
+  report::disambiguate_labels(runs);
   report::ReportOptions ro;
   ro.corpus_dirs = o.corpus_dirs;
   const std::string html = report::build_report(runs, ro);

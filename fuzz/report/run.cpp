@@ -122,6 +122,16 @@ Run load_run(const std::string& json_path) {
   return r;
 }
 
+void disambiguate_labels(std::vector<Run>& runs) {
+  std::map<std::string, int> uses;
+  for (const Run& r : runs) ++uses[r.label];
+  for (Run& r : runs)
+    if (uses[r.label] > 1) {
+      const std::string dir = fs::absolute(r.path).parent_path().filename().string();
+      r.label = dir + "/" + r.label;
+    }
+}
+
 std::vector<Bucket> collect_buckets(const std::vector<Run>& runs, const std::vector<std::string>& corpus_dirs) {
   std::map<std::string, Bucket> by_sig;
   for (size_t i = 0; i < runs.size(); ++i) {

@@ -36,6 +36,10 @@ struct Run {
 // UserError `FILE: message` (FILE:LINE for an event line) for a missing or malformed summary or log.
 Run load_run(const std::string& json_path);
 
+// Runs of several shards share file names (every nightly shard writes run-gcc_default.json): labels
+// that repeat get their directory's name in front, `nightly-gcc-shard1/run-gcc_default`.
+void disambiguate_labels(std::vector<Run>& runs);
+
 // One bucket over all the runs of a report.
 struct Bucket {
   std::string signature, klass, id;   // id: the corpus file name without `.uop` (an HTML anchor)
