@@ -104,11 +104,11 @@ std::pair<std::string, std::string> cast_cell(const std::vector<std::string>& w)
   return {w[2].substr(0, w[2].find('>')), w[2].substr(w[2].find('>') + 1)};
 }
 
-// A run's samples thinned to at most ~120 points (the last one always kept), as (t, programs/s between
+// A run's samples thinned to about `points` points (the last one always kept), as (t, programs/s between
 // kept points) and (t, buckets).
-void thin(const Run& r, Series& rate, Series& buckets) {
+void thin(const Run& r, size_t points, Series& rate, Series& buckets) {
   if (r.samples.empty()) return;
-  const double span = r.samples.back().t, step = std::max(1.0, span / 120);
+  const double span = r.samples.back().t, step = std::max(1.0, span / static_cast<double>(points));
   const Sample* prev = &r.samples.front();
   buckets.points.push_back({prev->t, static_cast<double>(prev->buckets)});
   for (size_t i = 1; i < r.samples.size(); ++i) {
@@ -138,9 +138,11 @@ std::string coverage_section(const std::vector<Run>& runs, const std::vector<Buc
 
 std::string time_section(const std::vector<Run>& runs) {
   std::vector<Series> rates, buckets;
+  // About 600 markers a chart whatever the number of runs: a night of 84 shard runs stays small too.
+  const size_t points = std::max<size_t>(10, std::min<size_t>(120, 600 / std::max<size_t>(1, runs.size())));
   for (const Run& r : runs) {
     Series rate{r.label, {}}, b{r.label, {}};
-    thin(r, rate, b);
+    thin(r, points, rate, b);
     if (!b.points.empty()) {
       rates.push_back(std::move(rate));
       buckets.push_back(std::move(b));

@@ -54,7 +54,7 @@ std::string shown_line(const std::string& l) {
 // Lines as <pre>, marked ones in <mark>. Past the listing limits only the marked lines are kept (the
 // divergence: its node and its expect/got lines), with a note where lines were left out.
 std::string pre(const std::vector<std::string>& lines, const std::string& cls,
-                const std::function<bool(const std::string&)>& marked, const std::string& where) {
+                const std::function<bool(const std::string&)>& marked, const std::string& where, size_t max_lines) {
   std::string s = "<pre class=\"" + cls + "\"><code>";
   size_t bytes = 0, omitted = 0, total_omitted = 0;
   auto flush_omitted = [&] {
@@ -64,7 +64,7 @@ std::string pre(const std::vector<std::string>& lines, const std::string& cls,
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string& l = lines[i];
     const bool mark = marked(l);
-    if (!mark && (i >= kListingLines || bytes >= kListingBytes)) {
+    if (!mark && (i >= max_lines || bytes >= kListingBytes)) {
       ++omitted;
       ++total_omitted;
       continue;
@@ -80,7 +80,7 @@ std::string pre(const std::vector<std::string>& lines, const std::string& cls,
 
 }  // namespace
 
-std::string reproducer_html(const Bucket& b) {
+std::string reproducer_html(const Bucket& b, bool brief) {
   std::string s = "<section class=\"repro\" id=\"repro-" + esc(b.id) + "\"><h3>" + esc(b.signature) + "</h3>";
   if (b.repro_path.empty()) return s + "<p>No reproducer found on disk for this bucket.</p></section>";
   std::ifstream in(b.repro_path, std::ios::binary);
@@ -98,7 +98,8 @@ std::string reproducer_html(const Bucket& b) {
     const std::vector<std::string> w = words(l);
     if (w.size() > 2 && (w[0] == "got" || w[0] == "expect") && slots.count(w[1])) return true;
     return marks(l, pattern);
-  }, b.repro_path);
+  }, b.repro_path, brief ? 0 : kListingLines);
+  if (brief) return s + "</section>";
 
   std::string c;
   try {
@@ -112,7 +113,7 @@ std::string reproducer_html(const Bucket& b) {
   // of its own to point at; a reduced reproducer's function is a few lines.
   s += "<p class=\"note\">The kernel as uopfuzz's built-in renderer writes it (<code>uopfuzz render</code>); "
        "a plug-in's own C is not re-run here.</p>";
-  s += pre(lines_of(c), "c", [](const std::string&) { return false; }, "uopfuzz render " + b.repro_path);
+  s += pre(lines_of(c), "c", [](const std::string&) { return false; }, "uopfuzz render " + b.repro_path, kListingLines);
   return s + "</section>";
 }
 

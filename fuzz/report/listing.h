@@ -9,8 +9,9 @@
 
 namespace uf::report {
 
-inline constexpr size_t kListingLines = 80, kListingBytes = 6000;
+inline constexpr size_t kListingLines = 60, kListingBytes = 4500;
 
-std::string reproducer_html(const Bucket& b);
+// `brief`: the marked lines only, no C (when the page's listing budget is spent).
+std::string reproducer_html(const Bucket& b, bool brief = false);
 
 }  // namespace uf::report

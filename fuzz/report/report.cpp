@@ -66,15 +66,16 @@ std::string header(const std::vector<Run>& runs, const std::vector<Bucket>& buck
                   (runs.size() == 1 ? " run" : " runs") + ", report written " + now_utc() + ".</p>";
   s += "<div class=\"facts\">" + fact("programs", grouped(programs)) + fact("kernel runs compared", grouped(runs_n)) +
        fact("failing programs", grouped(fails)) + fact("buckets", grouped(static_cast<int64_t>(buckets.size()))) +
-       fact("new reproducers saved", grouped(saved)) + fact("seconds fuzzed", num(seconds, 1)) + "</div></header>";
+       fact("new buckets (reproducers saved)", grouped(saved)) + fact("seconds fuzzed", num(seconds, 1)) + "</div></header>";
   s += "<section id=\"runs\"><h2>Runs</h2><div class=\"scroll\"><table><tr><th>run</th><th>started (UTC)</th><th>seconds</th>"
        "<th>compiler</th><th>flags</th><th>renderer</th><th>seed</th><th>jobs</th><th>programs</th><th>runs</th>"
        "<th>failures</th><th>buckets</th><th>new</th></tr>";
   for (const Run& r : runs) {
     const json& st = r.start;
-    const std::string cc = str(st, "cc_version").empty() ? str(st, "cc") : str(st, "cc") + " (" + str(st, "cc_version") + ")";
+    const std::string cc = str(st, "cc").empty() ? "—"
+                           : esc(str(st, "cc")) + (str(st, "cc_version").empty() ? "" : "<br><small>" + esc(str(st, "cc_version")) + "</small>");
     s += "<tr><td>" + esc(r.label) + "</td><td>" + esc(r.started().empty() ? "—" : r.started()) + "</td><td class=\"n\">" +
-         num(r.summary.value("seconds", 0.0), 1) + "</td><td>" + esc(cc.empty() ? "—" : cc) + "</td><td><code>" +
+         num(r.summary.value("seconds", 0.0), 1) + "</td><td>" + cc + "</td><td><code>" +
          esc(str(st, "cflags")) + "</code></td><td>" + esc(str(st, "renderer")) + "</td><td class=\"n\">" +
          (st.contains("seed") ? esc(st["seed"].dump()) : "") + "</td><td class=\"n\">" + (st.contains("jobs") ? esc(st["jobs"].dump()) : "") +
          "</td><td class=\"n\">" + grouped(i64(r.summary, "programs")) + "</td><td class=\"n\">" + grouped(i64(r.summary, "runs")) +
@@ -122,10 +123,12 @@ std::string build_report(const std::vector<Run>& runs, const ReportOptions& o) {
   page += trend_section(runs, buckets);
   page += buckets_table(runs, buckets, o.max_listings);
   page += "<section id=\"reproducers\"><h2>Reproducers</h2>";
-  size_t shown = 0;
+  size_t shown = 0, bytes = 0;
   for (const Bucket& b : buckets)
     if (!b.repro_path.empty() && shown < o.max_listings) {
-      page += reproducer_html(b);
+      const std::string listing = reproducer_html(b, bytes > o.listing_budget);
+      bytes += listing.size();
+      page += listing;
       ++shown;
     }
   if (shown == 0) page += "<p>None to show.</p>";

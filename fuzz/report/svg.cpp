@@ -71,8 +71,7 @@ std::string heat_map(const std::string& id, const std::string& title, const std:
     const std::string fill = c.count == 0 ? kZeroFill : viridis(log_max > 0 ? std::log1p(static_cast<double>(c.count)) / log_max : 1);
     std::string tip = c.row + " " + c.column + ": " + grouped(static_cast<int64_t>(c.count));
     if (!c.note.empty()) tip += " — " + c.note;
-    std::string g = "<rect class=\"cell\" data-row=\"" + esc(c.row) + "\" data-col=\"" + esc(c.column) + "\" data-count=\"" +
-                    std::to_string(c.count) + "\" x=\"" + attr(x) + "\" y=\"" + attr(y) + "\" width=\"" + attr(cell - 1) +
+    std::string g = "<rect class=\"cell\" data-row=\"" + esc(c.row) + "\" data-col=\"" + esc(c.column) + "\" x=\"" + attr(x) + "\" y=\"" + attr(y) + "\" width=\"" + attr(cell - 1) +
                     "\" height=\"" + attr(cell - 1) + "\" fill=\"" + fill + "\"><title>" + esc(tip) + "</title></rect>";
     if (!c.link.empty()) {
       const std::string cx = attr(x + cell / 2 - 0.5), cy = attr(y + cell / 2 - 0.5);
