@@ -6,6 +6,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <iostream>
 
 #include "codegen/runtime/compiler.h"
 #include "core/text.h"
@@ -46,6 +47,7 @@ std::string default_events_path(const std::string& json_path) {
 
 EventLog::EventLog(const std::string& path, const CampaignOptions& o) {
   if (path.empty()) return;
+  path_ = path;
   out_.reset(std::fopen(path.c_str(), "w"));
   if (!out_) throw UserError(path + ": cannot write the event log (" + std::strerror(errno) + ")");
   std::string cc_version;
@@ -65,9 +67,10 @@ void EventLog::write(nlohmann::json j, double t) {
   if (!out_) return;
   j["t"] = std::round(t * 100) / 100;
   const std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  // A full disk loses log lines, never the campaign: the summary still says what happened.
-  std::fputs(line.c_str(), out_.get());
-  std::fflush(out_.get());
+  if (std::fputs(line.c_str(), out_.get()) >= 0 && std::fflush(out_.get()) == 0) return;
+  std::cerr << "uopfuzz: " << path_ << ": cannot write the event log (" << std::strerror(errno) << "): removed\n";
+  out_.reset();
+  std::remove(path_.c_str());
 }
 
 void EventLog::sample(const CampaignSummary& s, double t) {

@@ -3,7 +3,8 @@
 // there: a `start` line (when, seed, compiler, flags, renderer, corpus), a `sample` about once a second
 // (programs, runs, failures, buckets), one `bucket` line per signature first seen, one `saved` line per
 // reproducer written (path, signature, class), and an `end` line. Each line is flushed as written, so
-// an interrupted or killed campaign still leaves a readable log.
+// an interrupted or killed campaign still leaves a readable log. A log that cannot be written (a full
+// disk) is removed with a warning: the campaign goes on, and its summary still says how it ended.
 #pragma once
 #include <cstdio>
 #include <memory>
@@ -34,6 +35,7 @@ class EventLog {
   void write(nlohmann::json j, double t);
   void sample(const CampaignSummary& s, double t);
 
+  std::string path_;
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> out_{nullptr, &std::fclose};
   double last_sample_ = -1;
   std::set<std::string> buckets_;
