@@ -13,7 +13,7 @@ namespace uf::report {
 struct ReportOptions {
   std::vector<std::string> corpus_dirs;  // where reproducers are looked for first (run.h)
   size_t max_listings = 150;             // reproducers shown inline; the rest are listed by path only
-  size_t listing_budget = 500000;        // bytes of listings; past it, only their marked lines
+  size_t listing_budget = 400000;        // bytes of listings; past it, only their marked lines
 };
 
 std::string build_report(const std::vector<Run>& runs, const ReportOptions& o);
