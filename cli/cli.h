@@ -23,6 +23,7 @@ struct Command {
 std::vector<Command> file_commands(CLI::App& app);      // fmt, interp
 std::vector<Command> compiled_commands(CLI::App& app);  // render, run
 std::vector<Command> fuzz_commands(CLI::App& app);      // gen, reduce, fuzz
+std::vector<Command> report_commands(CLI::App& app);    // report, corpus merge
 
 // `uopfuzz --version`: version, git commit, and the C compilers found in PATH with their versions.
 std::string version_text();

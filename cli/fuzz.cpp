@@ -6,6 +6,7 @@
 #include "fuzz/campaign/campaign.h"
 #include "cli/cli.h"
 #include "fuzz/campaign/corpus.h"
+#include "fuzz/campaign/events.h"
 #include "fuzz/gen/generator.h"
 #include "fuzz/oracle/reduce.h"
 #include "fuzz/oracle/shrink.h"
@@ -106,6 +107,8 @@ int run_fuzz(FuzzCliOptions o) {
   o.campaign.cfg = o.flags.config();
   o.campaign.reduce = !o.no_reduce;
   o.campaign.progress = !o.quiet;
+  if (o.campaign.events_path.empty() && !o.campaign.json_path.empty())
+    o.campaign.events_path = default_events_path(o.campaign.json_path);
   const CampaignSummary s = run_campaign(o.campaign);
   std::cerr << s.to_text();
   if (!o.campaign.json_path.empty()) write_output(o.campaign.json_path, s.to_json().dump(2) + "\n");
@@ -141,6 +144,7 @@ std::vector<Command> fuzz_commands(CLI::App& app) {
       ->check(CLI::Range(1, kMaxInputs));
   fz->add_option("--corpus", c.corpus_dir, "where reproducers are saved (default corpus)");
   fz->add_option("--json", c.json_path, "write the summary here as JSON");
+  fz->add_option("--events", c.events_path, "write the event log here (default: beside --json, X.json -> X.events.jsonl)");
   fz->add_option("--reduce-time", c.reduce_time_s, "seconds to spend minimising one failure (default 120)");
   fz->add_flag("--no-reduce", fuzz_opts->no_reduce, "save failures as found, without minimising");
   fz->add_flag("--stop-on-finding", c.stop_on_finding, "stop once the first failure bucket is seen (like SIGTERM: a reduction in progress stops)");

@@ -6,6 +6,9 @@
 #                   [--flagsets "default;-O2;-O0"] [--jobs J] [--corpus DIR] [--out DIR] [--uopfuzz BIN]
 #                   [-- extra uopfuzz fuzz flags]
 #
+# Each run writes run-TAG.json with its event log beside it (run-TAG.events.jsonl), so
+# `uopfuzz report OUT/run-*.json -o report.html` draws the night.
+#
 # For example, a short run against a renderer plug-in (exits 1 when it finds something):
 #   fuzz/nightly.sh --budget 60 --compilers gcc --flagsets default --corpus /tmp/c --out /tmp/o \
 #       -- --renderer-cmd tests/campaign/broken_renderer.sh

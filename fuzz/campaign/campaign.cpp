@@ -17,6 +17,7 @@
 #include "codegen/runtime/fd.h"
 #include "codegen/runtime/process.h"
 #include "fuzz/campaign/corpus.h"
+#include "fuzz/campaign/events.h"
 #include "fuzz/campaign/stopwatch.h"
 
 namespace uf {
@@ -67,7 +68,10 @@ Overloaded(F...) -> Overloaded<F...>;  // clang 14 (the libFuzzer build) deduces
 
 void apply(const Report& report, CampaignSummary& s, WorkerProcess& w) {
   std::visit(Overloaded{
-                 [&](const BatchReport& r) { s.counts += r.counts; },
+                 [&](const BatchReport& r) {
+                   s.counts += r.counts;
+                   for (const auto& [sig, n] : r.hits) s.bucket_hits[sig] += n;
+                 },
                  [&](const BucketReport& r) { s.buckets.insert(r.signature); },
                  [&](const SavedReport& r) {
                    s.saved.push_back(r.path);
@@ -192,13 +196,15 @@ Coverage merged_coverage(const std::vector<WorkerProcess>& workers) {
 }
 
 // Until every worker has closed its pipe: their reports, the progress line, the stop on a signal.
-void supervise(const CampaignOptions& o, std::vector<WorkerProcess>& workers, CampaignSummary& s, const Stopwatch& clock) {
+void supervise(const CampaignOptions& o, std::vector<WorkerProcess>& workers, CampaignSummary& s, const Stopwatch& clock,
+               EventLog& events) {
   double last_progress = 0;
   std::optional<double> stop_at;
   while (std::any_of(workers.begin(), workers.end(), [](const WorkerProcess& w) { return w.reports.valid(); })) {
     stop_workers(workers, g_interrupted || (o.stop_on_finding && s.first_finding), stop_at, clock.seconds());
     poll_reports(workers, s);
     if (!s.first_finding && !s.buckets.empty()) s.first_finding = {clock.seconds(), s.counts.programs};
+    events.observe(s, clock.seconds());
     if (o.progress && clock.seconds() - last_progress >= 1.0) {
       s.coverage = merged_coverage(workers);
       std::cerr << progress_line(s, clock.seconds()) << std::endl;
@@ -247,6 +253,9 @@ nlohmann::json CampaignSummary::to_json() const {
   j["compiler_busy"] = rounded(seconds > 0 && jobs > 0 ? compile_seconds / (seconds * jobs) : 0.0, 3);
   j["coverage"] = coverage.summary();
   j["coverage_missing"] = coverage.missing();
+  j["bucket_hits"] = bucket_hits;
+  for (const auto& [table, pairs] : {std::pair{"op_dtype", coverage.op_dtype_pairs()}, std::pair{"cast", coverage.cast_pairs()}})
+    for (const Coverage::PairCount& p : pairs) j["coverage_counts"][table][p.row][p.column] = p.count;
   j["interrupted"] = interrupted;
   j["first_finding_seconds"] = first_finding ? nlohmann::json(rounded(first_finding->seconds, 2)) : nlohmann::json();
   j["first_finding_programs"] = first_finding ? nlohmann::json(first_finding->programs) : nlohmann::json();
@@ -280,13 +289,14 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
   if (o.inputs < 1 || o.inputs > kMaxInputs) throw UserError("--inputs must be 1 to " + std::to_string(kMaxInputs));
   if (o.time_s <= 0 && o.count <= 0) throw UserError("give --time or --count");
   Corpus writable(o.corpus_dir);  // fail early, in the parent, when the corpus cannot be written
+  EventLog events(o.events_path, o);
   const Stopwatch clock;
   const InterruptHandlers interrupts;
   std::vector<WorkerProcess> workers;
   for (int w = 0; w < o.jobs; ++w) workers.push_back(start_worker(o, w));
 
   CampaignSummary s;
-  supervise(o, workers, s, clock);
+  supervise(o, workers, s, clock, events);
   reap(workers, s);
   s.coverage = merged_coverage(workers);
   for (const WorkerProcess& w : workers) {
@@ -297,6 +307,7 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
   s.inputs = o.inputs;
   s.seconds = clock.seconds();
   s.interrupted = g_interrupted != 0;
+  events.finish(s);
   return s;
 }
 

@@ -8,6 +8,7 @@
 // SIGINT/SIGTERM stop the workers between batches; the summary is still written.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -35,6 +36,7 @@ struct CampaignOptions {
   int inputs = kDefaultInputs;
   std::string corpus_dir = "corpus";
   std::string json_path;    // summary file; empty: none
+  std::string events_path;  // event log (events.h); empty: none
   CompiledPathConfig cfg;
   GenPolicy policy;
   bool reduce = true;
@@ -59,6 +61,7 @@ struct CampaignSummary {
   int jobs = 1;
   int inputs = 1;              // --inputs
   std::set<std::string> buckets;
+  std::map<std::string, int64_t> bucket_hits;  // failing programs per signature
   std::vector<std::string> saved;
   std::vector<std::string> errors;  // worker failures (corpus unwritable, ...)
   Coverage coverage;

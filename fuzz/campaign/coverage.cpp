@@ -144,4 +144,20 @@ std::vector<std::string> Coverage::missing() const {
   return out;
 }
 
+std::vector<Coverage::PairCount> Coverage::op_dtype_pairs() const {
+  std::vector<PairCount> out;
+  for (int o = 0; o < kNumOps; ++o)
+    for (DType d : kValueDTypes)
+      if (scalar_pair(static_cast<Op>(o), d))
+        out.push_back({name(static_cast<Op>(o)), name(d), op_dtype[at(static_cast<Op>(o), d)]});
+  return out;
+}
+
+std::vector<Coverage::PairCount> Coverage::cast_pairs() const {
+  std::vector<PairCount> out;
+  for (DType a : kValueDTypes)
+    for (DType b : kValueDTypes) out.push_back({name(a), name(b), cast[at(a, b)]});
+  return out;
+}
+
 }  // namespace uf

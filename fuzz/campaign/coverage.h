@@ -42,6 +42,12 @@ struct Coverage {
   // The pairs never seen, e.g. "SHL i8", "CAST f16->u64", "BITCAST u16->f16", "ADD f32 (vector)", and the
   // loop features, e.g. "loop: reduction max".
   std::vector<std::string> missing() const;
+
+  // Every pair of the scalar op×dtype table and of the CAST table with how often it ran, zeros included,
+  // for the summary's `coverage_counts` (a report draws one heat-map cell per entry).
+  struct PairCount { std::string row, column; uint64_t count; };
+  std::vector<PairCount> op_dtype_pairs() const;  // row: op, column: operand dtype
+  std::vector<PairCount> cast_pairs() const;      // row: source dtype, column: target dtype
 };
 
 }  // namespace uf

@@ -3,6 +3,7 @@
 // field list beside it, and nowhere else in the protocol.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,8 +40,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompilerStats, calls, seconds)
 struct BatchReport {
   static constexpr const char* kind = "batch";
   CheckCounts counts;
+  std::map<std::string, int64_t> hits;  // the batch's failing programs by signature
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BatchReport, counts)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BatchReport, counts, hits)
 
 // A failure bucket, the first time this worker sees it.
 struct BucketReport {

@@ -81,10 +81,13 @@ class Worker {
     const std::vector<Finding> found = check(ptrs, extra_inputs(programs, seeds), o_.cfg);
     const double dt = timer.seconds();
 
-    CheckCounts counts;
-    counts.batches = 1;
-    for (const Finding& f : found) counts.count(f);
-    send_report(fd_, BatchReport{counts});  // before reducing: see BatchReport
+    BatchReport batch;
+    batch.counts.batches = 1;
+    for (const Finding& f : found) {
+      batch.counts.count(f);
+      if (f.defined() && f.observation.verdict != Verdict::ok) ++batch.hits[f.observation.signature];
+    }
+    send_report(fd_, batch);  // before reducing: see BatchReport
     send_report(fd_, CoverageReport{coverage_});
     for (size_t k = 0; k < n; ++k)
       if (found[k].defined() && found[k].observation.verdict != Verdict::ok) keep(programs[k], found[k]);

@@ -1,0 +1,62 @@
+// `uopfuzz report` (the HTML page of campaign runs) and `uopfuzz corpus merge` (shards' corpora, one
+// reproducer per bucket).
+#include <iostream>
+#include <memory>
+
+#include "cli/cli.h"
+#include "fuzz/campaign/merge.h"
+#include "fuzz/report/report.h"
+
+namespace uf::cli {
+
+namespace {
+
+struct ReportCliOptions {
+  std::vector<std::string> runs, corpus_dirs;
+  std::string out;
+};
+
+int run_report(const ReportCliOptions& o) {
+  std::vector<report::Run> runs;
+  for (const std::string& path : o.runs) runs.push_back(report::load_run(path));
+  report::disambiguate_labels(runs);
+  report::ReportOptions ro;
+  ro.corpus_dirs = o.corpus_dirs;
+  const std::string html = report::build_report(runs, ro);
+  write_output(o.out, html);
+  if (!o.out.empty() && o.out != "-") std::cerr << "report: " << o.out << " (" << html.size() << " bytes)\n";
+  return kOk;
+}
+
+struct MergeCliOptions {
+  std::vector<std::string> dirs;
+  std::string out;
+};
+
+int run_merge(const MergeCliOptions& o) {
+  const MergeResult r = merge_corpora(o.dirs, o.out);
+  for (const std::string& s : r.skipped) std::cerr << "corpus merge: skipped " << s << "\n";
+  std::cerr << "corpus merge: " << r.files << " files, " << r.written.size() << " buckets -> " << o.out << "\n";
+  return kOk;
+}
+
+}  // namespace
+
+std::vector<Command> report_commands(CLI::App& app) {
+  auto ro = std::make_shared<ReportCliOptions>();
+  CLI::App* rep = app.add_subcommand("report", "Write one self-contained HTML report of campaign runs (fuzz --json files)");
+  rep->add_option("RUN", ro->runs, "a fuzz --json summary; its event log is read from beside it (X.events.jsonl)")->required();
+  rep->add_option("-o,--out", ro->out, "the HTML file (default stdout)");
+  rep->add_option("--corpus", ro->corpus_dirs, "look for reproducers here first (repeatable), e.g. a merged corpus");
+
+  auto mo = std::make_shared<MergeCliOptions>();
+  CLI::App* corpus = app.add_subcommand("corpus", "Corpus directories");
+  corpus->require_subcommand(1);
+  CLI::App* merge = corpus->add_subcommand("merge", "Merge corpus directories: one reproducer per bucket, the smallest, counts added");
+  merge->add_option("DIR", mo->dirs, "corpus directories")->required();
+  merge->add_option("-o,--out", mo->out, "output directory (created if needed)")->required();
+
+  return {{rep, [ro] { return run_report(*ro); }}, {merge, [mo] { return run_merge(*mo); }}};
+}
+
+}  // namespace uf::cli

@@ -1,0 +1,101 @@
+// The event log writer: diffs the parent's running summary, so the campaign needs no extra reports.
+#include "fuzz/campaign/events.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+
+#include "codegen/runtime/compiler.h"
+#include "core/text.h"
+
+namespace uf {
+
+namespace {
+
+std::string now_utc() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// A saved reproducer's `meta KEY` (the file was just written whole, by link or rename); empty if absent.
+std::string meta_of(const std::string& path, const std::string& key) {
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    const MetaLine m = parse_meta_line(line);
+    if (m.is_meta && !m.error && m.key == key) return m.value;
+  }
+  return "";
+}
+
+int64_t failures(const CheckCounts& c) { return c.mismatching + c.crashes + c.compile_errors + c.render_errors + c.timeouts; }
+
+}  // namespace
+
+std::string default_events_path(const std::string& json_path) {
+  const std::string ext = ".json";
+  if (json_path.size() > ext.size() && json_path.compare(json_path.size() - ext.size(), ext.size(), ext) == 0)
+    return json_path.substr(0, json_path.size() - ext.size()) + ".events.jsonl";
+  return json_path + ".events.jsonl";
+}
+
+EventLog::EventLog(const std::string& path, const CampaignOptions& o) {
+  if (path.empty()) return;
+  path_ = path;
+  out_.reset(std::fopen(path.c_str(), "w"));
+  if (!out_) throw UserError(path + ": cannot write the event log (" + std::strerror(errno) + ")");
+  std::string cc_version;
+  try {
+    cc_version = compiler_id(o.cfg.cc).version_line();
+  } catch (const UserError&) {
+    // The workers report a compiler that does not answer; the log just lacks its version.
+  }
+  write({{"event", "start"}, {"time", now_utc()}, {"seed", o.seed}, {"jobs", o.jobs}, {"inputs", o.inputs},
+         {"time_limit", o.time_s}, {"count", o.count}, {"cc", o.cfg.cc}, {"cc_version", cc_version},
+         {"cflags", o.cfg.cflags}, {"renderer", o.cfg.renderer_cmd.empty() ? "builtin" : o.cfg.renderer_cmd},
+         {"corpus", o.corpus_dir}},
+        0);
+}
+
+void EventLog::write(nlohmann::json j, double t) {
+  if (!out_) return;
+  j["t"] = std::round(t * 100) / 100;
+  const std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  if (std::fputs(line.c_str(), out_.get()) >= 0 && std::fflush(out_.get()) == 0) return;
+  std::cerr << "uopfuzz: " << path_ << ": cannot write the event log (" << std::strerror(errno) << "): removed\n";
+  out_.reset();
+  std::remove(path_.c_str());
+}
+
+void EventLog::sample(const CampaignSummary& s, double t) {
+  write({{"event", "sample"}, {"programs", s.counts.programs}, {"valid", s.counts.valid}, {"runs", s.counts.runs},
+         {"failures", failures(s.counts)}, {"buckets", s.buckets.size()}, {"saved", s.saved.size()}},
+        t);
+  last_sample_ = t;
+}
+
+void EventLog::observe(const CampaignSummary& s, double t) {
+  if (!out_) return;
+  for (const std::string& b : s.buckets)
+    if (buckets_.insert(b).second) write({{"event", "bucket"}, {"signature", b}}, t);
+  for (; saved_ < s.saved.size(); ++saved_) {
+    const std::string& path = s.saved[saved_];
+    write({{"event", "saved"}, {"path", path}, {"signature", meta_of(path, "signature")}, {"class", meta_of(path, "class")}}, t);
+  }
+  if (last_sample_ < 0 || t - last_sample_ >= 1.0) sample(s, t);
+}
+
+void EventLog::finish(const CampaignSummary& s) {
+  if (!out_) return;
+  observe(s, s.seconds);
+  sample(s, s.seconds);
+  write({{"event", "end"}, {"interrupted", s.interrupted}, {"errors", s.errors}}, s.seconds);
+}
+
+}  // namespace uf

@@ -1,0 +1,114 @@
+// One reproducer per bucket out of many directories.
+#include "fuzz/campaign/merge.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <unistd.h>
+
+#include "core/text.h"
+#include "fuzz/campaign/corpus.h"
+#include "fuzz/oracle/shrink.h"
+
+namespace uf {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Kept {
+  Program program;
+  ProgramCost cost;
+  std::string path;
+  int64_t count = 0;
+};
+
+// A file's `meta count`, or 1: a campaign saves one file per bucket and counts nothing in it.
+int64_t count_of(const Program& p, const std::string& path) {
+  const std::string* v = p.meta_value("count");
+  if (!v) return 1;
+  try {
+    size_t used = 0;
+    const long long n = std::stoll(*v, &used);
+    if (used == v->size() && n >= 1) return n;
+  } catch (const std::exception&) {
+  }
+  throw UserError(path + ": meta count is not a positive integer: " + *v);
+}
+
+std::vector<fs::path> reproducers_in(const std::string& dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().extension() == ".uop" && e.path().filename().string().front() != '.') out.push_back(e.path());
+  if (ec) throw UserError(dir + ": cannot read corpus directory (" + ec.message() + ")");
+  std::sort(out.begin(), out.end());  // ties keep the first file in a stable order
+  return out;
+}
+
+void write_atomically(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.parent_path() / (".tmp-" + std::to_string(::getpid()) + "-" + path.filename().string());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out.flush()) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw UserError(path.string() + ": cannot write");
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw UserError(path.string() + ": cannot write (" + ec.message() + ")");
+  }
+}
+
+}  // namespace
+
+MergeResult merge_corpora(const std::vector<std::string>& dirs, const std::string& out_dir) {
+  MergeResult r;
+  std::map<std::string, Kept> buckets;
+  for (const std::string& dir : dirs) {
+    if (!fs::is_directory(dir)) throw UserError(dir + ": not a directory");
+    for (const fs::path& f : reproducers_in(dir)) {
+      Program p;
+      try {
+        p = read_program(f.string());
+        verify(p);
+      } catch (const UserError& e) {
+        throw UserError(located(f.string(), e));
+      }
+      ++r.files;
+      const std::string* sig = p.meta_value("signature");
+      if (!sig || sig->empty()) {
+        r.skipped.push_back(f.string() + ": no meta signature");
+        continue;
+      }
+      const int64_t n = count_of(p, f.string());
+      const ProgramCost cost = program_cost(p);
+      auto [it, fresh] = buckets.try_emplace(*sig);
+      Kept& k = it->second;
+      k.count += n;
+      if (fresh || cost < k.cost) {
+        k.cost = cost;
+        k.path = f.string();
+        k.program = std::move(p);
+      }
+    }
+  }
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec || !fs::is_directory(out_dir)) throw UserError(out_dir + ": cannot create directory");
+  for (auto& [sig, k] : buckets) {
+    k.program.set_meta("count", std::to_string(k.count));
+    const fs::path target = fs::path(out_dir) / Corpus::file_name(sig);
+    write_atomically(target, print_program(k.program));
+    r.written.push_back(target.string());
+  }
+  return r;
+}
+
+}  // namespace uf

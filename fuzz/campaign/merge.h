@@ -1,0 +1,22 @@
+// Merging corpus directories (`uopfuzz corpus merge`): the reproducers of several campaigns or nightly
+// shards, one per bucket. A bucket is a `meta signature`; of its files the smallest (program_cost)
+// is kept, and `meta count` says how many findings it stands for: the sum over the files of their own
+// `meta count`, or 1 for a file without one.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace uf {
+
+struct MergeResult {
+  size_t files = 0;                  // reproducers read
+  std::vector<std::string> written;  // one path per bucket, sorted
+  std::vector<std::string> skipped;  // `FILE: why` for .uop files that name no bucket
+};
+
+// Reads every visible `*.uop` of each directory (UserError `FILE:LINE: message` for one that does not
+// read or verify, or a directory that cannot be listed), and writes the kept reproducers into `out_dir`
+// (created if needed) under their corpus names (Corpus::file_name), each atomically.
+MergeResult merge_corpora(const std::vector<std::string>& dirs, const std::string& out_dir);
+
+}  // namespace uf

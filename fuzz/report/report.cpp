@@ -1,0 +1,138 @@
+// The report page: style, header, the sections of charts.cpp, the buckets table and the reproducers.
+#include "fuzz/report/report.h"
+
+#include <ctime>
+
+#include "fuzz/report/html.h"
+#include "fuzz/report/listing.h"
+
+namespace uf::report {
+
+namespace {
+
+using nlohmann::json;
+
+// Plain CSS: one column that narrows to a phone; wide charts and tables scroll inside their box.
+const char* const kStyle = R"(
+*{box-sizing:border-box}
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1b1b1b;background:#fff}
+main{max-width:1100px;margin:0 auto;padding:16px}
+h1{font-size:1.6em;margin:.2em 0}h2{border-bottom:2px solid #ddd;padding-bottom:4px;margin-top:1.6em}
+.facts{display:grid;grid-template-columns:repeat(auto-fill,minmax(160px,1fr));gap:8px;margin:12px 0}
+.fact{background:#f4f6f8;border-radius:6px;padding:8px 10px}.fact b{display:block;font-size:1.4em}
+.scroll{overflow-x:auto;max-width:100%}
+svg.chart{width:100%;height:auto;display:block}svg .lab{font-size:11px;fill:#333}svg .grid{stroke:#e4e4e4}
+svg a.fail:focus rect,svg a.fail:hover rect{stroke:#000;stroke-width:2}
+table{border-collapse:collapse;margin:8px 0}th,td{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top}
+th{background:#f4f6f8}td.n,table.num td{text-align:right;font-variant-numeric:tabular-nums}
+.new{font-weight:600}.tag{display:inline-block;background:#0072B2;color:#fff;border-radius:3px;padding:0 5px;font-size:.85em}
+pre{background:#f7f7f7;border:1px solid #ddd;padding:8px;overflow-x:auto;font-size:13px;line-height:1.35}
+mark{background:#ffe08a}.cut{color:#666;font-style:italic}.path,.note{color:#555;font-size:.9em;word-break:break-all}
+section.repro{border-top:1px solid #ddd;padding-top:4px}section.repro:target,tr:target{background:#fff7d6}
+details{margin:6px 0}summary{cursor:pointer;color:#0b5394}
+@media (max-width:600px){main{padding:8px}body{font-size:14px}th,td{padding:2px 4px}h1{font-size:1.3em}}
+)";
+
+std::string now_utc() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+int64_t i64(const json& s, const char* k) { return s.contains(k) && s[k].is_number() ? s[k].get<int64_t>() : 0; }
+std::string str(const json& s, const char* k) { return s.contains(k) && s[k].is_string() ? s[k].get<std::string>() : ""; }
+int64_t failures(const json& s) {
+  return i64(s, "mismatching_programs") + i64(s, "crashes") + i64(s, "compile_errors") + i64(s, "render_errors") + i64(s, "timeouts");
+}
+
+std::string fact(const std::string& label, const std::string& value) {
+  return "<div class=\"fact\"><b>" + value + "</b>" + esc(label) + "</div>";
+}
+
+std::string header(const std::vector<Run>& runs, const std::vector<Bucket>& buckets) {
+  int64_t programs = 0, runs_n = 0, fails = 0, saved = 0;
+  double seconds = 0;
+  for (const Run& r : runs) {
+    programs += i64(r.summary, "programs");
+    runs_n += i64(r.summary, "runs");
+    fails += failures(r.summary);
+    saved += r.summary.contains("saved") && r.summary["saved"].is_array() ? static_cast<int64_t>(r.summary["saved"].size()) : 0;
+    seconds += r.summary.value("seconds", 0.0);
+  }
+  std::string s = "<header><h1>uopfuzz campaign report</h1><p>" + std::to_string(runs.size()) +
+                  (runs.size() == 1 ? " run" : " runs") + ", report written " + now_utc() + ".</p>";
+  s += "<div class=\"facts\">" + fact("programs", grouped(programs)) + fact("kernel runs compared", grouped(runs_n)) +
+       fact("failing programs", grouped(fails)) + fact("buckets", grouped(static_cast<int64_t>(buckets.size()))) +
+       fact("new buckets (reproducers saved)", grouped(saved)) + fact("seconds fuzzed", num(seconds, 1)) + "</div></header>";
+  s += "<section id=\"runs\"><h2>Runs</h2><div class=\"scroll\"><table><tr><th>run</th><th>started (UTC)</th><th>seconds</th>"
+       "<th>compiler</th><th>flags</th><th>renderer</th><th>seed</th><th>jobs</th><th>programs</th><th>runs</th>"
+       "<th>failures</th><th>buckets</th><th>new</th></tr>";
+  for (const Run& r : runs) {
+    const json& st = r.start;
+    const std::string cc = str(st, "cc").empty() ? "—"
+                           : esc(str(st, "cc")) + (str(st, "cc_version").empty() ? "" : "<br><small>" + esc(str(st, "cc_version")) + "</small>");
+    s += "<tr><td>" + esc(r.label) + "</td><td>" + esc(r.started().empty() ? "—" : r.started()) + "</td><td class=\"n\">" +
+         num(r.summary.value("seconds", 0.0), 1) + "</td><td>" + cc + "</td><td><code>" +
+         esc(str(st, "cflags")) + "</code></td><td>" + esc(str(st, "renderer")) + "</td><td class=\"n\">" +
+         (st.contains("seed") ? esc(st["seed"].dump()) : "") + "</td><td class=\"n\">" + (st.contains("jobs") ? esc(st["jobs"].dump()) : "") +
+         "</td><td class=\"n\">" + grouped(i64(r.summary, "programs")) + "</td><td class=\"n\">" + grouped(i64(r.summary, "runs")) +
+         "</td><td class=\"n\">" + grouped(failures(r.summary)) + "</td><td class=\"n\">" + grouped(i64(r.summary, "buckets")) +
+         "</td><td class=\"n\">" + grouped(r.summary.contains("saved") ? static_cast<int64_t>(r.summary["saved"].size()) : 0) + "</td></tr>";
+    if (!r.has_events) s += "<tr><td colspan=\"13\" class=\"note\">" + esc(r.label) + ": no event log beside the summary</td></tr>";
+  }
+  return s + "</table></div></section>";
+}
+
+std::string buckets_table(const std::vector<Run>& runs, const std::vector<Bucket>& buckets, size_t max_listings) {
+  std::string s = "<section id=\"buckets\"><h2>Buckets</h2>";
+  if (buckets.empty()) return s + "<p>No failures: every compared program agreed with the reference.</p></section>";
+  s += "<div class=\"scroll\"><table id=\"bucket-table\"><tr><th>signature</th><th>class</th><th>first seen</th>"
+       "<th>count</th><th>blame</th><th>nodes</th><th>reproducer</th></tr>";
+  size_t listed = 0;  // as reproducers_section: the first max_listings buckets with a file
+  for (const Bucket& b : buckets) {
+    const bool is_new = runs.size() > 1 && b.first_run > 0;
+    s += "<tr id=\"bucket-" + esc(b.id) + "\"" + (is_new ? " class=\"new-bucket\"" : "") + "><td><code>" + esc(b.signature) + "</code>" +
+         (is_new ? " <span class=\"tag\">new in " + esc(runs[b.first_run].label) + "</span>" : "") + "</td><td>" + esc(b.klass) +
+         "</td><td>" + esc(b.first_seen) + "</td><td class=\"n\">" + (b.count ? grouped(*b.count) : "—") + "</td><td>" +
+         (b.blame.empty() ? "—" : esc(b.blame)) + "</td><td class=\"n\">" +
+         (b.nodes ? std::to_string(*b.nodes) + (b.reduced == "no" ? " (unreduced)" : "") : "—") + "</td><td>";
+    if (b.repro_path.empty()) s += "not found";
+    else if (listed++ < max_listings) s += "<a class=\"repro-link\" href=\"#repro-" + esc(b.id) + "\">show</a>";
+    else s += esc(b.repro_path);
+    s += "</td></tr>";
+  }
+  s += "</table></div>";
+  if (buckets.size() > max_listings)
+    s += "<p class=\"note\">Reproducers of the first " + std::to_string(max_listings) + " buckets are shown below; the others by path.</p>";
+  return s + "</section>";
+}
+
+}  // namespace
+
+std::string build_report(const std::vector<Run>& runs, const ReportOptions& o) {
+  const std::vector<Bucket> buckets = collect_buckets(runs, o.corpus_dirs);
+  std::string page = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                     "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
+                     "<title>uopfuzz campaign report</title><style>" + std::string(kStyle) + "</style></head><body><main>";
+  page += header(runs, buckets);
+  page += coverage_section(runs, buckets);
+  page += time_section(runs);
+  page += trend_section(runs, buckets);
+  page += buckets_table(runs, buckets, o.max_listings);
+  page += "<section id=\"reproducers\"><h2>Reproducers</h2>";
+  size_t shown = 0, bytes = 0;
+  for (const Bucket& b : buckets)
+    if (!b.repro_path.empty() && shown < o.max_listings) {
+      const std::string listing = reproducer_html(b, bytes > o.listing_budget);
+      bytes += listing.size();
+      page += listing;
+      ++shown;
+    }
+  if (shown == 0) page += "<p>None to show.</p>";
+  return page + "</section></main></body></html>\n";
+}
+
+}  // namespace uf::report

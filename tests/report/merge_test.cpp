@@ -1,0 +1,72 @@
+// `uopfuzz corpus merge`: one reproducer per bucket, the smallest, counts added up; bad input is exit 2.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "core/text.h"
+#include "fuzz/campaign/corpus.h"
+#include "fuzz/oracle/shrink.h"
+#include "tests/support/files.h"
+#include "tests/support/uopfuzz.h"
+
+namespace uf::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A `mismatch MUL i32` reproducer: MUL of 3 by 3 stored, with `extra` ADDs of 3 after it.
+std::string reproducer(const std::string& signature, int extra, const std::string& more_meta = "") {
+  std::string s = "uops 1\nmeta signature = " + signature + "\nmeta class = mismatch\n" + more_meta +
+                  "%0 = CONST i32 0\n%1 = BUFFER i32[1] slot=0\n%2 = INDEX i32 %1 %0\n%3 = CONST i32 3\n%4 = MUL i32 %3 %3\n";
+  int last = 4;
+  for (int i = 0; i < extra; ++i, ++last) s += "%" + std::to_string(last + 1) + " = ADD i32 %" + std::to_string(last) + " %3\n";
+  s += "%" + std::to_string(last + 1) + " = STORE void %2 %" + std::to_string(last) + "\n%" + std::to_string(last + 2) +
+       " = SINK void %" + std::to_string(last + 1) + "\n";
+  return s;
+}
+
+void write(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+}
+
+TEST(CorpusMerge, KeepsTheSmallestReproducerPerBucketAndAddsCounts) {
+  TempDir tmp("uopfuzz-merge");
+  write(tmp / "a/mul.uop", reproducer("mismatch MUL i32", 3));
+  write(tmp / "b/mul-small.uop", reproducer("mismatch MUL i32", 0, "meta count = 5\n"));
+  write(tmp / "c/mul-big.uop", reproducer("mismatch MUL i32", 6));
+  write(tmp / "c/add.uop", reproducer("mismatch ADD i32", 1));
+  write(tmp / "c/notes.txt", "not a reproducer");
+  const Ran r = run_uopfuzz("corpus merge " + (tmp / "a").string() + " " + (tmp / "b").string() + " " + (tmp / "c").string() +
+                            " -o " + (tmp / "out").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("4 files, 2 buckets"), std::string::npos) << r.out;
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(tmp / "out")) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  ASSERT_EQ(names, (std::vector<std::string>{Corpus::file_name("mismatch ADD i32"), Corpus::file_name("mismatch MUL i32")}));
+  const Program mul = read_program((tmp / "out" / Corpus::file_name("mismatch MUL i32")).string());
+  EXPECT_EQ(program_cost(mul).nodes, program_cost(parse_program(reproducer("mismatch MUL i32", 0))).nodes);
+  ASSERT_NE(mul.meta_value("count"), nullptr);
+  EXPECT_EQ(*mul.meta_value("count"), "7");  // 1 (no count meta) + 5 + 1
+  const Program add = read_program((tmp / "out" / Corpus::file_name("mismatch ADD i32")).string());
+  EXPECT_EQ(*add.meta_value("count"), "1");
+}
+
+TEST(CorpusMerge, BadInputIsExit2WithTheFile) {
+  TempDir tmp("uopfuzz-merge");
+  write(tmp / "a/bad.uop", "uops 1\n%0 = FROB i32\n");
+  Ran r = run_uopfuzz("corpus merge " + (tmp / "a").string() + " -o " + (tmp / "out").string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find((tmp / "a/bad.uop").string() + ":2:"), std::string::npos) << r.out;
+  r = run_uopfuzz("corpus merge " + (tmp / "missing").string() + " -o " + (tmp / "out").string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find((tmp / "missing").string() + ": not a directory"), std::string::npos) << r.out;
+  write(tmp / "b/x.uop", reproducer("mismatch MUL i32", 0, "meta count = many\n"));
+  r = run_uopfuzz("corpus merge " + (tmp / "b").string() + " -o " + (tmp / "out").string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("meta count is not a positive integer"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace uf::testing
