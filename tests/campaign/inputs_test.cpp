@@ -73,7 +73,7 @@ TEST_F(Inputs, RunsCountEveryComparedDataSet) {
 // reaches. On a fixed seed and program count, one data set per kernel misses it; 16 find it, and the
 // reproducer (saved unreduced) holds the data set that failed: data set `meta input` of its program.
 TEST_F(Inputs, DataDependentBugIsFoundWithManyDataSets) {
-  const std::string common = " --count 160 --seed 1 --jobs 2 -q --without loop --no-reduce --renderer-cmd " +
+  const std::string common = " --count 96 --seed 3 --jobs 2 -q --without loop --no-reduce --renderer-cmd " +
                              source_path("tests/campaign/plugins/max_data_range.sh");
   const Ran once = run("fuzz --inputs 1 --corpus " + (tmp / "one").string() + common);
   ASSERT_EQ(once.code, 0) << once.out;
