@@ -7,7 +7,7 @@
 
 namespace uf {
 
-Probe instrument(const Program& p) {
+Probe instrument(const Program& p, ProbeScope scope) {
   Probe probe{p, {}};
   Program& q = probe.program;
   Graph& g = *q.graph;
@@ -19,8 +19,12 @@ Probe instrument(const Program& p) {
   int64_t next_slot = p.buffers.empty() ? 0 : p.buffers.back()->slot + 1;
   std::map<DType, std::vector<const UOp*>> by_dtype;
   std::vector<const UOp*> values;
+  auto probed = [&](const UOp* u) {
+    if (u->op == Op::CONST) return scope == ProbeScope::every_value;
+    return !u->is_memory();
+  };
   for (const UOp* u : order)
-    if (!u->is_memory() && !is_void(u->dtype) && u->op != Op::CONST && !u->is_vector() &&  // vectors: by GEPs
+    if (probed(u) && !is_void(u->dtype) && !u->is_vector() &&  // vectors: by GEPs
         !in_loop(u)) {
       by_dtype[u->dtype].push_back(u);
       values.push_back(u);

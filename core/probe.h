@@ -9,12 +9,18 @@
 
 namespace uf {
 
+// Which values get a probe. Signatures probe every value a renderer can get wrong, constants included,
+// so that one wrong constant is one bucket (`mismatch CONST f64`), not one per op that reads it. An
+// observed kernel stores what it computes and loads: a constant's store would only test the literal,
+// which already reaches every op that reads it.
+enum class ProbeScope : uint8_t { computed, every_value };
+
 // `p` plus one STORE per live scalar value outside loops (vectors through their GEPs) into probe BUFFERs placed
 // after p's slots, one per dtype, with zero data; expect and got lines are dropped.
 struct Probe {
   Program program;
   std::vector<std::pair<const UOp*, std::pair<int64_t, int64_t>>> where;  // node of p -> (slot, index)
 };
-Probe instrument(const Program& p);
+Probe instrument(const Program& p, ProbeScope scope);
 
 }  // namespace uf

@@ -228,7 +228,7 @@ Program Gen::run() {
   prog.set_meta("seed", std::to_string(seed));
   prog.set_meta("generator", std::to_string(kGeneratorVersion));
   if (observed) {
-    prog = instrument(prog).program;
+    prog = instrument(prog, ProbeScope::computed).program;
     prog.set_meta("observed", "intermediates");
   }
   return std::move(prog);

@@ -83,7 +83,7 @@ void sign_mismatches(const std::vector<const Program*>& batch, std::vector<Findi
   std::vector<Probe> probes;
   std::vector<const Program*> probe_programs;
   probes.reserve(mismatching.size());
-  for (size_t i : mismatching) probes.push_back(instrument(found[i].failing(*batch[i])));
+  for (size_t i : mismatching) probes.push_back(instrument(found[i].failing(*batch[i]), ProbeScope::every_value));
   for (const Probe& pr : probes) probe_programs.push_back(&pr.program);
   const auto probe_outs = run_compiled(probe_programs, cfg);
   for (size_t k = 0; k < mismatching.size(); ++k) {
@@ -205,7 +205,7 @@ Observation compare(const Program& p, const RefResult& ref, const KernelOutcome&
 }
 
 Divergence find_divergence(const Program& p, const CompiledPathConfig& cfg) {
-  const Probe probe = instrument(p);
+  const Probe probe = instrument(p, ProbeScope::every_value);
   const auto outs = run_compiled({&probe.program}, cfg);
   Divergence d = first_divergence(probe, interpret(probe.program), outs.at(0));
   if (d.node) return d;

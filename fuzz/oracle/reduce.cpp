@@ -13,7 +13,7 @@ namespace {
 // The reference value of every live value node, read back from the probe program's buffers.
 std::unordered_map<const UOp*, Scalar> reference_values(const Program& p) {
   std::unordered_map<const UOp*, Scalar> values;
-  const Probe probe = instrument(p);
+  const Probe probe = instrument(p, ProbeScope::every_value);
   const RefResult ref = interpret(probe.program);
   if (ref.undefined) return values;
   for (const auto& [node, at] : probe.where) values[node] = ref.buffers.at(at.first).at(static_cast<size_t>(at.second));

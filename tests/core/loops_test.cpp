@@ -33,7 +33,7 @@ TEST(Loops, ExamplesRoundTripAndNest) {
 TEST(Loops, ProbesOfLoopProgramsVerify) {
   for (const char* name : {"loop_sum.uop", "loop_nest_divmod.uop", "loop_gated_load.uop", "loop_gated_store.uop"}) {
     const Program p = read_program(example_path(name));
-    const Probe probe = instrument(p);
+    const Probe probe = instrument(p, ProbeScope::every_value);
     EXPECT_NO_THROW(verify(probe.program)) << name;
     for (const auto& [node, at] : probe.where) EXPECT_NE(node->op, Op::RANGE) << name;
   }
