@@ -9,6 +9,7 @@ import os
 import platform
 import re
 import sys
+import traceback
 
 USAGE = "usage: uopfuzz_tinygrad.py PROGRAM_FILE FUNCTION_NAME"
 
@@ -96,6 +97,16 @@ def edges(op, dt, a, b):
   return zero.where(a, alu(o, a, safe))
 
 
+def float_to_int(x, dt):
+  """CAST float -> int as exec_alu does it: truncate, then wrap to the dtype. C (tinygrad's renderer casts
+  directly) leaves a value outside the dtype undefined, a negative one to an unsigned dtype included, so
+  the cast goes through i64, exact for |x| < 2^63; beyond that the gap stays (docs/findings.md)."""
+  if dt == dtypes.int64: return x.cast(dt)
+  wide = x.cast(dtypes.int64).cast(dt)
+  if dt != dtypes.uint64: return wide
+  return UOp(Ops.CMPLT, dtypes.bool, (x, UOp.const(0.0, x.dtype))).where(wide, x.cast(dt))
+
+
 def gated(addr, gate):
   """INDEX(buf, i) (or an AFTER of it) with the index valid only where gate is true."""
   if addr.op is Ops.AFTER: return gated(addr.src[0], gate).after(*addr.src[1:])
@@ -134,7 +145,7 @@ def render(sink):
 
 def build(lines, fname):
   """The program's nodes as tinygrad UOps: (sink, [(slot, c type) of every BUFFER])."""
-  u, buffers = {}, []
+  u, buffers, stored = {}, [], {}
   for no, line in lines:
     where = f"line {no}"
     m = NODE.match(line)
@@ -159,7 +170,18 @@ def build(lines, fname):
       # gated, tinygrad's way: the gate is the validity of the index, an invalid load gives 0, so the alt
       # comes in through a WHERE
       u[nid] = srcs[0].load() if len(srcs) == 1 else srcs[2].where(gated(srcs[0], srcs[2]).load(), srcs[1])
-    elif op == "STORE": u[nid] = (srcs[0] if len(srcs) == 2 else gated(srcs[0], srcs[2])).store(srcs[1])
+    elif op == "STORE":
+      addr = srcs[0]
+      # tinygrad's memory coalescing keys stores by memory and index, and asserts one STORE per global
+      # element a kernel ("attempting multiple stores"); ours may write one element again, ordered by a
+      # data path. A later store to a BUFFER goes through AFTER(buffer, the previous store to it), so
+      # each store has a key of its own (an order our IR allows: a later store to the same BUFFER).
+      base = addr.src[0].without_after if addr.op is Ops.INDEX else None
+      if base is not None and base.op is Ops.PARAM:
+        prev = stored.get(base)
+        if prev is not None and not prev.ranges: addr = addr.src[0].after(prev).index(*addr.src[1:])
+      u[nid] = (addr if len(srcs) == 2 else gated(addr, srcs[2])).store(srcs[1])
+      if base is not None and base.op is Ops.PARAM: stored[base] = u[nid]
     elif op == "AFTER":
       # tinygrad orders the memory, not an address: AFTER(INDEX(m, i), deps) is INDEX(AFTER(m, deps), i)
       a = srcs[0]
@@ -167,7 +189,7 @@ def build(lines, fname):
     elif op == "RANGE": u[nid] = UOp.range(srcs[0], int(args[0]), AxisType.LOOP, dtype=dt)
     elif op == "END": u[nid] = srcs[0].end(*srcs[1:])
     elif op == "SINK": u[nid] = UOp.sink(*srcs, arg=KernelInfo(name=fname))
-    elif op == "CAST": u[nid] = srcs[0].cast(dt)
+    elif op == "CAST": u[nid] = float_to_int(srcs[0], dt) if dtypes.is_float(srcs[0].dtype) and dtypes.is_int(dt) else srcs[0].cast(dt)
     elif op == "BITCAST": u[nid] = srcs[0].bitcast(dt)
     elif op in EDGES: u[nid] = edges(op, dt, *srcs)
     elif op in ALU or op in RENAMED: u[nid] = UOp(getattr(Ops, RENAMED.get(op, op)), dt, tuple(srcs))
@@ -206,6 +228,7 @@ def main(argv):
     sys.stdout.write(wrap(render(sink), fname, buffers))
   except Unsupported as e: fail(1, f"unsupported: {e}")
   except Exception as e:  # tinygrad's pipeline rejected or crashed on the program: a render error (a finding)
+    if os.environ.get("UOPFUZZ_TINYGRAD_TRACE"): traceback.print_exc()
     fail(1, f"tinygrad failed: {type(e).__name__}: {e}")
 
 
