@@ -10,7 +10,8 @@ UOPFUZZ = os.environ["UOPFUZZ"]
 ADAPTER = "plugins/tinygrad/uopfuzz_tinygrad.py"
 WITHOUT = open("plugins/tinygrad/without.txt").read().strip()
 CC = ["--cc", "clang", "--renderer-cmd", ADAPTER]
-# Example programs that hit a tinygrad bug, and the verdict they must keep until tinygrad fixes it.
+# Example programs that hit a tinygrad bug, and the verdict they must keep until tinygrad fixes it
+# (loop_trip_counts: its zero-trip loop is corpus/tinygrad/zero-trip-loop-acc-out-of-scope.uop).
 KNOWN = {"loop_trip_counts.uop": "compile-error"}
 
 failures = []
