@@ -107,7 +107,9 @@ const UOp* Gen::combine(DType d, const UOp* a, const UOp* b) {
   std::array<double, std::size(kOps)> w{};
   for (size_t i = 0; i < std::size(kOps); ++i)
     if (op_accepts(kOps[i], d)) w[i] = pol.op_weight[static_cast<size_t>(kOps[i])];
-  const int k = rng.weighted(w);
+  int k = rng.weighted(w);
+  for (size_t i = 0; k < 0 && i < std::size(kOps); ++i)  // none drawn: the first the target has
+    if (op_accepts(kOps[i], d) && !pol.op_banned[static_cast<size_t>(kOps[i])]) k = static_cast<int>(i);
   return make(k < 0 ? Op::ADD : kOps[k], {a, b});
 }
 

@@ -161,6 +161,12 @@ void Gen::finish_outputs() {
     const UOp* v = operand(outs.front()->mem->dtype);
     store(*outs.front(), i32(0), v);
   }
+  if (stores_.empty()) {  // --without after: that store needed an AFTER, and a fresh BUFFER needs none
+    const DType d = outs.front()->mem->dtype;
+    const UOp* v = operand(d);
+    fresh_buffer(d, 1, true);
+    store(mems_.back(), i32(0), v);
+  }
 }
 
 // Nodes not reachable from the SINK: they must never run (an interpreter or renderer that walks the

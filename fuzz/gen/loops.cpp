@@ -147,13 +147,15 @@ void Gen::loop_step() {
   int64_t P = 1;
   for (int l = 0; l < depth; ++l) P *= widths[l] = std::max<int64_t>(trips[l], 1);
 
-  const auto kind = static_cast<LoopKind>(std::max(0, rng.weighted(pol.loop_kind_weight)));
+  auto kind = static_cast<LoopKind>(std::max(0, rng.weighted(pol.loop_kind_weight)));
   static constexpr Op kReduce[] = {Op::ADD, Op::MAX, Op::MUL};
-  auto reducible = [](DType t) {
+  auto reduces = [this](Op op, DType t) { return op_accepts(op, t) && !pol.op_banned[static_cast<size_t>(op)]; };
+  auto reducible = [&](DType t) {
     for (Op op : kReduce)
-      if (op_accepts(op, t)) return true;
+      if (reduces(op, t)) return true;
     return false;
   };
+  if (kind == LoopKind::Reduce && !reducible(DType::F32) && !reducible(DType::I32)) kind = LoopKind::Map;
   const DType d = kind == LoopKind::Reduce ? pick_dtype(reducible) : pick_dtype([](DType) { return true; });
   const int s = kind != LoopKind::Reduce ? depth : depth > 1 && rng.chance(pol.p_reduce_inner)
                                                        ? static_cast<int>(rng.range(1, depth - 1)) : 0;
@@ -198,7 +200,12 @@ void Gen::loop_step() {
       out_mem = &mems_.back();
     }
   }
-  const UOp* acc = kind == LoopKind::Reduce ? note(g.memory(Op::ALLOC, d, 1, next_alloc_slot_++)) : nullptr;
+  const UOp* acc = nullptr;
+  if (kind == LoopKind::Reduce && pol.allow_alloc) acc = note(g.memory(Op::ALLOC, d, 1, next_alloc_slot_++));
+  if (kind == LoopKind::Reduce && !pol.allow_alloc) {  // --without alloc: a BUFFER no other step touches
+    acc = fresh_buffer(d, 1, true);
+    mems_.pop_back();
+  }
 
   // Inside the loops operands never load from memory (their accesses could not be ordered after the loop).
   const PoolMark outside = mark_pools();
@@ -212,7 +219,7 @@ void Gen::loop_step() {
   if (acc) {
     std::vector<Op> ops;
     for (Op op : kReduce)
-      if (op_accepts(op, d)) ops.push_back(op);
+      if (reduces(op, d)) ops.push_back(op);
     rop = rng.pick(ops);
     const UOp* v = rng.chance(pol.p_identity_init) ? constant(d, identity(rop, d)) : operand(d);
     // In a nest the accumulator is initialised once per outer iteration: AFTER(acc, outer range).

@@ -69,6 +69,10 @@ const UOp* Gen::access(Memory& m, const UOp* idx, const UOp* value, int lanes) {
   if (deps.empty() && !is_store && !stores_.empty() && rng.chance(pol.p_spurious_after))
     deps.push_back(rng.pick(stores_));  // harmless extra order, on a memory that may not even be written
 
+  if (!pol.allow_after && !deps.empty()) {  // --without after: not made; a load gives a constant instead
+    if (is_store) return nullptr;
+    return note(g.constant(m.mem->dtype, random_value(m.mem->dtype, pol.const_value_weight), lanes));
+  }
   const UOp* addr = ordered_address(m, idx, deps);
   const uint32_t first_new = static_cast<uint32_t>(g.size());
   const UOp* node = is_store ? make(Op::STORE, {addr, value}) : note(g.make(Op::LOAD, {addr}, std::nullopt, lanes));
@@ -159,6 +163,9 @@ void Gen::accumulate_step() {
     const UOp* y = ys ? load(*ys, i32(k % ys->mem->len)) : operand(d);
     auto kind = static_cast<AccUpdate>(rng.weighted(pol.acc_update_weight));
     if (is_bool(d) && kind == AccUpdate::MulAcc) kind = AccUpdate::AddMul;  // MULACC has no bool
+    auto banned = [this](Op op) { return pol.op_banned[static_cast<size_t>(op)]; };
+    if (kind == AccUpdate::MulAcc && banned(Op::MULACC)) kind = AccUpdate::AddMul;
+    if (kind == AccUpdate::AddMul && (banned(Op::ADD) || banned(Op::MUL))) kind = AccUpdate::Other;
     const UOp* u;
     if (kind == AccUpdate::MulAcc) u = make(Op::MULACC, {x, y, v});
     else if (kind == AccUpdate::AddMul) u = make(Op::ADD, {make(Op::MUL, {x, y}), v});

@@ -114,6 +114,9 @@ struct GenPolicy {
   // ---- ops and dtypes: an ALU op and operand dtype are drawn with weight op_weight * dtype_weight
   std::array<double, kNumOps> op_weight = default_op_weights();  // only ALU ops are read
   std::array<double, kNumDTypes> dtype_weight = default_dtype_weights();
+  // --without OP: besides not being drawn, the op is not built where another does as well (a reduction's
+  // or an accumulator's op, a fold); index arithmetic and guards still use their own ops.
+  std::array<bool, kNumOps> op_banned{};
 
   // ---- what each step does
   Weights<Step> step_weight = weights_by_value<Step>({{Step::Alu, 10.0},
@@ -235,6 +238,10 @@ struct GenPolicy {
   double p_redundant_after = 0.1;    // AFTER naming an access a data path already orders
   double p_keep_all_deps = 0.2;      // name every conflicting access, not only the latest ones
   double p_spurious_after = 0.03;    // a read-only load through AFTER naming an unrelated store
+  // What a target lacks (--without alloc / after): scratch and accumulator steps go, a loop reduction
+  // accumulates in a BUFFER of its own; without AFTER an access that would need one is not made.
+  bool allow_alloc = true;
+  bool allow_after = true;
 
   // ---- program shape
   double p_fill_output = 0.5;        // each output element gets its own store at the end
@@ -262,8 +269,10 @@ struct GenPolicy {
 // A random restriction of `base`: a subset of ALU ops, dtypes, step kinds and features, never empty.
 GenPolicy swarm(const GenPolicy& base, Rng& rng);
 
-// What a target does not support, by name (without.cpp): a feature (`loop`, `vector`, `observed`), an ALU op (`mulacc`: the generator draws it no more) or a value dtype (`f16`: drawn no
-// more; i32 indices, bool comparisons, and u8, f64 and i64 inside some shapes still appear).
+// What a target does not support, by name (without.cpp): a structural feature (`loop`, `vector`, `alloc`,
+// `after`, `gated`, `dynamic-index`, ...: none of it is generated), an ALU op (`mulacc`: the generator
+// draws it no more) or a value dtype (`f16`: drawn no more; i32 indices, bool comparisons, and u8, f64
+// and i64 inside some shapes still appear).
 // UserError for an unknown name, listing the valid ones.
 void without(GenPolicy& p, std::string_view name);
 std::vector<std::string> without_names();
