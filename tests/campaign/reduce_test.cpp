@@ -5,6 +5,7 @@
 
 #include "core/text.h"
 #include "fuzz/gen/generator.h"
+#include "fuzz/gen/policy.h"
 #include "fuzz/oracle/reduce.h"
 #include "fuzz/oracle/shrink.h"
 #include "tests/support/paths.h"
@@ -21,11 +22,15 @@ CompiledPathConfig broken() {
 }
 
 // The first generated programs that the broken renderer gets wrong (integer MUL rendered as ADD).
+// Straight-line programs: in a loop MUL rendered as ADD breaks index arithmetic first, and values inside
+// loops are not probed, so those findings sign by their STORE (the loop plug-ins' tests cover loops).
 std::vector<Program> failing_programs(size_t want, const CompiledPathConfig& cfg) {
+  GenPolicy straight_line;
+  without(straight_line, "loop");
   std::vector<Program> found;
   for (uint64_t base = 1; found.size() < want && base < 200; base += 16) {
     std::vector<Program> batch;
-    for (uint64_t s = base; s < base + 16; ++s) batch.push_back(generate(s));
+    for (uint64_t s = base; s < base + 16; ++s) batch.push_back(generate(s, straight_line));
     std::vector<const Program*> ptrs;
     for (const Program& p : batch) ptrs.push_back(&p);
     const std::vector<Finding> r = check(ptrs, cfg, false);
