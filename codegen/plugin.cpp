@@ -82,6 +82,9 @@ std::vector<PluginResult> run_batch(const std::vector<const Program*>& programs,
     ~Cleanup() { std::error_code ec; std::filesystem::remove_all(d, ec); }
   } cleanup{dir};
   std::string list;
+  for (const std::string& name : names)  // the list's framing is blank-separated words, one line each
+    if (name.empty() || name.find_first_of(" \t\n\r") != std::string::npos)
+      throw UserError("function name '" + name + "' cannot be passed to a batch renderer (empty or with blanks)");
   for (size_t k = 0; k < programs.size(); ++k) {
     const std::string K = std::to_string(k);
     write_new(dir + "/" + K + ".uop", print_program(*programs[k]));
