@@ -24,6 +24,7 @@ std::vector<Command> file_commands(CLI::App& app);      // fmt, interp
 std::vector<Command> compiled_commands(CLI::App& app);  // render, run
 std::vector<Command> fuzz_commands(CLI::App& app);      // gen, reduce, fuzz
 std::vector<Command> report_commands(CLI::App& app);    // report, corpus merge
+std::vector<Command> triage_commands(CLI::App& app);    // triage
 
 // `uopfuzz --version`: version, git commit, and the C compilers found in PATH with their versions.
 std::string version_text();
@@ -40,11 +41,12 @@ void write_output(const std::string& path, const std::string& text);
 
 namespace uf::cli {
 
-// The compiled-path flags every command that compiles shares: --cc, --cflags, --renderer-cmd, --timeout.
-// A flag given on the command line wins; otherwise a program's `meta cc/cflags/renderer` (recorded when
-// the case was found) is used, so `uopfuzz run FILE` alone reproduces a corpus file's miscompile.
+// The compiled-path flags every command that compiles shares: --cc, --cflags, --renderer-cmd,
+// --renderer-batch, --timeout. A flag given on the command line wins; otherwise a program's `meta
+// cc/cflags/renderer/renderer_protocol` (recorded when the case was found) is used, so `uopfuzz run FILE`
+// alone reproduces a corpus file's miscompile, with a batch plug-in spoken to as one.
 struct CompiledFlags {
-  std::string cc, cflags, renderer_cmd;
+  std::string cc, cflags, renderer_cmd, renderer_batch;
   double timeout_s = 0;
   void add_to(CLI::App* app);
   CompiledPathConfig config(const Program* recorded = nullptr) const;

@@ -13,6 +13,7 @@ void CompiledFlags::add_to(CLI::App* app) {
   app->add_option("--cc", cc, "C compiler of the compiled path (default gcc, or the file's meta cc)");
   app->add_option("--cflags", cflags, "compiler flags (default: exact and fast, or the file's meta cflags)");
   app->add_option("--renderer-cmd", renderer_cmd, "render with this command instead: CMD PROGRAM_FILE FUNCTION_NAME");
+  app->add_option("--renderer-batch", renderer_batch, "render with this batch plug-in instead: CMD LIST_FILE (docs/format.md section 5)");
   app->add_option("--timeout", timeout_s, "seconds one kernel run may take before it is a timeout")->check(CLI::PositiveNumber);
 }
 
@@ -28,8 +29,19 @@ CompiledPathConfig CompiledFlags::config(const Program* recorded) const {
   for (const IeeeFlag& f : ieee_changing_flags(cfg.cflags))
     std::cerr << "uopfuzz: warning: " << f.flag << " changes IEEE floating-point semantics on purpose (" << f.effect
               << "): differences from the reference are expected under it, and are not compiler bugs\n";
-  pick(renderer_cmd, "renderer", cfg.renderer_cmd);
+  if (!renderer_cmd.empty() && !renderer_batch.empty()) throw UserError("give --renderer-cmd or --renderer-batch, not both");
+  if (!renderer_batch.empty()) {
+    cfg.renderer_cmd = renderer_batch;
+    cfg.renderer_batch = true;
+  } else if (!renderer_cmd.empty()) {
+    cfg.renderer_cmd = renderer_cmd;
+  } else if (recorded) {
+    if (const std::string* v = recorded->meta_value("renderer")) cfg.renderer_cmd = *v;
+    const std::string* protocol = recorded->meta_value("renderer_protocol");
+    cfg.renderer_batch = protocol && *protocol == "batch";
+  }
   if (cfg.renderer_cmd == "builtin") cfg.renderer_cmd.clear();
+  if (cfg.renderer_cmd.empty()) cfg.renderer_batch = false;
   if (timeout_s > 0) cfg.timeout_s = timeout_s;
   return cfg;
 }

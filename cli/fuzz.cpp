@@ -98,6 +98,7 @@ struct FuzzCliOptions {
   CampaignOptions campaign;
   CompiledFlags flags;
   std::vector<std::string> without;
+  std::string matrix;
   bool no_reduce = false, quiet = false;
 };
 
@@ -106,6 +107,10 @@ int run_fuzz(FuzzCliOptions o) {
   o.campaign.policy = policy_without(o.without);
   o.campaign.cfg = o.flags.config();
   o.campaign.reduce = !o.no_reduce;
+  if (!o.matrix.empty()) {
+    o.campaign.matrix = parse_matrix(o.matrix);
+    check_matrix_compilers(o.campaign.matrix);
+  }
   o.campaign.progress = !o.quiet;
   if (o.campaign.events_path.empty() && !o.campaign.json_path.empty())
     o.campaign.events_path = default_events_path(o.campaign.json_path);
@@ -147,6 +152,7 @@ std::vector<Command> fuzz_commands(CLI::App& app) {
   fz->add_option("--events", c.events_path, "write the event log here (default: beside --json, X.json -> X.events.jsonl)");
   fz->add_option("--reduce-time", c.reduce_time_s, "seconds to spend minimising one failure (default 120)");
   fz->add_flag("--no-reduce", fuzz_opts->no_reduce, "save failures as found, without minimising");
+  fz->add_option("--matrix", fuzz_opts->matrix, "triage each new bucket across CC:FLAGS,CC:FLAGS,... and record its meta blame");
   fz->add_flag("--stop-on-finding", c.stop_on_finding, "stop once the first failure bucket is seen (like SIGTERM: a reduction in progress stops)");
   fz->add_flag("--quiet,-q", fuzz_opts->quiet, "no progress line");
   add_without_option(fz, fuzz_opts->without);

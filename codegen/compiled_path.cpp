@@ -102,26 +102,35 @@ void check_load_environment(const std::string& so_path, const std::string& messa
                       "to another directory");
 }
 
-// The kernel function (built-in) or translation unit (plug-in) of one program; nullopt, with `out` a
-// render_error, when the renderer fails.
-std::optional<std::string> render_unit(const Program& p, const std::string& name, const CompiledPathConfig& cfg,
-                                       KernelOutcome& out) {
+// The kernel function (built-in) or translation unit (plug-in) of each program (names[i] its symbol);
+// nullopt, with out[i] a render_error, when the renderer fails on it. A batch plug-in renders them all
+// in one process, a one-program plug-in runs once per program.
+std::vector<std::optional<std::string>> render_units(const std::vector<const Program*>& programs,
+                                                     const std::vector<std::string>& names,
+                                                     const CompiledPathConfig& cfg, std::vector<KernelOutcome*> out) {
+  std::vector<std::optional<std::string>> sources(programs.size());
+  auto take = [&](size_t i, PluginResult r) {
+    if (r.ok) { sources[i] = std::move(r.source); return; }
+    out[i]->status = KernelStatus::render_error;
+    out[i]->message = std::move(r.message);
+  };
   if (cfg.renderer_cmd.empty()) {
-    try {
-      return render_function(p, name);
-    } catch (const std::exception& e) {  // a renderer bug must not take the batch down
-      out.status = KernelStatus::render_error;
-      out.message = std::string("built-in renderer: ") + e.what();
-      return std::nullopt;
+    for (size_t i = 0; i < programs.size(); ++i) {
+      try {
+        sources[i] = render_function(*programs[i], names[i]);
+      } catch (const std::exception& e) {  // a renderer bug must not take the batch down
+        out[i]->status = KernelStatus::render_error;
+        out[i]->message = std::string("built-in renderer: ") + e.what();
+      }
     }
+  } else if (cfg.renderer_batch) {
+    std::vector<PluginResult> r = render_batch_with_plugin(programs, names, cfg.renderer_cmd, cfg.render_timeout_s);
+    for (size_t i = 0; i < programs.size(); ++i) take(i, std::move(r[i]));
+  } else {
+    for (size_t i = 0; i < programs.size(); ++i)
+      take(i, render_with_plugin(*programs[i], names[i], cfg.renderer_cmd, cfg.render_timeout_s));
   }
-  PluginResult r = render_with_plugin(p, name, cfg.renderer_cmd, cfg.render_timeout_s);
-  if (!r.ok) {
-    out.status = KernelStatus::render_error;
-    out.message = r.message;
-    return std::nullopt;
-  }
-  return std::move(r.source);
+  return sources;
 }
 
 // Runs one compiled group's kernels in the sandbox, each once per data set of its program (buffers moved
@@ -176,7 +185,8 @@ std::string status_name(KernelStatus s) {
 
 std::string render_source(const Program& p, const std::string& fn_name, const CompiledPathConfig& cfg) {
   if (cfg.renderer_cmd.empty()) return render_c(p, fn_name);
-  PluginResult r = render_with_plugin(p, fn_name, cfg.renderer_cmd, cfg.render_timeout_s);
+  PluginResult r = cfg.renderer_batch ? std::move(render_batch_with_plugin({&p}, {fn_name}, cfg.renderer_cmd, cfg.render_timeout_s).at(0))
+                                      : render_with_plugin(p, fn_name, cfg.renderer_cmd, cfg.render_timeout_s);
   if (!r.ok) throw UserError(r.message);
   return r.source;
 }
@@ -186,8 +196,9 @@ std::vector<std::vector<KernelOutcome>> run_compiled_on_each(const std::vector<s
   const size_t n = runs.size();
   std::vector<std::vector<KernelOutcome>> out(n);
   std::vector<std::vector<std::vector<NativeBuffer>>> buffers(n);
-  std::vector<Unit> units;
-  units.reserve(n);
+  std::vector<const Program*> firsts;
+  std::vector<std::string> names;
+  std::vector<KernelOutcome*> first_out;
   for (size_t i = 0; i < n; ++i) {
     UOPFUZZ_CHECK(!runs[i].empty());
     const Program& first = *runs[i][0];
@@ -196,13 +207,16 @@ std::vector<std::vector<KernelOutcome>> run_compiled_on_each(const std::vector<s
       UOPFUZZ_CHECK(p->sink == first.sink && p->buffers == first.buffers);  // one kernel fits them all
       buffers[i].push_back(program_buffers(*p));  // throws on a malformed data line: a setup error
     }
-    Unit u{i, "kernel" + std::to_string(i), ""};
-    if (std::optional<std::string> source = render_unit(first, u.name, cfg, out[i][0])) {
-      u.source = std::move(*source);
-      units.push_back(std::move(u));
-    } else {
-      std::fill(out[i].begin() + 1, out[i].end(), out[i][0]);  // the render error is every data set's
-    }
+    firsts.push_back(&first);
+    names.push_back("kernel" + std::to_string(i));
+    first_out.push_back(&out[i][0]);
+  }
+  std::vector<std::optional<std::string>> sources = render_units(firsts, names, cfg, first_out);
+  std::vector<Unit> units;
+  units.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (sources[i]) units.push_back(Unit{i, names[i], std::move(*sources[i])});
+    else std::fill(out[i].begin() + 1, out[i].end(), out[i][0]);  // the render error is every data set's
   }
   std::vector<const Unit*> todo;
   for (const Unit& u : units) todo.push_back(&u);

@@ -34,6 +34,7 @@ struct CompiledPathConfig {
   std::string cc = kDefaultCC;
   std::string cflags = kDefaultCFlags;
   std::string renderer_cmd;        // empty: the built-in renderer (render.h)
+  bool renderer_batch = false;     // renderer_cmd speaks the batch protocol (plugin.h): one process per batch
   double timeout_s = 10;           // one kernel run
   double render_timeout_s = 60;    // one plug-in run
   double compile_timeout_s = 300;  // one compiler call

@@ -1,11 +1,14 @@
-// Running a renderer plug-in on one program (see plugin.h).
+// Running a renderer plug-in on one program, or on a batch in one process (see plugin.h).
 #include "codegen/plugin.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <optional>
 
 #include "codegen/runtime/process.h"
 #include "core/error.h"
@@ -13,27 +16,123 @@
 
 namespace uf {
 
-PluginResult render_with_plugin(const Program& p, const std::string& fn_name, const std::string& cmd,
-                                double timeout_s) {
-  std::vector<std::string> argv = split_command(cmd);
-  if (argv.empty()) throw UserError("--renderer-cmd is empty");
+namespace {
+
+std::string temp_dir() {
   const char* tmpdir = std::getenv("TMPDIR");
-  std::string path = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/uopfuzz-render-XXXXXX.uop";
-  const int fd = ::mkstemps(path.data(), 4);
-  if (fd < 0) throw UserError("cannot create a temporary program file " + path + ": " + strerror(errno));
-  const std::string text = print_program(p);
+  return std::string(tmpdir && *tmpdir ? tmpdir : "/tmp");
+}
+
+// Writes all of `text` to `fd` and closes it; UserError (after removing `path`) when that fails.
+void write_all(int fd, const std::string& path, const std::string& text) {
   size_t done = 0;
   while (done < text.size()) {
     const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) {
+      const int err = errno;
       ::close(fd);
       ::unlink(path.c_str());
-      throw UserError("cannot write " + path + ": " + strerror(errno));
+      throw UserError("cannot write " + path + ": " + strerror(err));
     }
     done += static_cast<size_t>(w);
   }
   ::close(fd);
+}
+
+void write_new(const std::string& path, const std::string& text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) throw UserError("cannot create " + path + ": " + strerror(errno));
+  write_all(fd, path, text);
+}
+
+// A file the plug-in wrote: nullopt when it does not exist; its first kMaxPluginOutput + 1 bytes.
+std::optional<std::string> read_output(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::string s;
+  char buf[65536];
+  for (;;) {
+    const ssize_t r = ::read(fd, buf, sizeof buf);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    s.append(buf, static_cast<size_t>(r));
+    if (s.size() > kMaxPluginOutput) break;
+  }
+  ::close(fd);
+  return s;
+}
+
+PluginResult failure(const std::string& cmd, const ProcessResult& r, const std::string& what = "") {
+  PluginResult res;
+  res.message = "renderer '" + cmd + "'" + what + " " + r.describe();
+  if (!r.err.empty()) res.message += ":\n" + r.err;
+  return res;
+}
+
+// One run of the batch protocol in a fresh directory; `process_failed` tells the caller to retry alone.
+std::vector<PluginResult> run_batch(const std::vector<const Program*>& programs, const std::vector<std::string>& names,
+                                    const std::string& cmd, double timeout_s, bool& process_failed) {
+  std::vector<std::string> argv = split_command(cmd);
+  if (argv.empty()) throw UserError("--renderer-batch is empty");
+  std::string dir = temp_dir() + "/uopfuzz-render-XXXXXX";
+  if (!::mkdtemp(dir.data())) throw UserError("cannot create a temporary directory " + dir + ": " + strerror(errno));
+  struct Cleanup {
+    std::string d;
+    ~Cleanup() { std::error_code ec; std::filesystem::remove_all(d, ec); }
+  } cleanup{dir};
+  std::string list;
+  for (const std::string& name : names)  // the list's framing is blank-separated words, one line each
+    if (name.empty() || name.find_first_of(" \t\n\r") != std::string::npos)
+      throw UserError("function name '" + name + "' cannot be passed to a batch renderer (empty or with blanks)");
+  for (size_t k = 0; k < programs.size(); ++k) {
+    const std::string K = std::to_string(k);
+    write_new(dir + "/" + K + ".uop", print_program(*programs[k]));
+    list += K + ".uop " + names[k] + " " + K + ".c " + K + ".err\n";
+  }
+  write_new(dir + "/batch.list", list);
+  argv.push_back(dir + "/batch.list");
+  ProcessOptions po;
+  po.timeout_s = timeout_s;
+  po.max_stdout = kMaxPluginOutput;
+  const ProcessResult r = run_process(argv, po);
+  std::vector<PluginResult> out(programs.size());
+  process_failed = !r.ok();
+  if (process_failed) {
+    for (PluginResult& o : out) o = failure(cmd, r, " (batch)");
+    return out;
+  }
+  for (size_t k = 0; k < programs.size(); ++k) {
+    const std::string base = dir + "/" + std::to_string(k);
+    PluginResult& o = out[k];
+    if (std::optional<std::string> err = read_output(base + ".err")) {
+      o.message = "renderer '" + cmd + "' (batch) could not render " + names[k] + ":\n" + *err;
+    } else if (std::optional<std::string> c = read_output(base + ".c")) {
+      if (c->size() > kMaxPluginOutput) {
+        o.message = "renderer '" + cmd + "' (batch) wrote more than " + std::to_string(kMaxPluginOutput) + " bytes for " + names[k];
+      } else {
+        o.ok = true;
+        o.source = std::move(*c);
+      }
+    } else {
+      o.message = "renderer '" + cmd + "' (batch) wrote neither " + std::to_string(k) + ".c nor " + std::to_string(k) +
+                  ".err for " + names[k];
+      if (!r.err.empty()) o.message += ":\n" + r.err;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+PluginResult render_with_plugin(const Program& p, const std::string& fn_name, const std::string& cmd,
+                                double timeout_s) {
+  std::vector<std::string> argv = split_command(cmd);
+  if (argv.empty()) throw UserError("--renderer-cmd is empty");
+  std::string path = temp_dir() + "/uopfuzz-render-XXXXXX.uop";
+  const int fd = ::mkstemps(path.data(), 4);
+  if (fd < 0) throw UserError("cannot create a temporary program file " + path + ": " + strerror(errno));
+  write_all(fd, path, print_program(p));
 
   argv.push_back(path);
   argv.push_back(fn_name);
@@ -43,15 +142,23 @@ PluginResult render_with_plugin(const Program& p, const std::string& fn_name, co
   const ProcessResult r = run_process(argv, po);
   ::unlink(path.c_str());
 
+  if (!r.ok()) return failure(cmd, r);
   PluginResult res;
-  if (r.ok()) {
-    res.ok = true;
-    res.source = r.out;
-    return res;
-  }
-  res.message = "renderer '" + cmd + "' " + r.describe();
-  if (!r.err.empty()) res.message += ":\n" + r.err;
+  res.ok = true;
+  res.source = r.out;
   return res;
+}
+
+std::vector<PluginResult> render_batch_with_plugin(const std::vector<const Program*>& programs,
+                                                   const std::vector<std::string>& names, const std::string& cmd,
+                                                   double timeout_s) {
+  if (programs.empty()) return {};
+  bool process_failed = false;
+  std::vector<PluginResult> out = run_batch(programs, names, cmd, timeout_s, process_failed);
+  if (!process_failed || programs.size() == 1) return out;
+  for (size_t k = 0; k < programs.size(); ++k)  // who killed it: each alone
+    out[k] = std::move(run_batch({programs[k]}, {names[k]}, cmd, timeout_s, process_failed).at(0));
+  return out;
 }
 
 }  // namespace uf

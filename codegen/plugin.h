@@ -8,8 +8,15 @@
 // and keep every other symbol static. The run is bounded: kMaxPluginOutput bytes of stdout and a
 // timeout, after which the plug-in (and anything it started) is killed; either, or a non-zero exit,
 // is a render failure carrying the plug-in's stderr.
+//
+// The batch form (`--renderer-batch CMD`, render_batch_with_plugin) renders many programs in one
+// process: a private directory holds K.uop for each program and batch.list, whose line K reads
+// `K.uop FUNCTION_NAME K.c K.err` (names relative to the list's directory); `CMD... LIST_FILE` writes
+// K.c, or K.err with a message for a program it cannot render. A plug-in start costs tens of
+// milliseconds (Python), and a reduction renders hundreds of candidates, so this is the fast form.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "core/program.h"
 
@@ -27,5 +34,13 @@ struct PluginResult {
 // temporary file can be written.
 PluginResult render_with_plugin(const Program& p, const std::string& fn_name, const std::string& cmd,
                                 double timeout_s);
+
+// One plug-in process for the whole batch (names[i] is programs[i]'s function). A program with K.err,
+// or with neither file, is that program's render failure alone. When the process itself fails (exit,
+// signal, timeout) and the batch has several programs, each is rendered again alone, so one program
+// that kills the plug-in takes only itself down. Throws UserError as render_with_plugin does.
+std::vector<PluginResult> render_batch_with_plugin(const std::vector<const Program*>& programs,
+                                                   const std::vector<std::string>& names, const std::string& cmd,
+                                                   double timeout_s);
 
 }  // namespace uf

@@ -19,6 +19,7 @@
 #include "fuzz/campaign/coverage.h"
 #include "fuzz/campaign/protocol.h"
 #include "fuzz/oracle/oracle.h"
+#include "fuzz/oracle/triage.h"
 #include "fuzz/gen/policy.h"
 
 namespace uf {
@@ -41,6 +42,7 @@ struct CampaignOptions {
   GenPolicy policy;
   bool reduce = true;
   double reduce_time_s = 120;
+  std::vector<MatrixEntry> matrix;  // non-empty: each new bucket is triaged (meta blame) after its reduction
   bool stop_on_finding = false;  // stop the workers (as on SIGTERM) once the first failure bucket is seen
   bool progress = true;     // the stderr progress line
   // Batches start at first_batch and adapt between min_batch and max_batch towards target_batch_s of

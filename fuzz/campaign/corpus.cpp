@@ -125,6 +125,9 @@ std::string reproducer_text(Program p, const Observation& failure, const Finding
   set("cc_version", ctx.compiler_version);
   set("cflags", ctx.cfg.cflags);
   set("renderer", ctx.cfg.renderer_cmd.empty() ? "builtin" : ctx.cfg.renderer_cmd);
+  // The protocol belongs with the command: a program reduced under another renderer drops a stale one.
+  if (ctx.cfg.renderer_batch) p.set_meta("renderer_protocol", "batch");
+  else std::erase_if(p.meta, [](const auto& kv) { return kv.first == "renderer_protocol"; });
   if (failure.signal) set("signal", std::to_string(failure.signal));
   p.expect = failure.expect;
   p.got = failure.got;

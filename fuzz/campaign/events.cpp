@@ -59,7 +59,7 @@ EventLog::EventLog(const std::string& path, const CampaignOptions& o) {
   write({{"event", "start"}, {"time", now_utc()}, {"seed", o.seed}, {"jobs", o.jobs}, {"inputs", o.inputs},
          {"time_limit", o.time_s}, {"count", o.count}, {"cc", o.cfg.cc}, {"cc_version", cc_version},
          {"cflags", o.cfg.cflags}, {"renderer", o.cfg.renderer_cmd.empty() ? "builtin" : o.cfg.renderer_cmd},
-         {"corpus", o.corpus_dir}},
+         {"renderer_protocol", o.cfg.renderer_batch ? "batch" : "one"}, {"corpus", o.corpus_dir}},
         0);
 }
 

@@ -108,7 +108,7 @@ class Worker {
 
   // A failure: its bucket reported the first time this worker sees it; when the corpus does not have it
   // yet, saved at once as found (`meta reduced = no`: a kill from here on loses nothing), then replaced
-  // by its reduction. The program saved carries the data set that failed.
+  // by its reduction, with its blame under --matrix. The program saved carries the data set that failed.
   void keep(const Program& checked, const Finding& f) {
     const Observation& obs = f.observation;
     if (!seen_.insert(obs.signature).second) return;
@@ -119,19 +119,31 @@ class Worker {
     if (f.input > 0) found.set_meta("input", std::to_string(f.input));
     found.set_meta("reduced", "no");
     const std::optional<std::string> path = save(found, obs);
-    if (!path || !o_.reduce || g_stop) return;  // stopping: start no new reduction
-    const double left = o_.time_s > 0 ? o_.time_s - clock_.seconds() : o_.reduce_time_s;
-    if (left <= 0) return;  // the budget is spent: the file says it is unreduced
-    ReduceOptions ro;
-    ro.time_limit_s = std::min(o_.reduce_time_s, left);
+    if (!path || g_stop) return;  // stopping: start no new reduction
+    Program final = found;
+    Observation final_obs = obs;
+    bool changed = false;
     try {
-      ReduceResult red = reduce(found, obs.signature, o_.cfg, ro);
-      if (red.observation.signature != obs.signature || (red.steps == 0 && !red.complete)) return;
-      red.program.set_meta("reduced", red.complete ? "yes" : "no");
-      replace(*path, red.program, red.observation);
+      const double left = o_.time_s > 0 ? o_.time_s - clock_.seconds() : o_.reduce_time_s;
+      if (o_.reduce && left > 0) {  // else the budget is spent: the file says it is unreduced
+        ReduceOptions ro;
+        ro.time_limit_s = std::min(o_.reduce_time_s, left);
+        ReduceResult red = reduce(found, obs.signature, o_.cfg, ro);
+        if (red.observation.signature == obs.signature && (red.steps > 0 || red.complete)) {
+          final = std::move(red.program);
+          final.set_meta("reduced", red.complete ? "yes" : "no");
+          final_obs = std::move(red.observation);
+          changed = true;
+        }
+      }
+      if (!o_.matrix.empty() && !g_stop) {  // blame: a handful of one-kernel compiles of the small program
+        final.set_meta("blame", blame_text(triage(final, obs.signature, o_.cfg, o_.matrix)));
+        changed = true;
+      }
     } catch (const Interrupted&) {
-      // Stopping: the finding is already saved, as found.
+      // Stopping: keep what is done (a finished reduction without its blame, or the finding as found).
     }
+    if (changed) replace(*path, final, final_obs);
   }
 
   std::optional<std::string> save(const Program& reproducer, const Observation& failure) {

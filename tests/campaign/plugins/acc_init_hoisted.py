@@ -10,11 +10,14 @@
 # runs once, as the first outer iteration would have run it. A second outer iteration then starts from
 # the previous iteration's total. Inits at top level (single loops, straight-line code) are untouched, so
 # only nested reductions (or an accumulator reset inside any loop) show the bug. Lines it cannot move
-# (an accumulator declared inside the nest, a name it cannot resolve) are left as they are.
+# (an accumulator declared inside the nest, a name it cannot resolve) are left as they are.# Speaks both protocols (uopfuzz_plugin.py): --renderer-cmd or --renderer-batch.
 import os
 import re
-import subprocess
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from uopfuzz_plugin import RenderError, serve, uopfuzz_render  # noqa: E402
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 FOR = re.compile(r"^\s*for \([A-Za-z0-9_ ]*\b(ridx\d+) = 0;.*\{$")
@@ -55,16 +58,12 @@ def resolve(expr, loops, decls, depth=0):
     return "".join(out)
 
 
-def main():
-    uopfuzz = os.environ.get("UOPFUZZ")
-    if not uopfuzz:
-        sys.exit("acc_init_hoisted.py: set UOPFUZZ to the uopfuzz binary")
-    src = subprocess.run([uopfuzz, "render", sys.argv[1], "--name", sys.argv[2]], check=True,
-                         stdout=subprocess.PIPE, text=True).stdout
+def render(program_file, name):
+    src = uopfuzz_render(program_file, name)
     lines = src.split("\n")
     start = next((k for k, l in enumerate(lines) if "end of prelude" in l), None)
     if start is None:
-        sys.exit("acc_init_hoisted.py: no end of prelude marker (update the script)")
+        raise RenderError("acc_init_hoisted.py: no end of prelude marker (update the script)")
     loops = []         # the open loops, outermost first
     decls = {}         # names declared inside the open nest -> (C type, definition)
     hoisted = {}       # line of an outermost for -> lines to put before it
@@ -105,7 +104,8 @@ def main():
         out.extend(hoisted.get(k, []))
         if k not in drop:
             out.append(line)
-    sys.stdout.write("\n".join(out))
+    return "\n".join(out)
 
 
-main()
+if __name__ == "__main__":
+    serve(render)

@@ -4,10 +4,14 @@
 # reference rounds the product and then the sum. This is what gcc does to `a*b+c` by default on a machine
 # with FMA. The two differ only when the product is inexact: full-precision operands of moderate size,
 # e.g. MULACC(0.1, 0.3, -0.03): reference -3.469446951953614e-18, fused -2.0816681711721685e-18.
+# Speaks both protocols (uopfuzz_plugin.py): --renderer-cmd or --renderer-batch.
 import os
 import re
-import subprocess
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from uopfuzz_plugin import RenderError, serve, uopfuzz_render  # noqa: E402
 
 TOKEN = r"(\(-[0-9][0-9a-z.+]*\)|[A-Za-z_][A-Za-z0-9_]*|[0-9][0-9a-z.+]*)"
 MULACC = re.compile(r"\(\(" + TOKEN + r"\*" + TOKEN + r"\)\+" + TOKEN + r"\)")
@@ -21,15 +25,11 @@ def is_double(token, doubles):
     return literal[:1].isdigit() and ("." in literal or "e" in literal) and not literal.endswith("f")
 
 
-def main():
-    uopfuzz = os.environ.get("UOPFUZZ")
-    if not uopfuzz:
-        sys.exit("fma_mulacc.py: set UOPFUZZ to the uopfuzz binary")
-    c = subprocess.run([uopfuzz, "render", sys.argv[1], "--name", sys.argv[2]], check=True,
-                       capture_output=True, text=True).stdout
+def render(program_file, name):
+    c = uopfuzz_render(program_file, name)
     head, sep, body = c.partition("/* end of prelude */")
     if not sep:
-        sys.exit("fma_mulacc.py: the prelude's end marker not found (update the plug-in)")
+        raise RenderError("fma_mulacc.py: the prelude's end marker not found (update the plug-in)")
     doubles = set(DOUBLE_VAR.findall(body))
 
     def fuse(m):
@@ -38,8 +38,8 @@ def main():
             return "fma(%s,%s,%s)" % (a, b, acc)
         return m.group(0)
 
-    sys.stdout.write(head + sep + MULACC.sub(fuse, body))
+    return head + sep + MULACC.sub(fuse, body)
 
 
 if __name__ == "__main__":
-    main()
+    serve(render)

@@ -4,11 +4,14 @@
 # happens even when the gate is false and ALT is never used. The address stays in the array: the
 # renderer clamps every index its bounds analysis cannot prove in range (uf_idx), and that analysis
 # knows nothing of gates, so an index the gate would have kept out of bounds reads a clamped element
-# instead of crashing. The finding is a mismatch, not a crash.
+# instead of crashing. The finding is a mismatch, not a crash.# Speaks both protocols (uopfuzz_plugin.py): --renderer-cmd or --renderer-batch.
 import os
 import re
-import subprocess
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from uopfuzz_plugin import serve, uopfuzz_render  # noqa: E402
 
 LINE = re.compile(r"^(\s*[A-Za-z_][A-Za-z0-9_ ]*\s(val\d+) = )\((.*)\);$")
 
@@ -38,12 +41,8 @@ def split_ternary(e):
     return e[:q].strip(), e[q + 1:colon].strip(), e[colon + 1:].strip()
 
 
-def main():
-    uopfuzz = os.environ.get("UOPFUZZ")
-    if not uopfuzz:
-        sys.exit("gate_ignored.py: set UOPFUZZ to the uopfuzz binary")
-    src = subprocess.run([uopfuzz, "render", sys.argv[1], "--name", sys.argv[2]], check=True,
-                         stdout=subprocess.PIPE, text=True).stdout
+def render(program_file, name):
+    src = uopfuzz_render(program_file, name)
     lines = src.split("\n")
     in_kernel = False
     for k, line in enumerate(lines):
@@ -56,7 +55,8 @@ def main():
         parts = split_ternary(m.group(3))
         if parts:
             lines[k] = m.group(1) + parts[1] + ";  /* gate ignored */"
-    sys.stdout.write("\n".join(lines))
+    return "\n".join(lines)
 
 
-main()
+if __name__ == "__main__":
+    serve(render)

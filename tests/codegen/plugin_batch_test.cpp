@@ -1,0 +1,104 @@
+// The batch renderer protocol (`--renderer-batch`): one plug-in process renders a whole batch, with the
+// same verdicts as the one-program protocol, a render error staying its own program's, and a plug-in
+// that dies on one program costing only that program. The example plug-in counts its own starts.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "codegen/compiled_path.h"
+#include "tests/support/files.h"
+#include "tests/support/golden.h"
+#include "tests/support/paths.h"
+
+namespace uf::testing {
+namespace {
+
+class PluginBatch : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ::setenv("UOPFUZZ", uopfuzz_binary().c_str(), 1);
+    ::setenv("UOPFUZZ_PLUGIN_COUNTER", counter.c_str(), 1);
+    for (const GoldenProgram& g : golden_programs()) {
+      if (g.undefined_at) continue;
+      programs.push_back(g.program);
+      if (programs.size() == 6) break;
+    }
+  }
+  void TearDown() override { ::unsetenv("UOPFUZZ_PLUGIN_COUNTER"); }
+
+  CompiledPathConfig config(bool batch) const {
+    CompiledPathConfig cfg;
+    cfg.renderer_cmd = source_path("tests/campaign/plugins/batch_passthru.py");
+    cfg.renderer_batch = batch;
+    cfg.cflags = "-O1";
+    return cfg;
+  }
+  std::vector<const Program*> batch() const {
+    std::vector<const Program*> b;
+    for (const Program& p : programs) b.push_back(&p);
+    return b;
+  }
+  // The plug-in's starts since the last call, one line each ("one", or "batch N").
+  std::vector<std::string> starts() {
+    std::vector<std::string> lines = read_lines(counter);
+    std::filesystem::remove(counter);
+    return lines;
+  }
+
+  TempCache cache;
+  TempDir tmp{"uopfuzz-batch"};
+  std::string counter = (tmp / "starts").string();
+  std::vector<Program> programs;
+};
+
+TEST_F(PluginBatch, OneProcessGivesTheVerdictsOfOneProcessPerProgram) {
+  ASSERT_EQ(programs.size(), 6u);
+  programs[3].set_meta("refuse", "not this one");
+  const auto one = run_compiled(batch(), config(false));
+  EXPECT_EQ(starts(), std::vector<std::string>(6, "one"));
+  const auto many = run_compiled(batch(), config(true));
+  EXPECT_EQ(starts(), std::vector<std::string>{"batch 6"});
+  for (size_t i = 0; i < programs.size(); ++i) {
+    EXPECT_EQ(status_name(one[i].status), status_name(many[i].status)) << i << ": " << many[i].message;
+    if (i == 3) {
+      EXPECT_EQ(many[i].status, KernelStatus::render_error);
+      EXPECT_NE(many[i].message.find("refused: not this one"), std::string::npos) << many[i].message;
+      EXPECT_NE(one[i].message.find("refused: not this one"), std::string::npos) << one[i].message;
+    } else {
+      ASSERT_EQ(many[i].status, KernelStatus::ok) << many[i].message;
+      ASSERT_EQ(one[i].status, KernelStatus::ok) << one[i].message;
+      for (const UOp* b : programs[i].buffers) {  // the same values, and right
+        const Values& want = programs[i].expect.at(b->slot);
+        ASSERT_EQ(many[i].buffers.at(b->slot).size(), want.size());
+        ASSERT_EQ(one[i].buffers.at(b->slot).size(), want.size());
+        for (size_t k = 0; k < want.size(); ++k) {
+          EXPECT_TRUE(same_value(b->dtype, many[i].buffers.at(b->slot)[k], want[k])) << i << " slot " << b->slot;
+          EXPECT_TRUE(same_value(b->dtype, one[i].buffers.at(b->slot)[k], want[k])) << i << " slot " << b->slot;
+        }
+      }
+    }
+  }
+}
+
+TEST_F(PluginBatch, APluginThatDiesOnOneProgramCostsOnlyThatProgram) {
+  programs.resize(3);
+  programs[1].set_meta("crash", "yes");
+  const auto out = run_compiled(batch(), config(true));
+  EXPECT_EQ(starts(), (std::vector<std::string>{"batch 3", "batch 1", "batch 1", "batch 1"}));
+  EXPECT_EQ(out[0].status, KernelStatus::ok) << out[0].message;
+  EXPECT_EQ(out[2].status, KernelStatus::ok) << out[2].message;
+  ASSERT_EQ(out[1].status, KernelStatus::render_error);
+  EXPECT_NE(out[1].message.find("exit 3"), std::string::npos) << out[1].message;
+  EXPECT_NE(out[1].message.find("crashing as asked"), std::string::npos) << out[1].message;
+}
+
+TEST_F(PluginBatch, RenderSourceSpeaksTheBatchProtocolToo) {
+  const std::string a = render_source(programs[0], "k", config(true));
+  const std::string b = render_source(programs[0], "k", config(false));
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a.find("void k("), std::string::npos);
+  EXPECT_EQ(starts(), (std::vector<std::string>{"batch 1", "one"}));
+}
+
+}  // namespace
+}  // namespace uf::testing
