@@ -174,7 +174,7 @@ void poll_reports(std::vector<WorkerProcess>& workers, CampaignSummary& s) {
     if (fds[i].revents != 0) read_reports(*owners[i], s);
 }
 
-// After SIGINT/SIGTERM (or a finding, with stop_on_finding): SIGTERM to every live worker (they stop between batches), SIGKILL to those still
+// After SIGINT/SIGTERM (or a finding, with stop_on_finding, or the budget spent): SIGTERM to every live worker (they stop between batches), SIGKILL to those still
 // running 5 s later. `stop_at` is when the stop began.
 void stop_workers(const std::vector<WorkerProcess>& workers, bool stop, std::optional<double>& stop_at, double now) {
   int sig = 0;
@@ -195,13 +195,21 @@ Coverage merged_coverage(const std::vector<WorkerProcess>& workers) {
   return c;
 }
 
+// --time is the whole run's budget: a worker starts no batch or reduction it cannot finish in time, and
+// one that a slow compiler or a loaded machine keeps past the budget is stopped as on SIGTERM (the batch
+// in flight is not counted; a finding being reduced stays saved as found, `meta reduced = no`).
+bool past_budget(const CampaignOptions& o, double now) {
+  return o.time_s > 0 && now > o.time_s + std::max(1.0, 0.02 * o.time_s);
+}
+
 // Until every worker has closed its pipe: their reports, the progress line, the stop on a signal.
 void supervise(const CampaignOptions& o, std::vector<WorkerProcess>& workers, CampaignSummary& s, const Stopwatch& clock,
                EventLog& events) {
   double last_progress = 0;
   std::optional<double> stop_at;
   while (std::any_of(workers.begin(), workers.end(), [](const WorkerProcess& w) { return w.reports.valid(); })) {
-    stop_workers(workers, g_interrupted || (o.stop_on_finding && s.first_finding), stop_at, clock.seconds());
+    const bool stop = g_interrupted || (o.stop_on_finding && s.first_finding) || past_budget(o, clock.seconds());
+    stop_workers(workers, stop, stop_at, clock.seconds());
     poll_reports(workers, s);
     if (!s.first_finding && !s.buckets.empty()) s.first_finding = {clock.seconds(), s.counts.programs};
     events.observe(s, clock.seconds());

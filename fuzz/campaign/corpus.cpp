@@ -13,20 +13,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/timestamp.h"
+
 namespace uf {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string now_utc() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 uint32_t fnv1a(const std::string& s) {
   uint32_t h = 2166136261u;
@@ -116,7 +109,7 @@ Corpus::Corpus(std::string dir) : dir_(std::move(dir)) {
 
 std::string reproducer_text(Program p, const Observation& failure, const FindingContext& ctx) {
   auto set = [&](const std::string& k, const std::string& v) { if (!v.empty()) p.set_meta(k, v); };
-  set("found", now_utc());
+  set("found", utc_timestamp());
   set("worker", ctx.worker);
   set("signature", failure.signature);
   set("class", verdict_name(failure.verdict));

@@ -10,19 +10,11 @@
 
 #include "codegen/runtime/compiler.h"
 #include "core/text.h"
+#include "core/timestamp.h"
 
 namespace uf {
 
 namespace {
-
-std::string now_utc() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 // A saved reproducer's `meta KEY` (the file was just written whole, by link or rename); empty if absent.
 std::string meta_of(const std::string& path, const std::string& key) {
@@ -56,7 +48,7 @@ EventLog::EventLog(const std::string& path, const CampaignOptions& o) {
   } catch (const UserError&) {
     // The workers report a compiler that does not answer; the log just lacks its version.
   }
-  write({{"event", "start"}, {"time", now_utc()}, {"seed", o.seed}, {"jobs", o.jobs}, {"inputs", o.inputs},
+  write({{"event", "start"}, {"time", utc_timestamp()}, {"seed", o.seed}, {"jobs", o.jobs}, {"inputs", o.inputs},
          {"time_limit", o.time_s}, {"count", o.count}, {"cc", o.cfg.cc}, {"cc_version", cc_version},
          {"cflags", o.cfg.cflags}, {"renderer", o.cfg.renderer_cmd.empty() ? "builtin" : o.cfg.renderer_cmd},
          {"renderer_protocol", o.cfg.renderer_batch ? "batch" : "one"}, {"corpus", o.corpus_dir}},

@@ -3,6 +3,7 @@
 
 #include <ctime>
 
+#include "core/timestamp.h"
 #include "fuzz/report/html.h"
 #include "fuzz/report/listing.h"
 
@@ -33,15 +34,6 @@ details{margin:6px 0}summary{cursor:pointer;color:#0b5394}
 @media (max-width:600px){main{padding:8px}body{font-size:14px}th,td{padding:2px 4px}h1{font-size:1.3em}}
 )";
 
-std::string now_utc() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 int64_t i64(const json& s, const char* k) { return s.contains(k) && s[k].is_number() ? s[k].get<int64_t>() : 0; }
 std::string str(const json& s, const char* k) { return s.contains(k) && s[k].is_string() ? s[k].get<std::string>() : ""; }
 int64_t failures(const json& s) {
@@ -63,7 +55,7 @@ std::string header(const std::vector<Run>& runs, const std::vector<Bucket>& buck
     seconds += r.summary.value("seconds", 0.0);
   }
   std::string s = "<header><h1>uopfuzz campaign report</h1><p>" + std::to_string(runs.size()) +
-                  (runs.size() == 1 ? " run" : " runs") + ", report written " + now_utc() + ".</p>";
+                  (runs.size() == 1 ? " run" : " runs") + ", report written " + utc_timestamp() + ".</p>";
   s += "<div class=\"facts\">" + fact("programs", grouped(programs)) + fact("kernel runs compared", grouped(runs_n)) +
        fact("failing programs", grouped(fails)) + fact("buckets", grouped(static_cast<int64_t>(buckets.size()))) +
        fact("new buckets (reproducers saved)", grouped(saved)) + fact("seconds fuzzed", num(seconds, 1)) + "</div></header>";
