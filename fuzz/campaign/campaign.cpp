@@ -252,6 +252,7 @@ nlohmann::json CampaignSummary::to_json() const {
   j["runs"] = counts.runs;
   j["runs_per_second"] = rounded(seconds > 0 ? counts.runs / seconds : 0.0, 1);
   j["undefined_inputs"] = counts.undefined_inputs;
+  j["observed_runs"] = counts.observed_runs;
   j["saved"] = saved;
   j["batches"] = counts.batches;
   j["compiler_calls"] = compiler_calls;
@@ -276,7 +277,8 @@ std::string CampaignSummary::to_text() const {
   o << "uopfuzz: " << counts.programs << " programs in " << fixed(seconds, 1) << " s (" << fixed(seconds > 0 ? counts.programs / seconds : 0, 1) << "/s), "
     << counts.valid << " compared, " << counts.undefined << " undefined\n"
     << "uopfuzz: runs: " << counts.runs << " kernel executions compared (" << fixed(seconds > 0 ? counts.runs / seconds : 0, 1)
-    << "/s) on up to " << inputs << " data sets a program; " << counts.undefined_inputs << " extra data sets UNDEFINED, skipped\n"
+    << "/s) on up to " << inputs << " data sets a program, " << counts.observed_runs
+    << " of them of observed kernels (every intermediate stored); " << counts.undefined_inputs << " extra data sets UNDEFINED, skipped\n"
     << "uopfuzz: failures: " << counts.mismatching << " mismatch, " << counts.crashes << " crash, " << counts.timeouts << " timeout, "
     << counts.compile_errors << " compile-error, " << counts.render_errors << " render-error; " << buckets.size() << " buckets, "
     << saved.size() << " new reproducers\n"

@@ -25,11 +25,12 @@ std::optional<Report> decode_kind(const std::string& kind, const json& j) {
 
 }  // namespace
 
-void CheckCounts::count(const Finding& f) {
+void CheckCounts::count(const Finding& f, bool observed) {
   ++programs;
   if (!f.defined()) { ++undefined; return; }
   ++valid;
   runs += f.runs;
+  if (observed) observed_runs += f.runs;
   undefined_inputs += f.undefined_inputs;
   switch (f.observation.verdict) {
     case Verdict::ok: break;
@@ -48,6 +49,7 @@ CheckCounts& CheckCounts::operator+=(const CheckCounts& o) {
   batches += o.batches;
   runs += o.runs;
   undefined_inputs += o.undefined_inputs;
+  observed_runs += o.observed_runs;
   return *this;
 }
 

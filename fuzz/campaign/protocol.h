@@ -24,12 +24,13 @@ struct CheckCounts {
   int64_t batches = 0;
   int64_t runs = 0;              // kernel executions compared: data sets over all programs (--inputs)
   int64_t undefined_inputs = 0;  // extra data sets skipped because the reference is UNDEFINED on them
+  int64_t observed_runs = 0;     // of `runs`, those of observed kernels (every intermediate stored)
 
-  void count(const Finding& f);  // one program more
+  void count(const Finding& f, bool observed);  // one program more
   CheckCounts& operator+=(const CheckCounts& o);
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CheckCounts, programs, valid, undefined, mismatching, crashes, compile_errors,
-                                   render_errors, timeouts, batches, runs, undefined_inputs)
+                                   render_errors, timeouts, batches, runs, undefined_inputs, observed_runs)
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Coverage, programs, op_dtype, cast, bitcast, op_dtype_vector, loop_feature,
                                    programs_with_loops)

@@ -83,8 +83,9 @@ class Worker {
 
     BatchReport batch;
     batch.counts.batches = 1;
-    for (const Finding& f : found) {
-      batch.counts.count(f);
+    for (size_t k = 0; k < n; ++k) {
+      const Finding& f = found[k];
+      batch.counts.count(f, programs[k].meta_value("observed") != nullptr);
       if (f.defined() && f.observation.verdict != Verdict::ok) ++batch.hits[f.observation.signature];
     }
     send_report(fd_, batch);  // before reducing: see BatchReport

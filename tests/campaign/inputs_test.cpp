@@ -55,16 +55,20 @@ TEST_F(Inputs, RunsCountEveryComparedDataSet) {
   }
   std::vector<const Program*> batch;
   for (const Program& p : programs) batch.push_back(&p);
-  int64_t runs = 0, undefined_inputs = 0, valid = 0;
-  for (const Finding& f : check(batch, extra, CompiledPathConfig{})) {
+  int64_t runs = 0, undefined_inputs = 0, valid = 0, observed_runs = 0;
+  const std::vector<Finding> found = check(batch, extra, CompiledPathConfig{});
+  for (size_t i = 0; i < found.size(); ++i) {
+    const Finding& f = found[i];
     runs += f.runs;
     undefined_inputs += f.undefined_inputs;
     valid += f.defined();
+    if (programs[i].meta_value("observed") && f.defined()) observed_runs += f.runs;
   }
   EXPECT_EQ(s["inputs"], kInputs);
   EXPECT_EQ(s["valid"], valid);
   EXPECT_EQ(s["runs"], runs) << s.dump(2);
   EXPECT_EQ(s["undefined_inputs"], undefined_inputs) << s.dump(2);
+  EXPECT_EQ(s["observed_runs"], observed_runs) << s.dump(2);
   EXPECT_GT(runs, 2 * valid);  // most extra data sets are defined
   EXPECT_TRUE(s.contains("runs_per_second"));
 }
