@@ -8,9 +8,6 @@
 
 namespace uf {
 
-namespace {
-
-// The reference value of every live value node, read back from the probe program's buffers.
 std::unordered_map<const UOp*, Scalar> reference_values(const Program& p) {
   std::unordered_map<const UOp*, Scalar> values;
   const Probe probe = instrument(p, ProbeScope::every_value);
@@ -19,6 +16,8 @@ std::unordered_map<const UOp*, Scalar> reference_values(const Program& p) {
   for (const auto& [node, at] : probe.where) values[node] = ref.buffers.at(at.first).at(static_cast<size_t>(at.second));
   return values;
 }
+
+namespace {
 
 // The first candidate (in order) that still fails with `signature`. One compiled run checks the whole
 // batch without probes; then only mismatching candidates are probed for their signature, the first

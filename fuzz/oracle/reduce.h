@@ -7,6 +7,7 @@
 #pragma once
 #include <functional>
 #include <string>
+#include <unordered_map>
 
 #include "fuzz/oracle/oracle.h"
 
@@ -29,6 +30,10 @@ struct ReduceResult {
                                 // time limit: `meta reduced = yes` (else the program is only as small as the
                                 // time allowed)
 };
+
+// The reference value of every live top-level value node of `p` (empty when `p` is UNDEFINED): what
+// shrink_candidates replaces a value by.
+std::unordered_map<const UOp*, Scalar> reference_values(const Program& p);
 
 // `p` must fail with `signature` under `cfg`. Returns it unchanged (steps == 0) if nothing smaller fails
 // the same way.

@@ -40,6 +40,21 @@ std::vector<Program> failing_programs(size_t want, const CompiledPathConfig& cfg
   return found;
 }
 
+// 1-minimal: the reducer says it finished (a whole round without progress), and indeed no program one
+// step smaller (a node, store, BUFFER, element or data value less, or a simpler constant) fails the same way.
+void expect_one_minimal(const ReduceResult& r, const std::string& sig, const CompiledPathConfig& cfg) {
+  EXPECT_TRUE(r.complete) << print_program(r.program);
+  std::vector<Program> smaller = shrink_candidates(r.program, reference_values(r.program));
+  std::erase_if(smaller, [](const Program& q) { return !verifies(q); });
+  ASSERT_FALSE(smaller.empty());
+  std::vector<const Program*> batch;
+  for (const Program& q : smaller) batch.push_back(&q);
+  const std::vector<Finding> checked = check(batch, cfg);
+  for (size_t i = 0; i < smaller.size(); ++i)
+    EXPECT_FALSE(checked[i].defined() && checked[i].observation.signature == sig)
+        << "still fails as " << sig << " one step smaller:\n" << print_program(smaller[i]);
+}
+
 TEST(Reduce, BrokenRendererFailuresShrinkToAFewNodes) {
   const CompiledPathConfig cfg = broken();
   const std::vector<Program> failing = failing_programs(2, cfg);
@@ -53,6 +68,7 @@ TEST(Reduce, BrokenRendererFailuresShrinkToAFewNodes) {
     EXPECT_EQ(r.observation.signature, sig);
     EXPECT_LE(program_cost(r.program).nodes, 12u) << print_program(r.program);
     EXPECT_LT(program_cost(r.program), program_cost(p));
+    expect_one_minimal(r, sig, cfg);
     // The reproducer stands on its own: it verifies, parses back, and still fails the same way.
     verify(r.program);
     const Program back = parse_program(print_program(r.program));
