@@ -174,14 +174,17 @@ void poll_reports(std::vector<WorkerProcess>& workers, CampaignSummary& s) {
     if (fds[i].revents != 0) read_reports(*owners[i], s);
 }
 
-// After SIGINT/SIGTERM (or a finding, with stop_on_finding, or the budget spent): SIGTERM to every live worker (they stop between batches), SIGKILL to those still
-// running 5 s later. `stop_at` is when the stop began.
-void stop_workers(const std::vector<WorkerProcess>& workers, bool stop, std::optional<double>& stop_at, double now) {
+// After SIGINT/SIGTERM (or a finding, with stop_on_finding, or the budget spent): SIGTERM to every live
+// worker (they stop between batches), SIGKILL to those still running `grace` seconds later (a reducer
+// interpreting candidates runs no process that SIGTERM could cancel). Findings are already saved as
+// found and corpus writes are atomic, so a kill loses nothing. `stop_at` is when the stop began.
+void stop_workers(const std::vector<WorkerProcess>& workers, bool stop, double grace, std::optional<double>& stop_at,
+                  double now) {
   int sig = 0;
   if (stop && !stop_at) {
     stop_at = now;
     sig = SIGTERM;
-  } else if (stop_at && now - *stop_at > 5) {
+  } else if (stop_at && now - *stop_at > grace) {
     sig = SIGKILL;
   }
   if (sig)
@@ -208,8 +211,9 @@ void supervise(const CampaignOptions& o, std::vector<WorkerProcess>& workers, Ca
   double last_progress = 0;
   std::optional<double> stop_at;
   while (std::any_of(workers.begin(), workers.end(), [](const WorkerProcess& w) { return w.reports.valid(); })) {
-    const bool stop = g_interrupted || (o.stop_on_finding && s.first_finding) || past_budget(o, clock.seconds());
-    stop_workers(workers, stop, stop_at, clock.seconds());
+    const bool budget_spent = (o.stop_on_finding && s.first_finding) || past_budget(o, clock.seconds());
+    // A user's Ctrl-C waits longer for the workers than a budget, which has only its few percent left.
+    stop_workers(workers, g_interrupted || budget_spent, g_interrupted ? 5.0 : 1.5, stop_at, clock.seconds());
     poll_reports(workers, s);
     if (!s.first_finding && !s.buckets.empty()) s.first_finding = {clock.seconds(), s.counts.programs};
     events.observe(s, clock.seconds());
