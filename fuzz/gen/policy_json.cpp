@@ -3,6 +3,7 @@
 #include "fuzz/gen/policy_json.h"
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -240,11 +241,22 @@ GenPolicy policy_from_file(const std::string& path) {
   return p;
 }
 
-size_t policy_json_field_bytes() {
-  size_t n = 0;
-  GenPolicy p;
-  visit(p, [&n](const char*, const auto& x, auto&&...) { n += sizeof(x); });
-  return n;
+std::string policy_json_missing_field() {
+  // The bytes the default constructor writes: the same over a 0x00- and a 0xff-filled object (padding
+  // keeps what the filling left). Each must lie in a field the table names.
+  alignas(GenPolicy) unsigned char zeros[sizeof(GenPolicy)], ones[sizeof(GenPolicy)];
+  std::memset(zeros, 0, sizeof zeros);
+  std::memset(ones, 0xff, sizeof ones);
+  const GenPolicy* p = new (zeros) GenPolicy;
+  new (ones) GenPolicy;
+  std::vector<bool> covered(sizeof(GenPolicy));
+  visit(*p, [&](const char*, const auto& x, auto&&...) {
+    const auto at = static_cast<size_t>(reinterpret_cast<const unsigned char*>(&x) - zeros);
+    for (size_t i = at; i < at + sizeof(x); ++i) covered[i] = true;
+  });
+  for (size_t i = 0; i < sizeof(GenPolicy); ++i)
+    if (!covered[i] && zeros[i] == ones[i]) return "byte " + std::to_string(i) + " of GenPolicy is in no key's field";
+  return "";
 }
 
 }  // namespace uf

@@ -19,8 +19,8 @@ void apply_policy_json(GenPolicy& p, const nlohmann::json& j);
 // The default policy with `path`'s JSON applied; UserError "PATH: message" when it cannot be read or used.
 GenPolicy policy_from_file(const std::string& path);
 
-// The sum of the sizes of the fields the table names (a test compares it with sizeof(GenPolicy), so a
-// field added without a key fails it).
-size_t policy_json_field_bytes();
+// "" when the field table covers every byte of GenPolicy but padding; else where a field has no key
+// (so a test fails when a field is added to GenPolicy and not to the table).
+std::string policy_json_missing_field();
 
 }  // namespace uf
