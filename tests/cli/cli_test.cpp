@@ -109,5 +109,21 @@ TEST_F(Cli, BadPolicyIsExitTwoNamingTheKey) {
   EXPECT_EQ(run("gen --seed 1 --policy " + (dir / "none.json").string()).code, 2);
 }
 
+// A target without ALLOC: when a policy full of scratch arrays makes every program a render-error, the
+// summary names the bucket and the --without that avoids it; with the default policy (a third of the
+// programs fail) it says nothing.
+TEST_F(Cli, DominantRenderErrorNamesTheWithout) {
+  const std::string common = "fuzz --count 24 --jobs 1 -q --no-reduce --cflags -O0 --without loop --renderer-cmd " +
+                             source_path("tests/cli/no_alloc_renderer.sh");
+  const std::string scratch = file("scratch.json", R"({"step_weight": {"Scratch": 20, "Accumulate": 10}, "p_swarm": 0})");
+  const Ran most = run_uopfuzz_isolated(common + " --corpus " + (dir / "c1").string() + " --policy " + scratch, dir / "cache");
+  EXPECT_EQ(most.code, 1) << most.out;
+  EXPECT_NE(most.out.find("uopfuzz: hint: most programs fail the same way: render-error ("), std::string::npos) << most.out;
+  EXPECT_NE(most.out.find("; --without alloc would avoid it"), std::string::npos) << most.out;
+  const Ran some = run_uopfuzz_isolated(common + " --corpus " + (dir / "c2").string(), dir / "cache");
+  EXPECT_NE(some.out.find("render-error"), std::string::npos) << some.out;
+  EXPECT_EQ(some.out.find("hint:"), std::string::npos) << some.out;
+}
+
 }  // namespace
 }  // namespace uf::testing
