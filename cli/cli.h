@@ -22,7 +22,7 @@ struct Command {
 
 std::vector<Command> file_commands(CLI::App& app);      // fmt, interp
 std::vector<Command> compiled_commands(CLI::App& app);  // render, run
-std::vector<Command> fuzz_commands(CLI::App& app);      // gen, reduce, fuzz
+std::vector<Command> fuzz_commands(CLI::App& app);      // gen, policy, reduce, fuzz
 std::vector<Command> report_commands(CLI::App& app);    // report, corpus merge
 std::vector<Command> triage_commands(CLI::App& app);    // triage
 

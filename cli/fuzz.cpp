@@ -1,4 +1,4 @@
-// `uopfuzz gen`, `uopfuzz reduce`, `uopfuzz fuzz`.
+// `uopfuzz gen`, `uopfuzz policy`, `uopfuzz reduce`, `uopfuzz fuzz`.
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -8,6 +8,7 @@
 #include "fuzz/campaign/corpus.h"
 #include "fuzz/campaign/events.h"
 #include "fuzz/gen/generator.h"
+#include "fuzz/gen/policy_json.h"
 #include "fuzz/oracle/reduce.h"
 #include "fuzz/oracle/shrink.h"
 
@@ -19,12 +20,14 @@ struct GenOptions {
   uint64_t seed = 1;
   int64_t count = 1;
   std::string out;
+  std::string policy;
   std::vector<std::string> without;
 };
 
-// The default policy minus every `--without` name (UserError for an unknown one, listing the valid names).
-GenPolicy policy_without(const std::vector<std::string>& names) {
-  GenPolicy p;
+// The default policy, or --policy FILE's, minus every `--without` name (UserError for an unknown one,
+// listing the valid names).
+GenPolicy policy_without(const std::string& policy_file, const std::vector<std::string>& names) {
+  GenPolicy p = policy_file.empty() ? GenPolicy{} : policy_from_file(policy_file);
   for (const std::string& n : names) without(p, n);
   return p;
 }
@@ -33,6 +36,20 @@ void add_without_option(CLI::App* app, std::vector<std::string>& names) {
   app->add_option("--without", names,
                   "what the target lacks, comma-separated: loop, vector, observed, an ALU op (mulacc) or a dtype (f16)")
       ->delimiter(',');
+}
+
+void add_policy_option(CLI::App* app, std::string& file) {
+  app->add_option("--policy", file, "generator policy JSON (as `uopfuzz policy` prints; keys not given keep their defaults)");
+}
+
+struct PolicyOptions {
+  std::vector<std::string> without;
+};
+
+// `uopfuzz policy`: the default policy (after --without) as JSON, the shape --policy reads.
+int run_policy(const PolicyOptions& o) {
+  write_output("", policy_to_json(policy_without("", o.without)).dump(2) + "\n");
+  return kOk;
 }
 
 // Program `seed` is generate(seed): the number a corpus file's `meta seed` records, so
@@ -44,11 +61,14 @@ int run_gen(const GenOptions& o) {
     std::filesystem::create_directories(o.out, ec);
     if (ec) throw UserError(o.out + ": cannot create directory (" + ec.message() + ")");
   }
-  const GenPolicy policy = policy_without(o.without);
+  const GenPolicy policy = policy_without(o.policy, o.without);
+  // A program of a changed policy says which: `gen --seed N` alone does not rebuild it.
+  const bool custom = !o.policy.empty() && policy_to_json(policy_without("", o.without)) != policy_to_json(policy);
   for (int64_t i = 0; i < o.count; ++i) {
     const uint64_t seed = o.seed + static_cast<uint64_t>(i);
     Program p = generate(seed, policy);
     if (!o.without.empty()) p.set_meta("without", CLI::detail::join(o.without, ","));
+    if (custom) p.set_meta("policy", o.policy);
     const RefResult ref = interpret(p);
     if (ref.undefined) p.set_meta("reference", "UNDEFINED (" + ref.undefined->reason + ")");
     else p.expect = ref.buffers;
@@ -98,13 +118,13 @@ struct FuzzCliOptions {
   CampaignOptions campaign;
   CompiledFlags flags;
   std::vector<std::string> without;
-  std::string matrix;
+  std::string policy, matrix;
   bool no_reduce = false, quiet = false;
 };
 
 int run_fuzz(FuzzCliOptions o) {
   if (o.campaign.time_s <= 0 && o.campaign.count <= 0) o.campaign.time_s = 60;
-  o.campaign.policy = policy_without(o.without);
+  o.campaign.policy = policy_without(o.policy, o.without);
   o.campaign.cfg = o.flags.config();
   o.campaign.reduce = !o.no_reduce;
   if (!o.matrix.empty()) {
@@ -129,7 +149,12 @@ std::vector<Command> fuzz_commands(CLI::App& app) {
   gen->add_option("--seed", gen_opts->seed, "program seed (a corpus file's meta seed)")->required();
   gen->add_option("--count", gen_opts->count, "how many programs (seeds S, S+1, ...)")->check(CLI::PositiveNumber);
   gen->add_option("--out", gen_opts->out, "directory for gen-SEED.uop files (default: one program to stdout)");
+  add_policy_option(gen, gen_opts->policy);
   add_without_option(gen, gen_opts->without);
+
+  auto policy_opts = std::make_shared<PolicyOptions>();
+  CLI::App* pol = app.add_subcommand("policy", "Print the generator policy as JSON (the shape --policy reads)");
+  add_without_option(pol, policy_opts->without);
 
   auto reduce_opts = std::make_shared<ReduceCliOptions>();
   CLI::App* red = app.add_subcommand("reduce", "Minimise a failing program, keeping its failure signature (exit 1: it did not fail)");
@@ -155,10 +180,12 @@ std::vector<Command> fuzz_commands(CLI::App& app) {
   fz->add_option("--matrix", fuzz_opts->matrix, "triage each new bucket across CC:FLAGS,CC:FLAGS,... and record its meta blame");
   fz->add_flag("--stop-on-finding", c.stop_on_finding, "stop once the first failure bucket is seen (like SIGTERM: a reduction in progress stops)");
   fz->add_flag("--quiet,-q", fuzz_opts->quiet, "no progress line");
+  add_policy_option(fz, fuzz_opts->policy);
   add_without_option(fz, fuzz_opts->without);
   fuzz_opts->flags.add_to(fz);
 
   return {{gen, [gen_opts] { return run_gen(*gen_opts); }},
+          {pol, [policy_opts] { return run_policy(*policy_opts); }},
           {red, [reduce_opts] { return run_reduce(*reduce_opts); }},
           {fz, [fuzz_opts] { return run_fuzz(*fuzz_opts); }}};
 }

@@ -18,6 +18,7 @@
 #include "codegen/runtime/process.h"
 #include "fuzz/campaign/corpus.h"
 #include "fuzz/campaign/events.h"
+#include "fuzz/campaign/hint.h"
 #include "fuzz/campaign/stopwatch.h"
 
 namespace uf {
@@ -71,6 +72,8 @@ void apply(const Report& report, CampaignSummary& s, WorkerProcess& w) {
                  [&](const BatchReport& r) {
                    s.counts += r.counts;
                    for (const auto& [sig, n] : r.hits) s.bucket_hits[sig] += n;
+                   for (const auto& [sig, names] : r.avoid)
+                     for (const auto& [name, n] : names) s.avoid_hits[sig][name] += n;
                  },
                  [&](const BucketReport& r) { s.buckets.insert(r.signature); },
                  [&](const SavedReport& r) {
@@ -101,7 +104,8 @@ std::string progress_line(const CampaignSummary& s, double t) {
                 c.programs ? 100.0 * c.undefined / c.programs : 0.0,
                 static_cast<long long>(c.mismatching + c.crashes + c.compile_errors + c.render_errors + c.timeouts),
                 s.buckets.size(), s.saved.size(), cov.covered, cov.total);
-  return buf;
+  const std::string hint = dominant_failure_hint(s);
+  return hint.empty() ? std::string(buf) : buf + ("  (" + hint + ")");
 }
 
 // Numbers for people: rates and shares to one decimal, durations to the centisecond.
@@ -291,6 +295,7 @@ std::string CampaignSummary::to_text() const {
     o << "uopfuzz: compiler: " << compiler_calls << " calls ("
       << fixed(static_cast<double>(counts.valid) / static_cast<double>(compiler_calls), 1) << " programs each), busy "
       << fixed(100 * compile_seconds / std::max(1e-9, seconds * jobs), 1) << " % of " << jobs << " × wall\n";
+  if (const std::string hint = dominant_failure_hint(*this); !hint.empty()) o << "uopfuzz: hint: " << hint << "\n";
   for (const auto& b : buckets) o << "uopfuzz: bucket: " << b << "\n";
   for (const auto& f : saved) o << "uopfuzz: saved " << f << "\n";
   for (const auto& e : errors) o << "uopfuzz: error: " << e << "\n";

@@ -64,6 +64,7 @@ struct CampaignSummary {
   int inputs = 1;              // --inputs
   std::set<std::string> buckets;
   std::map<std::string, int64_t> bucket_hits;  // failing programs per signature
+  std::map<std::string, std::map<std::string, int64_t>> avoid_hits;  // BatchReport::avoid, summed
   std::vector<std::string> saved;
   std::vector<std::string> errors;  // worker failures (corpus unwritable, ...)
   Coverage coverage;

@@ -42,8 +42,10 @@ struct BatchReport {
   static constexpr const char* kind = "batch";
   CheckCounts counts;
   std::map<std::string, int64_t> hits;  // the batch's failing programs by signature
+  // render and compile errors by signature, then by the `--without` their message points at (hint.h)
+  std::map<std::string, std::map<std::string, int64_t>> avoid;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BatchReport, counts, hits)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BatchReport, counts, hits, avoid)
 
 // A failure bucket, the first time this worker sees it.
 struct BucketReport {

@@ -11,6 +11,7 @@
 #include "codegen/runtime/process.h"
 #include "fuzz/campaign/campaign.h"
 #include "fuzz/campaign/corpus.h"
+#include "fuzz/campaign/hint.h"
 #include "fuzz/campaign/stopwatch.h"
 #include "fuzz/gen/generator.h"
 #include "fuzz/oracle/reduce.h"
@@ -87,6 +88,8 @@ class Worker {
       const Finding& f = found[k];
       batch.counts.count(f, programs[k].meta_value("observed") != nullptr);
       if (f.defined() && f.observation.verdict != Verdict::ok) ++batch.hits[f.observation.signature];
+      if (f.defined() && (f.observation.verdict == Verdict::render_error || f.observation.verdict == Verdict::compile_error))
+        if (std::string n = avoid_name(f.observation.message); !n.empty()) ++batch.avoid[f.observation.signature][n];
     }
     send_report(fd_, batch);  // before reducing: see BatchReport
     send_report(fd_, CoverageReport{coverage_});

@@ -77,5 +77,53 @@ TEST_F(Cli, FmtIsCanonicalAndWritesAtomically) {
   EXPECT_EQ(run("fmt " + example("dot_product.uop") + " -o " + (dir / "no/such/dir/x.uop").string()).code, 2);
 }
 
+// `uopfuzz policy` prints what `--policy` reads: the printed default changes nothing, byte for byte.
+TEST_F(Cli, PolicyRoundTripsThroughGen) {
+  const Ran printed = run("policy");
+  ASSERT_EQ(printed.code, 0) << printed.out;
+  const std::string p = file("p.json", printed.out);
+  const Ran plain = run("gen --seed 5"), with = run("gen --seed 5 --policy " + p);
+  ASSERT_EQ(plain.code, 0);
+  EXPECT_EQ(with.code, 0);
+  EXPECT_EQ(with.out, plain.out);
+  // A real change is recorded: the program names the policy that made it.
+  const Ran changed = run("gen --seed 5 --policy " + file("c.json", R"({"p_swarm": 0})"));
+  EXPECT_EQ(changed.code, 0);
+  EXPECT_NE(changed.out.find("meta policy = "), std::string::npos) << changed.out.substr(0, 400);
+  // --without applies after --policy, and `policy --without` shows what it changed.
+  const Ran without = run("policy --without alloc");
+  EXPECT_NE(without.out.find("\"allow_alloc\": false"), std::string::npos);
+  EXPECT_NE(printed.out.find("\"allow_alloc\": true"), std::string::npos);
+}
+
+TEST_F(Cli, BadPolicyIsExitTwoNamingTheKey) {
+  const std::string bad = file("bad.json", R"({"op_weight": {"MULACCC": 0}})");
+  for (const std::string cmd : {"gen --seed 1 --policy ", "fuzz --count 1 --policy "}) {
+    const Ran r = run(cmd + bad);
+    EXPECT_EQ(r.code, 2) << cmd;
+    EXPECT_EQ(r.out.rfind(bad + ": op_weight: unknown name 'MULACCC'", 0), 0u) << r.out;
+  }
+  const Ran notjson = run("gen --seed 1 --policy " + file("x.json", "{"));
+  EXPECT_EQ(notjson.code, 2);
+  EXPECT_NE(notjson.out.find("x.json: not JSON"), std::string::npos) << notjson.out;
+  EXPECT_EQ(run("gen --seed 1 --policy " + (dir / "none.json").string()).code, 2);
+}
+
+// A target without ALLOC: when a policy full of scratch arrays makes every program a render-error, the
+// summary names the bucket and the --without that avoids it; with the default policy (a third of the
+// programs fail) it says nothing.
+TEST_F(Cli, DominantRenderErrorNamesTheWithout) {
+  const std::string common = "fuzz --count 24 --jobs 1 -q --no-reduce --cflags -O0 --without loop --renderer-cmd " +
+                             source_path("tests/cli/no_alloc_renderer.sh");
+  const std::string scratch = file("scratch.json", R"({"step_weight": {"Scratch": 20, "Accumulate": 10}, "p_swarm": 0})");
+  const Ran most = run_uopfuzz_isolated(common + " --corpus " + (dir / "c1").string() + " --policy " + scratch, dir / "cache");
+  EXPECT_EQ(most.code, 1) << most.out;
+  EXPECT_NE(most.out.find("uopfuzz: hint: most programs fail the same way: render-error ("), std::string::npos) << most.out;
+  EXPECT_NE(most.out.find("; --without alloc would avoid it"), std::string::npos) << most.out;
+  const Ran some = run_uopfuzz_isolated(common + " --corpus " + (dir / "c2").string(), dir / "cache");
+  EXPECT_NE(some.out.find("render-error"), std::string::npos) << some.out;
+  EXPECT_EQ(some.out.find("hint:"), std::string::npos) << some.out;
+}
+
 }  // namespace
 }  // namespace uf::testing

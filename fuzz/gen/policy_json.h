@@ -1,0 +1,26 @@
+// GenPolicy as JSON: `uopfuzz policy` prints it, `--policy FILE` reads a (partial) one back.
+//
+// Every field of GenPolicy has one key (policy_json.cpp's field table): sizes and probabilities as
+// numbers, the per-op and per-dtype arrays as objects keyed by op or dtype name, each Weights<E> as an
+// object keyed by enumerator name, the other arrays as arrays (docs/format.md, "Generator policy").
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "fuzz/gen/policy.h"
+
+namespace uf {
+
+nlohmann::json policy_to_json(const GenPolicy& p);
+// Overrides the fields of `p` that `j` names. UserError "KEY: message" for an unknown key, a wrong type,
+// a negative weight or size, a probability outside [0, 1], an unknown op/dtype/enumerator name, or a
+// min_X above its max_X.
+void apply_policy_json(GenPolicy& p, const nlohmann::json& j);
+// The default policy with `path`'s JSON applied; UserError "PATH: message" when it cannot be read or used.
+GenPolicy policy_from_file(const std::string& path);
+
+// "" when the field table covers every byte of GenPolicy but padding; else where a field has no key
+// (so a test fails when a field is added to GenPolicy and not to the table).
+std::string policy_json_missing_field();
+
+}  // namespace uf
