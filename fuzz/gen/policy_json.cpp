@@ -182,7 +182,9 @@ struct FromJson {
     ++used;
     if (!it->is_object()) Reader{key}.bad("expected an object keyed by name, got " + it->dump());
     const auto ks = keys(by);
-    for (const auto& [k, v] : it->items()) {
+    for (const auto& item : it->items()) {
+      const std::string& k = item.key();  // not a structured binding: clang 14 (the libFuzzer build) cannot capture one
+      const auto& v = item.value();
       const auto at = std::find_if(ks.begin(), ks.end(), [&k](const auto& e) { return e.first == k; });
       if (at == ks.end()) {
         std::string valid;
