@@ -320,9 +320,8 @@ ProgramCost program_cost(const Program& p) {
 
 namespace {
 
-// The slices of a diverging GEP (lane k of an N-lane vector): lane k holds the GEP's reference value and
-// every other lane a different one, from a STACK of constants, then from a vector LOAD of an input buffer.
-// A lane-order bug shows in either.
+// The slices of a diverging GEP (lane k of N): lane k holds the GEP's reference value and every other lane
+// a different one, from a STACK of constants, then from a vector LOAD of an input buffer (a lane-order bug shows in either).
 std::vector<Program> gep_slices(const Program& p, const UOp* d, Scalar v) {
   std::vector<Program> out;
   Graph& g = *p.graph;
