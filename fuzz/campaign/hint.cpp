@@ -3,8 +3,10 @@
 // compiler's message instead and reports, per signature, the name each failure points at.
 #include "fuzz/campaign/hint.h"
 
+#include <algorithm>
 #include <cctype>
 #include <string_view>
+#include <vector>
 
 #include "core/dtype.h"
 #include "core/ops.h"
@@ -23,20 +25,21 @@ constexpr std::pair<std::string_view, std::string_view> kFeatureWords[] = {
 
 bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
+// An IR word (an ALU op as `MULACC`, a dtype as `f16`) names the `--without` of the same name, when
+// without() knows it: the valid names are without_names(), one list for both.
 std::string word_name(std::string_view w) {
   for (const auto& [word, name] : kFeatureWords)
     if (w == word) return std::string(name);
-  if (const auto op = parse_op(w); op && is_alu(*op) && w == uf::name(*op)) {
+  const auto op = parse_op(w);
+  if ((op && w == uf::name(*op)) || parse_dtype(w)) {
     std::string n(w);
     for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return n;
+    static const std::vector<std::string> valid = without_names();
+    if (std::find(valid.begin(), valid.end(), n) != valid.end()) return n;
   }
-  for (DType d : kValueDTypes)
-    if (w == uf::name(d)) return std::string(w);
   // A vector dtype (f32x4) needs vectors.
   if (const size_t x = w.rfind('x'); x != std::string_view::npos && x + 1 < w.size() && std::isdigit(static_cast<unsigned char>(w[x + 1])))
-    for (DType d : kValueDTypes)
-      if (w.substr(0, x) == uf::name(d)) return "vector";
+    if (parse_dtype(w.substr(0, x))) return "vector";
   return "";
 }
 
