@@ -1,26 +1,58 @@
 // Probes: a program that also stores every value it computes, so that a wrong value counts even when
-// later operations hide it. The oracle signs a mismatch by the first probed value that differs; the
-// generator observes a share of its kernels this way (policy.h, p_observe_intermediates).
+// later operations hide it. The oracle signs a mismatch by the value that diverges first in execution
+// order; the generator observes a share of its kernels this way (policy.h, p_observe_intermediates).
 #pragma once
-#include <utility>
+#include <cstdint>
+#include <span>
 #include <vector>
 
+#include "core/int_range.h"
 #include "core/program.h"
 
 namespace uf {
 
-// Which values get a probe. Signatures probe every value a renderer can get wrong, constants included,
-// so that one wrong constant is one bucket (`mismatch CONST f64`), not one per op that reads it. An
-// observed kernel stores what it computes and loads: a constant's store would only test the literal,
-// which already reaches every op that reads it.
+// Which values get a probe.
+//  - every_value (signatures): every value a renderer can get wrong, so that one root cause is one
+//    bucket: constants (`mismatch CONST f64`), loads, and values inside loops, once per iteration. A
+//    loop's RANGE is probed too, into a buffer pre-filled with a value no iteration has, so a loop that
+//    runs too few or too many times diverges at its RANGE (`mismatch RANGE i32`) before anything else.
+//  - computed (observed kernels, which are saved as reproducers): the values computed outside loops. A
+//    constant's store would only test the literal, which already reaches every op that reads it; a loop
+//    value's store would make the kernel's buffers as large as its iteration space.
 enum class ProbeScope : uint8_t { computed, every_value };
 
-// `p` plus one STORE per live scalar value outside loops (vectors through their GEPs) into probe BUFFERs placed
-// after p's slots, one per dtype, with zero data; expect and got lines are dropped.
+// One enclosing loop of a probed value: where its RANGE is in the schedule, and how its iteration number
+// maps to the probe's elements (stride 0: not part of the index, so each iteration overwrites the last).
+struct ProbeLoop {
+  int64_t position = 0;
+  int64_t stride = 0;
+  int64_t extent = 0;  // iterations the element layout has room for (the loop's trip count, plus one)
+};
+
+// Where node's values go: elements [index, index + count) of BUFFER `slot`. Outside loops count is 1.
+struct ProbePoint {
+  const UOp* node = nullptr;
+  int64_t slot = 0, index = 0, count = 1;
+  int64_t position = 0;          // node's position in the schedule
+  std::vector<ProbeLoop> loops;  // the loops node runs in, outermost first
+};
+
+// `p` plus one STORE per probed scalar value (every_value: a vector's lanes through GEPs of it; computed:
+// vectors only through the program's own GEPs) into probe BUFFERs placed after
+// p's slots: outside loops one buffer per dtype with constant indices, inside loops one buffer per value
+// indexed by its iterations (no two stores share it, so the ordering rule holds). Expect and got lines
+// are dropped.
 struct Probe {
   Program program;
-  std::vector<std::pair<const UOp*, std::pair<int64_t, int64_t>>> where;  // node of p -> (slot, index)
+  std::vector<ProbePoint> points;  // in schedule order
 };
-Probe instrument(const Program& p, ProbeScope scope);
+// `bounds` (by node id, e.g. codegen's int_bounds) bounds the trip counts of loops whose end is computed;
+// without it only loops with a constant end index the probes, and the others keep their last iteration.
+Probe instrument(const Program& p, ProbeScope scope, std::span<const IntRange> bounds = {});
+
+// When element `element` (of [point.index, point.index + count)) was written, as a key that orders
+// writes by execution: [RANGE position, iteration, ...] per enclosing loop, then the node's position.
+// An iteration the layout does not record (stride 0) counts as the last.
+std::vector<int64_t> probe_time(const ProbePoint& point, int64_t element);
 
 }  // namespace uf

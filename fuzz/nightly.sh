@@ -3,10 +3,11 @@
 # JSON summary, then one aggregate summary (summary.json, summary.md) and copies of the new reproducers.
 #
 #   fuzz/nightly.sh [--budget SEC] [--seed S] [--shard K] [--compilers "gcc clang"]
-#                   [--flagsets "default;-O2;-O0"] [--jobs J] [--corpus DIR] [--out DIR] [--uopfuzz BIN]
+#                   [--flagsets "default;-O2;-O0"] [--f16 "soft;native"] [--jobs J] [--corpus DIR] [--out DIR]
+#                   [--uopfuzz BIN]
 #                   [-- extra uopfuzz fuzz flags]
 #
-# Each run writes run-TAG.json with its event log beside it (run-TAG.events.jsonl), so
+# The runs are every (compiler, flag set, f16 mode). Each run writes run-TAG.json with its event log beside it (run-TAG.events.jsonl), so
 # `uopfuzz report OUT/run-*.json -o report.html` draws the night.
 #
 # For example, a short run against a renderer plug-in (exits 1 when it finds something):
@@ -14,13 +15,15 @@
 #       -- --renderer-cmd tests/campaign/broken_renderer.sh
 #
 # Every option also reads an environment variable (NIGHTLY_BUDGET, NIGHTLY_SEED, NIGHTLY_SHARD,
-# NIGHTLY_COMPILERS, NIGHTLY_FLAGSETS, NIGHTLY_JOBS, NIGHTLY_CORPUS, NIGHTLY_OUT, UOPFUZZ_BIN).
+# NIGHTLY_COMPILERS, NIGHTLY_FLAGSETS, NIGHTLY_F16, NIGHTLY_JOBS, NIGHTLY_CORPUS, NIGHTLY_OUT, UOPFUZZ_BIN).
 #   --budget    total seconds, shared equally by the runs (default 1800; at least 10 per run)
 #   --seed      base seed (default: today, YYYYMMDD); run r of shard K uses seed*1000 + K*50 + r, so
 #               shards and runs never repeat each other's programs and a night replays from its seed
 #   --compilers default: gcc, and clang when it is installed
 #   --flagsets  ';'-separated; `default` is uopfuzz's own exact flags (-O3 -march=native -ffp-contract=off
 #               -fno-fast-math)
+#   --f16       ';'-separated half modes (`uopfuzz fuzz --f16`): soft (default) and/or native; native renders
+#               f16 as the compiler's _Float16 where it has one (docs/semantics.md, "Native half")
 #   --corpus    where reproducers are saved (default: the repository's corpus/); buckets already there
 #               are not saved again
 #   --out       per-run JSON and logs, summary.json, summary.md, and new/ with the new reproducers
@@ -35,6 +38,7 @@ seed=${NIGHTLY_SEED:-$(date -u +%Y%m%d)}
 shard=${NIGHTLY_SHARD:-0}
 compilers=${NIGHTLY_COMPILERS:-}
 flagsets=${NIGHTLY_FLAGSETS:-default;-O2;-O0}
+f16modes=${NIGHTLY_F16:-soft}
 jobs=${NIGHTLY_JOBS:-$(nproc)}
 corpus=${NIGHTLY_CORPUS:-$root/corpus}
 out=${NIGHTLY_OUT:-$root/nightly-out}
@@ -49,6 +53,7 @@ while (($#)); do
     --shard) shard=$2; shift 2 ;;
     --compilers) compilers=$2; shift 2 ;;
     --flagsets) flagsets=$2; shift 2 ;;
+    --f16) f16modes=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --corpus) corpus=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
@@ -71,9 +76,15 @@ if [[ -z $compilers ]]; then
 fi
 
 IFS=';' read -r -a sets <<<"$flagsets"
+IFS=';' read -r -a halves <<<"$f16modes"
+for h in "${halves[@]}"; do
+  [[ $h == soft || $h == native ]] || { echo "nightly: --f16 takes soft and/or native, not $h" >&2; exit 2; }
+done
 runs=()
 for cc in $compilers; do
-  for f in "${sets[@]}"; do runs+=("$cc"$'\t'"$f"); done
+  for f in "${sets[@]}"; do
+    for h in "${halves[@]}"; do runs+=("$cc"$'\t'"$f"$'\t'"$h"); done
+  done
 done
 ((${#runs[@]})) || { echo "nightly: no compiler or flag set" >&2; exit 2; }
 per_run=$((budget / ${#runs[@]}))
@@ -88,14 +99,16 @@ echo "nightly: seed $seed shard $shard: ${#runs[@]} runs of ${per_run}s, $jobs j
 records=()
 for r in "${!runs[@]}"; do
   ((stopped)) && break
-  IFS=$'\t' read -r cc f <<<"${runs[$r]}"
+  IFS=$'\t' read -r cc f h <<<"${runs[$r]}"
   tag=$(printf '%s_%s' "$cc" "$f" | tr -c 'A-Za-z0-9_=.-' '_')
+  [[ $h == soft ]] || tag+=_f16$h
   run_seed=$((seed * 1000 + shard * 50 + r))
   json=$out/run-$tag.json log=$out/run-$tag.log
   args=(fuzz --time "$per_run" --jobs "$jobs" --seed "$run_seed" --cc "$cc" --corpus "$corpus" --json "$json" -q)
   [[ $f == default ]] || args+=(--cflags "$f")
+  [[ $h == soft ]] || args+=(--f16 "$h")
   args+=("${extra[@]}")
-  echo "nightly: [$((r + 1))/${#runs[@]}] $cc ${f}: seed $run_seed" >&2
+  echo "nightly: [$((r + 1))/${#runs[@]}] $cc ${f} (f16 $h): seed $run_seed" >&2
   rm -f "$json"
   "$uopfuzz" "${args[@]}" >"$log" 2>&1 &
   child=$!
@@ -104,13 +117,13 @@ for r in "${!runs[@]}"; do
   child=0
   tail -n 4 "$log" >&2
   if [[ -s $json ]] && jq -e . "$json" >/dev/null 2>&1; then
-    records+=("$(jq -c --arg cc "$cc" --arg f "$f" --argjson code "$code" --argjson seed "$run_seed" --arg log "$log" \
-      '{cc: $cc, cflags: $f, seed: $seed, exit: $code, log: $log, programs, valid, mismatches, crashes, compile_errors,
+    records+=("$(jq -c --arg cc "$cc" --arg f "$f" --arg h "$h" --argjson code "$code" --argjson seed "$run_seed" --arg log "$log" \
+      '{cc: $cc, cflags: $f, f16: $h, seed: $seed, exit: $code, log: $log, programs, runs, valid, mismatches, crashes, compile_errors,
         render_errors, timeouts, buckets, seconds, programs_per_second, interrupted, saved, errors}' "$json")")
   else
-    records+=("$(jq -nc --arg cc "$cc" --arg f "$f" --argjson code "$code" --argjson seed "$run_seed" --arg log "$log" \
+    records+=("$(jq -nc --arg cc "$cc" --arg f "$f" --arg h "$h" --argjson code "$code" --argjson seed "$run_seed" --arg log "$log" \
       --arg tail "$(tail -n 20 "$log")" \
-      '{cc: $cc, cflags: $f, seed: $seed, exit: $code, log: $log, saved: [], errors: ["no JSON summary: " + $tail]}')")
+      '{cc: $cc, cflags: $f, f16: $h, seed: $seed, exit: $code, log: $log, saved: [], errors: ["no JSON summary: " + $tail]}')")
   fi
 done
 
@@ -126,8 +139,8 @@ printf '%s\n' "${records[@]}" | jq -s --argjson seed "$seed" --argjson shard "$s
 jq -r '.saved[]' "$out/summary.json" | while read -r f; do cp -- "$f" "$out/new/"; done
 jq -r '"# uopfuzz nightly: seed \(.seed), shard \(.shard): \(.status)\n",
   "\(.programs) programs, \(.new_reproducers) new reproducers, \(.failed_runs) failed runs\n",
-  "| compiler | flags | seed | exit | programs | /s | buckets | new | errors |", "|---|---|---|---|---|---|---|---|---|",
-  (.runs[] | "| \(.cc) | \(.cflags) | \(.seed) | \(.exit) | \(.programs // "-") | \((.programs_per_second // 0) | floor) | \(.buckets // "-") | \(.saved | length) | \((.errors // []) | join("; ") | .[0:200]) |"),
+  "| compiler | flags | f16 | seed | exit | programs | /s | runs | failures | buckets | new | errors |", "|---|---|---|---|---|---|---|---|---|---|---|---|",
+  (.runs[] | "| \(.cc) | \(.cflags) | \(.f16) | \(.seed) | \(.exit) | \(.programs // "-") | \((.programs_per_second // 0) | floor) | \(.runs // "-") | \(((.mismatches // 0) + (.crashes // 0) + (.compile_errors // 0) + (.render_errors // 0) + (.timeouts // 0))) | \(.buckets // "-") | \(.saved | length) | \((.errors // []) | join("; ") | .[0:200]) |"),
   "", (.saved[] | "- new: `\(.)`")' "$out/summary.json" >"$out/summary.md"
 cat "$out/summary.md" >&2
 case $(jq -r .status "$out/summary.json") in

@@ -1,11 +1,14 @@
 // Reference vs compiled: comparison, probes, signatures.
 #include "fuzz/oracle/oracle.h"
 
+#include <algorithm>
 #include <csignal>
+#include <limits>
 #include <cstring>
 #include <optional>
 #include <utility>
 
+#include "codegen/render/bounds.h"
 #include "core/error.h"
 
 namespace uf {
@@ -61,18 +64,65 @@ std::string store_signature(const Program& p, const Observation& o) {
   return "mismatch";
 }
 
-// The first probed value that differs, or an empty Divergence.
-Divergence first_divergence(const Probe& probe, const RefResult& ref, const KernelOutcome& out) {
-  if (ref.undefined || out.status != KernelStatus::ok) return {};
-  for (const auto& [node, at] : probe.where) {
-    const auto r = ref.buffers.find(at.first);
-    const auto g = out.buffers.find(at.first);
-    if (r == ref.buffers.end() || g == out.buffers.end()) continue;
-    if (!same_value(node->dtype, r->second[at.second], g->second[at.second])) return {"mismatch " + describe(node), node};
+// The reference values of u's in-loop operands at `time` (probe_time of u's diverging element), for
+// those whose every enclosing loop's iteration is both known at `time` and recorded by their probe.
+std::unordered_map<const UOp*, Scalar> operands_at(const Probe& probe, const RefResult& ref, const UOp* u,
+                                                   const std::vector<int64_t>& time) {
+  std::unordered_map<const UOp*, Scalar> values;
+  for (const UOp* operand : u->src) {
+    const auto point = std::find_if(probe.points.begin(), probe.points.end(), [&](const ProbePoint& at) { return at.node == operand; });
+    if (point == probe.points.end() || point->loops.empty()) continue;
+    int64_t element = point->index;
+    bool known = true;
+    for (size_t l = 0; l < point->loops.size() && known; ++l) {
+      // The operand's loops enclose u, so they are the first levels of u's time.
+      known = 2 * l + 1 < time.size() && time[2 * l] == point->loops[l].position && point->loops[l].stride &&
+              time[2 * l + 1] != std::numeric_limits<int64_t>::max();
+      if (known) element += time[2 * l + 1] * point->loops[l].stride;
+    }
+    const auto buffer = ref.buffers.find(point->slot);
+    if (known && buffer != ref.buffers.end() && static_cast<size_t>(element) < buffer->second.size())
+      values[operand] = buffer->second[static_cast<size_t>(element)];
   }
-  return {};
+  return values;
 }
 
+// The probed value that diverges first in execution order (probe_time), or an empty Divergence.
+Divergence first_divergence(const Probe& probe, const RefResult& ref, const KernelOutcome& out) {
+  if (ref.undefined || out.status != KernelStatus::ok) return {};
+  Divergence first;
+  std::vector<int64_t> first_time;
+  for (const ProbePoint& point : probe.points) {
+    const auto r = ref.buffers.find(point.slot);
+    const auto g = out.buffers.find(point.slot);
+    if (r == ref.buffers.end() || g == out.buffers.end()) continue;
+    for (int64_t e = point.index; e < point.index + point.count; ++e) {
+      const auto i = static_cast<size_t>(e);
+      if (i >= r->second.size() || i >= g->second.size() || same_value(point.node->dtype, r->second[i], g->second[i])) continue;
+      std::vector<int64_t> time = probe_time(point, e);
+      if (!first.node || time < first_time) {
+        first = {"mismatch " + describe(point.node), point.node, {}};
+        first_time = std::move(time);
+      }
+      break;  // later elements of one point are later iterations
+    }
+  }
+  if (first.node) first.loop_operands = operands_at(probe, ref, first.node, first_time);
+  return first;
+}
+
+// A mismatch that no probed value explains: every value stored was right, so what went wrong is where
+// (or whether) a store wrote. That needs every STORE's value probed: a vector STORE's is not.
+std::string unexplained_signature(const Program& p, const Probe& probe, const RefResult& probe_ref,
+                                  const KernelOutcome& probe_out, const std::string& fallback) {
+  if (probe_ref.undefined || probe_out.status != KernelStatus::ok) return fallback;
+  Observation again = compare(probe.program, probe_ref, probe_out);
+  std::erase_if(again.got, [&](const auto& slot_values) { return !p.buffer(slot_values.first); });  // p's own
+  if (again.got.empty()) return fallback;  // the probe run did not reproduce it
+  for (const UOp* u : linearize(p))
+    if (u->op == Op::STORE && u->src[1]->is_vector()) return fallback;
+  return store_signature(p, again) + " address";
+}
 // All the probes of a batch's mismatches in one compiled run; a mismatch no probe explains keeps its
 // STORE signature.
 void sign_mismatches(const std::vector<const Program*>& batch, std::vector<Finding>& found, const CompiledPathConfig& cfg) {
@@ -83,12 +133,16 @@ void sign_mismatches(const std::vector<const Program*>& batch, std::vector<Findi
   std::vector<Probe> probes;
   std::vector<const Program*> probe_programs;
   probes.reserve(mismatching.size());
-  for (size_t i : mismatching) probes.push_back(instrument(found[i].failing(*batch[i]), ProbeScope::every_value));
+  for (size_t i : mismatching) probes.push_back(signature_probe(found[i].failing(*batch[i])));
   for (const Probe& pr : probes) probe_programs.push_back(&pr.program);
   const auto probe_outs = run_compiled(probe_programs, cfg);
   for (size_t k = 0; k < mismatching.size(); ++k) {
-    const Divergence d = first_divergence(probes[k], interpret(probes[k].program), probe_outs[k]);
-    if (d.node) found[mismatching[k]].observation.signature = d.signature;
+    Observation& o = found[mismatching[k]].observation;
+    const RefResult probe_ref = interpret(probes[k].program);
+    const Divergence d = first_divergence(probes[k], probe_ref, probe_outs[k]);
+    o.signature = d.node ? d.signature
+                         : unexplained_signature(found[mismatching[k]].failing(*batch[mismatching[k]]), probes[k],
+                                                 probe_ref, probe_outs[k], o.signature);
   }
 }
 
@@ -174,6 +228,10 @@ std::vector<Finding> check_on_inputs(const std::vector<const Program*>& batch, s
 
 }  // namespace
 
+Probe signature_probe(const Program& p) {
+  return instrument(p, ProbeScope::every_value, int_bounds(linearize(p), p.graph->size()));
+}
+
 std::string verdict_name(Verdict v) {
   for (const auto& [status, verdict] : kStatusVerdicts)
     if (verdict == v) return status_name(status);
@@ -205,13 +263,16 @@ Observation compare(const Program& p, const RefResult& ref, const KernelOutcome&
 }
 
 Divergence find_divergence(const Program& p, const CompiledPathConfig& cfg) {
-  const Probe probe = instrument(p, ProbeScope::every_value);
+  const Probe probe = signature_probe(p);
   const auto outs = run_compiled({&probe.program}, cfg);
-  Divergence d = first_divergence(probe, interpret(probe.program), outs.at(0));
+  const RefResult probe_ref = interpret(probe.program);
+  Divergence d = first_divergence(probe, probe_ref, outs.at(0));
   if (d.node) return d;
   const RefResult ref = interpret(p);
   const auto again = run_compiled({&p}, cfg);
-  return {compare(p, ref, again.at(0)).signature, nullptr};
+  const std::string plain = compare(p, ref, again.at(0)).signature;
+  if (plain.rfind("mismatch", 0) != 0) return {plain, nullptr};
+  return {unexplained_signature(p, probe, probe_ref, outs.at(0), plain), nullptr};
 }
 
 std::vector<Finding> check(const std::vector<const Program*>& batch, const CompiledPathConfig& cfg, bool probe) {

@@ -13,6 +13,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "codegen/compiled_path.h"
@@ -46,8 +47,15 @@ Observation compare(const Program& p, const RefResult& ref, const KernelOutcome&
 struct Divergence {
   std::string signature;
   const UOp* node = nullptr;
+  // The reference values of node's operands that run inside loops, at the iteration where node diverged
+  // (those recorded per iteration): what a slice needs, since such values have no single reference value.
+  std::unordered_map<const UOp*, Scalar> loop_operands;
 };
 Divergence find_divergence(const Program& p, const CompiledPathConfig& cfg);
+
+// The probe program signatures use: every value (ProbeScope::every_value), loops indexed up to the
+// renderer's bounds on their trip counts (codegen's int_bounds).
+Probe signature_probe(const Program& p);
 
 // What checking one program found: UNDEFINED under the reference (not a test, so nothing ran), or the
 // observation of its compiled run (verdict ok or a failure with its signature).

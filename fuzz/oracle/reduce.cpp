@@ -10,10 +10,12 @@ namespace uf {
 
 std::unordered_map<const UOp*, Scalar> reference_values(const Program& p) {
   std::unordered_map<const UOp*, Scalar> values;
-  const Probe probe = instrument(p, ProbeScope::every_value);
+  const Probe probe = signature_probe(p);
   const RefResult ref = interpret(probe.program);
   if (ref.undefined) return values;
-  for (const auto& [node, at] : probe.where) values[node] = ref.buffers.at(at.first).at(static_cast<size_t>(at.second));
+  // A value inside a loop has one per iteration, a vector one per lane: neither has one value to give.
+  for (const ProbePoint& at : probe.points)
+    if (at.loops.empty() && !at.node->is_vector()) values[at.node] = ref.buffers.at(at.slot).at(static_cast<size_t>(at.index));
   return values;
 }
 
@@ -63,7 +65,9 @@ ReduceResult reduce(const Program& p, const std::string& signature, const Compil
       // First round: try slicing straight down to the diverging node.
       const Divergence d = find_divergence(r.program, cfg);
       ++r.compiler_calls;
-      candidates = slice_candidates(r.program, d.node, values);
+      auto slice_values = values;
+      slice_values.insert(d.loop_operands.begin(), d.loop_operands.end());
+      candidates = slice_candidates(r.program, d.node, slice_values);
       for (Program& q : candidates) q.got.clear();
     }
     for (Program& q : shrink_candidates(r.program, values)) candidates.push_back(std::move(q));

@@ -98,13 +98,20 @@ class Shrinker {
     return q;
   }
 
+  // Keep one store; drop one; or let a store give way to the effects its address's AFTER waits for, so
+  // that a chain STORE c <- AFTER <- STORE b <- AFTER <- STORE a shrinks from its end.
   void sink_steps() {
     const auto& effects = p_.sink->src;
     if (effects.size() > 2)
       for (const UOp* e : effects) add(with_sink({e}));
-    for (size_t i = 0; effects.size() > 1 && i < effects.size(); ++i) {
+    for (size_t i = 0; i < effects.size(); ++i) {
       std::vector<const UOp*> rest(effects.begin(), effects.end());
       rest.erase(rest.begin() + static_cast<long>(i));
+      if (effects.size() > 1) add(with_sink(rest));
+      const UOp* e = effects[i];
+      if (e->op != Op::STORE || e->src[0]->op != Op::INDEX || e->src[0]->src[0]->op != Op::AFTER) continue;
+      for (const UOp* d : std::span(e->src[0]->src[0]->src).subspan(1))
+        if ((d->op == Op::STORE || d->op == Op::END) && std::find(rest.begin(), rest.end(), d) == rest.end()) rest.push_back(d);
       add(with_sink(rest));
     }
   }

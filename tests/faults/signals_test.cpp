@@ -155,6 +155,39 @@ TEST_F(Signals, KillNineAtAnyMomentLeavesWholeFilesAndTheNextRunResumes) {
             << " right after one); " << s.files.size() << " after the resumed run\n";
 }
 
+// The first reproducer the campaign saved, from its event log: (path, signature), or empty strings.
+std::pair<std::string, std::string> first_saved(const fs::path& events) {
+  std::ifstream in(events);
+  for (std::string line; std::getline(in, line);) {
+    const auto e = nlohmann::json::parse(line, nullptr, false);
+    if (!e.is_discarded() && e.value("event", "") == "saved") return {e.value("path", ""), e.value("signature", "")};
+  }
+  return {};
+}
+
+// A failure found is never lost: killed with kill -9 twenty seconds after it first saved a finding
+// (by then reducing it, or on to other programs), the campaign leaves that finding in the corpus, whole,
+// and it still fails the same way.
+TEST_F(Signals, KillNineTwentySecondsAfterTheFirstFailureKeepsIt) {
+  fs::create_directories(corpus);
+  const fs::path json = dir / "k.json", events = dir / "k.events.jsonl";
+  UopfuzzProc p = start_uopfuzz(campaign(json.string(), "--time 120 -q --reduce-time 600"), dir / "klog", env);
+  std::pair<std::string, std::string> first;
+  ASSERT_TRUE(await(p, [&] { return !(first = first_saved(events)).first.empty(); }, 90, std::chrono::milliseconds(50)))
+      << "no finding saved:\n" << read_text(dir / "klog");
+  std::this_thread::sleep_for(std::chrono::seconds(20));
+  kill_group(p);
+  ASSERT_TRUE(group_gone(p.pid, 5)) << "processes of the killed campaign are still running";
+  const CorpusState s = inspect_corpus(corpus);
+  EXPECT_TRUE(s.problems.empty()) << bulleted(s.problems);
+  const std::string name = fs::path(first.first).filename().string();
+  ASSERT_TRUE(s.signature_of.count(name)) << name << " is not in the corpus";
+  EXPECT_EQ(s.signature_of.at(name), first.second);
+  const Ran replay = run_uopfuzz_isolated("run " + first.first, dir / "cache");
+  EXPECT_EQ(replay.code, 1) << replay.out;
+  EXPECT_NE(replay.out.find("(" + first.second + ")"), std::string::npos) << replay.out;
+}
+
 // The last progress line's numbers: programs reported by the workers, and buckets seen.
 std::pair<long, long> progress(const fs::path& log) {
   const std::string text = read_text(log);

@@ -2,12 +2,42 @@
 // bounds in iteration k is UNDEFINED naming the node, the iteration and the index.
 #include <gtest/gtest.h>
 
+#include "core/probe.h"
 #include "core/text.h"
 #include "interp/interp.h"
 #include "tests/support/paths.h"
 
 namespace uf::testing {
 namespace {
+
+// loop_sum.uop adds i to an accumulator for i < 17: the probe of the in-loop ADD holds every partial sum,
+// one element per iteration, and the RANGE's probe every iteration number, with the one element past the
+// last iteration still holding its "no iteration" fill (-1).
+TEST(LoopInterp, ProbesRecordEveryIteration) {
+  const Program p = read_program(example_path("loop_sum.uop"));
+  const Probe probe = instrument(p, ProbeScope::every_value);
+  const RefResult ref = interpret(probe.program);
+  ASSERT_FALSE(ref.undefined);
+  bool saw_add = false, saw_range = false;
+  for (const ProbePoint& at : probe.points) {
+    if (at.loops.empty()) continue;
+    ASSERT_EQ(at.count, 18) << at.node->id;
+    const Values& v = ref.buffers.at(at.slot);
+    if (at.node->op == Op::ADD) {
+      saw_add = true;
+      for (int64_t i = 0; i < 17; ++i) EXPECT_EQ(v[static_cast<size_t>(i)].i, i * (i + 1) / 2);
+    }
+    if (at.node->op == Op::RANGE) {
+      saw_range = true;
+      for (int64_t i = 0; i < 17; ++i) EXPECT_EQ(v[static_cast<size_t>(i)].i, i);
+      EXPECT_EQ(v[17].i, -1);
+    }
+    // Iterations run in order: a later element is a later time.
+    EXPECT_LT(probe_time(at, at.index), probe_time(at, at.index + 1));
+  }
+  EXPECT_TRUE(saw_add);
+  EXPECT_TRUE(saw_range);
+}
 
 TEST(LoopInterp, UndefinedIndexNamesTheIteration) {
   // out[3 - 2*i] for i < 4: in bounds for i = 0, 1, then -1 at i = 2.

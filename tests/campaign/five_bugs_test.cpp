@@ -1,0 +1,54 @@
+// One bucket per root cause, within the budget: against a renderer with five independent bugs of five
+// kinds (tests/campaign/plugins/five_bugs.py: a wrong f64 constant, f32 MAX ignoring NaN, unguarded i32
+// division, u32 SHL by the width, CAST f64 -> f32 rounded toward zero), a fixed-seed 120 s campaign of
+// --jobs 2 saves exactly one bucket per bug, each reduced to completion (`meta reduced = yes`) and to at
+// most 10 nodes, and ends within 5 % of its budget.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/text.h"
+#include "fuzz/oracle/shrink.h"
+#include "tests/support/files.h"
+#include "tests/support/paths.h"
+#include "tests/support/uopfuzz.h"
+
+namespace uf::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(FiveBugs, OneReducedBucketPerBugWithinTheBudget) {
+  TempDir tmp{"uopfuzz-five-bugs"};
+  const fs::path dir = tmp.path();
+  constexpr double kBudget = 120;
+  const auto started = Clock::now();
+  const Ran r = run_uopfuzz_isolated("fuzz --seed 1 --time 120 --jobs 2 -q --renderer-batch " +
+                                         source_path("tests/campaign/plugins/five_bugs.py") + " --corpus " +
+                                         (dir / "corpus").string() + " --json " + (dir / "s.json").string(),
+                                     dir / "cache");
+  const double wall = seconds_since(started);
+  ASSERT_EQ(r.code, 1) << r.out;
+  EXPECT_LE(wall, kBudget * 1.05) << r.out;
+  const auto s = nlohmann::json::parse(read_text(dir / "s.json"));
+  std::map<std::string, int> buckets;  // signature -> saved files
+  for (const auto& path : s["saved"]) {
+    const std::string file = path.get<std::string>();
+    const Program p = read_program(file);
+    verify(p);
+    ASSERT_NE(p.meta_value("signature"), nullptr) << file;
+    ++buckets[*p.meta_value("signature")];
+    ASSERT_NE(p.meta_value("reduced"), nullptr) << file;
+    EXPECT_EQ(*p.meta_value("reduced"), "yes") << read_text(file);
+    EXPECT_LE(program_cost(p).nodes, 10u) << read_text(file);
+  }
+  const std::map<std::string, int> want = {{"mismatch CONST f64", 1}, {"mismatch MAX f32", 1}, {"crash SIGFPE", 1},
+                                           {"mismatch SHL u32", 1}, {"mismatch CAST f64>f32", 1}};
+  EXPECT_EQ(buckets, want) << s.dump(2);
+}
+
+}  // namespace
+}  // namespace uf::testing

@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+# A deliberately broken renderer with five independent bugs of five kinds, for the test that a campaign
+# gives exactly one bucket per root cause (tests/campaign/five_bugs_test.cpp). It is uopfuzz's renderer,
+# then:
+#  1. every binary64 literal is printed through binary32 (0.1 becomes 0.10000000149011612): `mismatch CONST f64`;
+#  2. f32 MAX ignores a NaN operand, like C's fmaxf (the reference's MAX(nan, 1) is nan): `mismatch MAX f32`;
+#  3. i32 CDIV is C's `/` with no guard, so x/0 and MIN/-1 trap: `crash SIGFPE`;
+#  4. u32 SHL shifts by the amount modulo 32, as x86 does (the reference gives 0 for 32 and more): `mismatch SHL u32`;
+#  5. CAST f64 -> f32 rounds toward zero instead of to nearest: `mismatch CAST f64>f32`.
+# Bugs 2-5 replace a helper for the kernel only, by a macro after the prelude; bug 1 rewrites the kernel's
+# literals. Speaks both plug-in protocols (uopfuzz_plugin.serve).
+import re
+import struct
+import sys
+
+from uopfuzz_plugin import serve, uopfuzz_render
+
+LITERAL = re.compile(r"(?<![\w.])(\d+\.\d*(?:e[+-]?\d+)?|\d+e[+-]?\d+)(?![\w.])")
+# uf_f32 of a binary64 operand is CAST f64 -> f32; the renderer's other uses pass `(double)` or a call.
+CAST_F64_F32 = re.compile(r"\buf_f32\((?!\(double\)|uf_)")
+
+OVERRIDES = r"""
+/* five_bugs.py: the helpers it breaks, for the kernel only */
+static inline float uf5_max_f32(float a, float b) { if (a != a) return b; if (b != b) return a; return b > a ? b : a; }
+static __attribute__((noipa)) int32_t uf5_cdiv_i32(int32_t a, int32_t b) { return a / b; }
+static inline uint32_t uf5_shl_u32(uint32_t a, uint32_t b) { return a << (b & 31u); }
+static inline float uf5_f64_to_f32(double x) {
+  float f = (float)x;
+  if (fabs((double)f) > fabs(x)) f = nextafterf(f, 0.0f);
+  return f;
+}
+#define uf_max_f32(a, b) uf5_max_f32(a, b)
+#define uf_cdiv_i32(a, b) uf5_cdiv_i32(a, b)
+#define uf_shl_u32(a, b) uf5_shl_u32(a, b)
+"""
+
+
+def through_float(m):
+    x = float(m.group(1))
+    if x > 3.4028234663852886e38:
+        return m.group(1)  # beyond binary32: leave it (inf would be a different bug)
+    return repr(struct.unpack("f", struct.pack("f", x))[0])
+
+
+def render(program_file, name):
+    c = uopfuzz_render(program_file, name)
+    head, sep, body = c.partition("/* end of prelude */")
+    if not sep:
+        sys.exit("five_bugs.py: the prelude's end marker not found (update the plug-in)")
+    body = CAST_F64_F32.sub("uf5_f64_to_f32(", LITERAL.sub(through_float, body))
+    return head + sep + OVERRIDES + body
+
+
+if __name__ == "__main__":
+    serve(render)
