@@ -49,7 +49,7 @@ CompiledPathConfig CompiledFlags::config(const Program* recorded) const {
     std::string v = "soft";
     pick(flag, meta, v);
     if (v != "soft" && v != "native")
-      throw UserError(std::string("uopfuzz: --") + meta + " '" + v + "': expected soft or native");
+      throw UserError(std::string("uopfuzz: ") + (flag.empty() ? "meta " : "--") + meta + " '" + v + "': expected soft or native");
     return v == "native";
   };
   cfg.render.f16_native = mode(f16, "f16");
