@@ -317,9 +317,9 @@ const char* const kNativeF16 = R"PRELUDE(/* --f16 native: f16 values are uf_h, t
    like the reference). Each is correctly rounded, so it equals the reference's "binary64, rounded
    once": in binary16 (AVX512-FP16) directly, and in float too, because rounding a correctly rounded
    float result again to binary16 is innocuous (24 >= 2*11+2). Excess precision: without AVX512-FP16,
-   gcc and clang compute _Float16 in float, and gcc's default -fexcess-precision=fast may keep a
-   float intermediate across a chain like (a+b)*c. Every op is therefore cast to _Float16, which rounds
-   (tests/programs/f16_native_chain.uop). MULACC, EXP2, LOG2, SIN, POW and TRUNC stay helpers, computed
+   gcc and clang compute _Float16 in float and may keep a float intermediate across a chain like
+   (a+b)*c (gcc 12 and clang 16 do, at -O0 and -O2). Every op is therefore cast to _Float16, which
+   rounds, under gcc's default -fexcess-precision=fast too (tests/programs/f16_native_chain.uop). MULACC, EXP2, LOG2, SIN, POW and TRUNC stay helpers, computed
    in binary64 and converted once by uf_round_h. Buffers hold the bits (uint16_t, the ABI of _Float16),
    copied in and out with memcpy; scratch ALLOCs and f16 vector lanes stay float (soft).
    Fallback: no _Float16 on this target (gcc < 12, clang < 15 on x86-64; tcc predefines __FLT16_MAX__
