@@ -39,7 +39,7 @@ struct OpRule {
   const char* fast;    // the division fast path, when the caller proves it exact
 };
 
-#define ALL5(f) {f, f, f, f, f, nullptr}
+#define ALL5(f) {f, f, f, f, f, nullptr}  // one format for the five classes; native f16 as narrow float
 const OpRule kRules[] = {
     {Op::ADD, {"($0|$1)", "uf_add_$t($0,$1)", "uf_round_$t((double)$0+(double)$1)", "($0+$1)", "($0+$1)", "uf_hadd($0,$1)"}, nullptr},
     {Op::SUB, {"($0^$1)", "uf_sub_$t($0,$1)", "uf_round_$t((double)$0-(double)$1)", "($0-$1)", "($0-$1)", "uf_hsub($0,$1)"}, nullptr},
