@@ -42,11 +42,12 @@ void write_output(const std::string& path, const std::string& text);
 namespace uf::cli {
 
 // The compiled-path flags every command that compiles shares: --cc, --cflags, --renderer-cmd,
-// --renderer-batch, --timeout. A flag given on the command line wins; otherwise a program's `meta
-// cc/cflags/renderer/renderer_protocol` (recorded when the case was found) is used, so `uopfuzz run FILE`
-// alone reproduces a corpus file's miscompile, with a batch plug-in spoken to as one.
+// --renderer-batch, --f16, --bf16, --timeout. A flag given on the command line wins; otherwise a program's
+// `meta cc/cflags/renderer/renderer_protocol/f16/bf16` (recorded when the case was found) is used, so
+// `uopfuzz run FILE` alone reproduces a corpus file's miscompile, with a batch plug-in spoken to as one
+// and narrow floats rendered in the mode they were found in.
 struct CompiledFlags {
-  std::string cc, cflags, renderer_cmd, renderer_batch;
+  std::string cc, cflags, renderer_cmd, renderer_batch, f16, bf16;
   double timeout_s = 0;
   void add_to(CLI::App* app);
   CompiledPathConfig config(const Program* recorded = nullptr) const;

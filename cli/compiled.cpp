@@ -14,6 +14,8 @@ void CompiledFlags::add_to(CLI::App* app) {
   app->add_option("--cflags", cflags, "compiler flags (default: exact and fast, or the file's meta cflags)");
   app->add_option("--renderer-cmd", renderer_cmd, "render with this command instead: CMD PROGRAM_FILE FUNCTION_NAME");
   app->add_option("--renderer-batch", renderer_batch, "render with this batch plug-in instead: CMD LIST_FILE (docs/format.md section 5)");
+  app->add_option("--f16", f16, "f16 in the built-in renderer: soft (float + rounding helpers, default) or native (_Float16 where the compiler has it)");
+  app->add_option("--bf16", bf16, "bf16 in the built-in renderer: soft (default) or native (renders soft: no tested compiler has __bf16 arithmetic)");
   app->add_option("--timeout", timeout_s, "seconds one kernel run may take before it is a timeout")->check(CLI::PositiveNumber);
 }
 
@@ -42,6 +44,18 @@ CompiledPathConfig CompiledFlags::config(const Program* recorded) const {
   }
   if (cfg.renderer_cmd == "builtin") cfg.renderer_cmd.clear();
   if (cfg.renderer_cmd.empty()) cfg.renderer_batch = false;
+  // Narrow-float modes: the flag, else the recorded meta, else soft.
+  auto mode = [&](const std::string& flag, const char* meta) {
+    std::string v = "soft";
+    pick(flag, meta, v);
+    if (v != "soft" && v != "native")
+      throw UserError(std::string("uopfuzz: ") + (flag.empty() ? "meta " : "--") + meta + " '" + v + "': expected soft or native");
+    return v == "native";
+  };
+  cfg.render.f16_native = mode(f16, "f16");
+  cfg.render.bf16_native = mode(bf16, "bf16");
+  if (!cfg.renderer_cmd.empty() && (!f16.empty() || !bf16.empty()))
+    throw UserError("uopfuzz: --f16 and --bf16 choose how the built-in renderer renders; a plug-in renders its own way");
   if (timeout_s > 0) cfg.timeout_s = timeout_s;
   return cfg;
 }

@@ -44,7 +44,7 @@ class BatchCompiler {
   std::vector<std::string> sources(const std::vector<const Unit*>& units) const {
     std::vector<std::string> s;
     if (builtin()) {  // one translation unit: the prelude once, then every function
-      std::string tu = render_prelude();
+      std::string tu = render_prelude(cfg_.render);
       for (const Unit* u : units) tu += "\n" + u->source;
       s.push_back(std::move(tu));
     } else {
@@ -67,7 +67,7 @@ class BatchCompiler {
     // Before bisecting, make sure a trivial unit compiles: bad flags fail everything the same way.
     if (!checked_setup_) {
       checked_setup_ = true;
-      const CompileResult t = compile_shared({builtin() ? render_prelude() : "/* empty */\n"}, opt_);
+      const CompileResult t = compile_shared({builtin() ? render_prelude(cfg_.render) : "/* empty */\n"}, opt_);
       if (!t.ok) {
         setup_error_ = "the compiler fails even on an empty translation unit (check --cc/--cflags):\n" + t.message;
       }
@@ -117,7 +117,7 @@ std::vector<std::optional<std::string>> render_units(const std::vector<const Pro
   if (cfg.renderer_cmd.empty()) {
     for (size_t i = 0; i < programs.size(); ++i) {
       try {
-        sources[i] = render_function(*programs[i], names[i]);
+        sources[i] = render_function(*programs[i], names[i], cfg.render);
       } catch (const std::exception& e) {  // a renderer bug must not take the batch down
         out[i]->status = KernelStatus::render_error;
         out[i]->message = std::string("built-in renderer: ") + e.what();
@@ -184,7 +184,7 @@ std::string status_name(KernelStatus s) {
 }
 
 std::string render_source(const Program& p, const std::string& fn_name, const CompiledPathConfig& cfg) {
-  if (cfg.renderer_cmd.empty()) return render_c(p, fn_name);
+  if (cfg.renderer_cmd.empty()) return render_c(p, fn_name, cfg.render);
   PluginResult r = cfg.renderer_batch ? std::move(render_batch_with_plugin({&p}, {fn_name}, cfg.renderer_cmd, cfg.render_timeout_s).at(0))
                                       : render_with_plugin(p, fn_name, cfg.renderer_cmd, cfg.render_timeout_s);
   if (!r.ok) throw UserError(r.message);

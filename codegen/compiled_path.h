@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/render/render.h"
 #include "codegen/runtime/compiler.h"
 #include "core/program.h"
 
@@ -35,6 +36,7 @@ struct CompiledPathConfig {
   std::string cflags = kDefaultCFlags;
   std::string renderer_cmd;        // empty: the built-in renderer (render.h)
   bool renderer_batch = false;     // renderer_cmd speaks the batch protocol (plugin.h): one process per batch
+  RenderOptions render;            // the built-in renderer's --f16/--bf16 modes (soft by default)
   double timeout_s = 10;           // one kernel run
   double render_timeout_s = 60;    // one plug-in run
   double compile_timeout_s = 300;  // one compiler call

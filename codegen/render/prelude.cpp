@@ -309,11 +309,60 @@ UF_VEC(f32, float) UF_VEC(f64, double)
 /* end of prelude */
 )PRELUDE";
 
+// Inserted before the end marker under --f16 native (RenderOptions::f16_native). The kernel text is
+// the same whether the compiler has _Float16 or not: uf_h and the uf_h* ops are defined one way or the other.
+const char* const kNativeF16 = R"PRELUDE(/* --f16 native: f16 values are uf_h, the compiler's own _Float16 where it has one. Native ops:
+   + - * (uf_hadd, uf_hsub, uf_hmul), 1/x (uf_hrecip), sqrt (uf_hsqrt), NEG, comparisons, WHERE, MAX,
+   conversions from f32 and f64 (one correctly rounded conversion each; ints go through binary64 first,
+   like the reference). Each is correctly rounded, so it equals the reference's "binary64, rounded
+   once": in binary16 (AVX512-FP16) directly, and in float too, because rounding a correctly rounded
+   float result again to binary16 is innocuous (24 >= 2*11+2). Excess precision: without AVX512-FP16,
+   gcc and clang compute _Float16 in float and may keep a float intermediate across a chain like
+   (a+b)*c (gcc 12 and clang 16 do, at -O0 and -O2). Every op is therefore cast to _Float16, which
+   rounds, under gcc's default -fexcess-precision=fast too (tests/programs/f16_native_chain.uop). MULACC, EXP2, LOG2, SIN, POW and TRUNC stay helpers, computed
+   in binary64 and converted once by uf_round_h. Buffers hold the bits (uint16_t, the ABI of _Float16),
+   copied in and out with memcpy; scratch ALLOCs and f16 vector lanes stay float (soft).
+   Fallback: no _Float16 on this target (gcc < 12, clang < 15 on x86-64; tcc predefines __FLT16_MAX__
+   but has no such type). Then uf_h is float and the same names are the soft helpers: native mode
+   compiles everywhere and is exact everywhere. */
+#if defined(__FLT16_MAX__) && !defined(__TINYC__) && (!defined(__clang__) || __clang_major__ >= 15)
+#define UF_F16_NATIVE 1
+typedef _Float16 uf_h;
+#define uf_hadd(a, b) ((_Float16)((a) + (b)))
+#define uf_hsub(a, b) ((_Float16)((a) - (b)))
+#define uf_hmul(a, b) ((_Float16)((a) * (b)))
+#define uf_hrecip(a) ((_Float16)((_Float16)1 / (a)))
+#define uf_hsqrt(a) ((_Float16)sqrtf((float)(a)))
+static inline uf_h uf_round_h(double x) { return (_Float16)x; }
+static inline uf_h uf_round_h_f32(float x) { return (_Float16)x; }
+static inline uint16_t uf_bits_h(uf_h a) { uint16_t u; memcpy(&u, &a, 2); return u; }
+static inline uf_h uf_frombits_h(uint16_t u) { uf_h a; memcpy(&a, &u, 2); return a; }
+#else
+typedef float uf_h;
+#define uf_hadd(a, b) uf_rh((double)(a) + (double)(b))
+#define uf_hsub(a, b) uf_rh((double)(a) - (double)(b))
+#define uf_hmul(a, b) uf_rh((double)(a) * (double)(b))
+#define uf_hrecip(a) uf_rh(1.0 / (double)(a))
+#define uf_hsqrt(a) uf_rh(sqrt((double)(a)))
+static inline uf_h uf_round_h(double x) { return uf_rh(x); }
+static inline uf_h uf_round_h_f32(float x) { return uf_rh((double)x); }
+static inline uint16_t uf_bits_h(uf_h a) { return uf_f2h(a); }
+static inline uf_h uf_frombits_h(uint16_t u) { return uf_h2f(u); }
+#endif
+static inline uf_h uf_max_h(uf_h a, uf_h b) { return b > a ? b : a; }
+static inline uf_h uf_trunc_h(uf_h x) { float t = truncf((float)x); return t == 0 ? (uf_h)0.0f : (uf_h)t; }
+)PRELUDE";
+
 }  // namespace
 
-const std::string& render_prelude() {
-  static const std::string text = kPrelude;
-  return text;
+const std::string& render_prelude(const RenderOptions& opts) {
+  static const std::string soft = kPrelude;
+  static const std::string native = [] {
+    std::string s = kPrelude;
+    s.insert(s.rfind("/* end of prelude */"), kNativeF16);
+    return s;
+  }();
+  return opts.f16_native ? native : soft;
 }
 
 }  // namespace uf

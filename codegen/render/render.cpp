@@ -25,7 +25,7 @@ const char* const kKeywords[] = {
 
 class Renderer {
  public:
-  Renderer(const Program& p, const std::string& fn) : p_(p), fn_(fn) {}
+  Renderer(const Program& p, const std::string& fn, const RenderOptions& opts) : p_(p), fn_(fn), opts_(opts) {}
 
   std::string run() {
     const std::vector<const UOp*> order = linearize(p_);
@@ -88,7 +88,7 @@ class Renderer {
 
   void name_value(const UOp* u, const char* prefix, const std::string& value) {
     const std::string v = fresh(prefix);
-    emit_line(std::string(c_value_type(u->dtype)) + " " + v + " = " + value + ";");
+    emit_line(std::string(c_value_type(u->dtype, opts_)) + " " + v + " = " + value + ";");
     expr_[u->id] = v;
     named_[u->id] = true;
   }
@@ -168,6 +168,7 @@ class Renderer {
     std::string v = "acc" + std::to_string(u->slot);
     if (++seen > 1) v += "_" + std::to_string(seen);
     expr_[u->id] = v;
+    // Scratch keeps the soft value type in every mode: vector loads and stores copy it as float lanes.
     const std::string T = c_value_type(u->dtype);
     const int64_t size = u->len * (carried_as_float(u->dtype) ? 4 : bytes(u->dtype));  // scratch holds floats
     if (u->len == 1) {
@@ -212,7 +213,7 @@ class Renderer {
     std::vector<std::string> ops;
     ops.reserve(u->src.size());
     for (const UOp* s : u->src) ops.push_back(expr_[s->id]);
-    const std::string e = alu_expr(u, ops, division_fast_path(u, bounds_));
+    const std::string e = alu_expr(u, ops, division_fast_path(u, bounds_), opts_);
     if (uses_[u->id] > 1 || e.size() > kMaxInline) name_value(u, "alu", e);
     else expr_[u->id] = e;
   }
@@ -222,14 +223,14 @@ class Renderer {
     if (u->op == Op::STORE && u->src[1]->is_vector()) return vector_store(u);
     if (u->is_vector() || u->op == Op::GEP) return vector(u);
     switch (u->op) {
-      case Op::CONST: expr_[u->id] = c_constant(u->dtype, u->value); break;
+      case Op::CONST: expr_[u->id] = c_constant(u->dtype, u->value, opts_); break;
       case Op::BUFFER: expr_[u->id] = "data" + std::to_string(u->slot); break;
       case Op::ALLOC: alloc(u); break;
       case Op::AFTER: expr_[u->id] = expr_[u->src[0]->id]; break;
       case Op::INDEX: index(u); break;
       case Op::LOAD: {
         const std::string& a = expr_[u->src[0]->id];
-        std::string e = bits_buffer(u->src[0]) ? "uf_frombits_" + std::string(name(u->dtype)) + "(" + a + ")" : a;
+        std::string e = bits_buffer(u->src[0]) ? "uf_frombits_" + helper_tag(u->dtype, opts_) + "(" + a + ")" : a;
         // Gated: C's conditional evaluates the load only when the gate is true, like the reference.
         if (u->is_gated()) e = "(" + expr_[u->src[2]->id] + " ? " + e + " : " + expr_[u->src[1]->id] + ")";
         name_value(u, "val", e);
@@ -238,7 +239,7 @@ class Renderer {
       case Op::STORE: {
         const std::string& v = expr_[u->src[1]->id];
         const DType d = u->src[1]->dtype;
-        const std::string stored = bits_buffer(u->src[0]) ? "uf_bits_" + std::string(name(d)) + "(" + v + ")" : v;
+        const std::string stored = bits_buffer(u->src[0]) ? "uf_bits_" + helper_tag(d, opts_) + "(" + v + ")" : v;
         const std::string gate = u->is_gated() ? "if (" + expr_[u->src[2]->id] + ") " : "";
         emit_line(gate + expr_[u->src[0]->id] + " = " + stored + ";");
         break;
@@ -250,6 +251,7 @@ class Renderer {
 
   const Program& p_;
   const std::string& fn_;
+  const RenderOptions opts_;
   std::vector<int> uses_;
   std::vector<IntRange> bounds_;
   std::vector<std::string> expr_;
@@ -275,14 +277,14 @@ bool is_c_identifier(const std::string& s) {
   return true;
 }
 
-std::string render_function(const Program& p, const std::string& fn_name) {
+std::string render_function(const Program& p, const std::string& fn_name, const RenderOptions& opts) {
   if (!is_c_identifier(fn_name) || fn_name.rfind("uf_", 0) == 0 || fn_name.rfind("__", 0) == 0)
     throw UserError("render: '" + fn_name + "' is not a usable C function name");
-  return Renderer(p, fn_name).run();
+  return Renderer(p, fn_name, opts).run();
 }
 
-std::string render_c(const Program& p, const std::string& fn_name) {
-  return render_prelude() + "\n" + render_function(p, fn_name);
+std::string render_c(const Program& p, const std::string& fn_name, const RenderOptions& opts) {
+  return render_prelude(opts) + "\n" + render_function(p, fn_name, opts);
 }
 
 }  // namespace uf

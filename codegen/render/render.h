@@ -20,7 +20,7 @@
 //  - an index not proven inside its memory by the bounds analysis (bounds.h) is clamped by uf_idx, so
 //    a kernel never touches memory outside its buffers;
 //  - arithmetic goes through the prelude's exact helpers (rules.cpp says which and why).
-// Output is deterministic: the same program and name give the same text, character for character.
+// Output is deterministic: the same program, name and options give the same text, character for character.
 #pragma once
 #include <string>
 
@@ -28,10 +28,22 @@
 
 namespace uf {
 
-const std::string& render_prelude();
+// How narrow floats are rendered. Soft (the default): carried as float, every op rounded by a prelude
+// helper. f16 native (`--f16 native`): f16 values are `uf_h`, the compiler's own _Float16 where it has
+// one, and the ops that are exact in it are its own arithmetic (rules.cpp's native column; the prelude
+// falls back to the soft helpers where the compiler has no _Float16). bf16 native: recorded and
+// accepted, but no compiler uopfuzz is tested with has arithmetic on __bf16, so it renders soft.
+struct RenderOptions {
+  bool f16_native = false;
+  bool bf16_native = false;
+  bool operator==(const RenderOptions&) const = default;
+};
+
+// The prelude for these options (soft: byte-identical to what it always was; f16 native adds a section).
+const std::string& render_prelude(const RenderOptions& opts = {});
 // Throws UserError if `fn_name` is not a C identifier, or starts with the prelude's reserved `uf_`.
-std::string render_function(const Program& p, const std::string& fn_name);
-std::string render_c(const Program& p, const std::string& fn_name = "kernel");
+std::string render_function(const Program& p, const std::string& fn_name, const RenderOptions& opts = {});
+std::string render_c(const Program& p, const std::string& fn_name = "kernel", const RenderOptions& opts = {});
 
 bool is_c_identifier(const std::string& s);
 

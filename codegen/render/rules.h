@@ -4,6 +4,7 @@
 #include <span>
 #include <string>
 
+#include "codegen/render/render.h"
 #include "core/uop.h"
 
 namespace uf {
@@ -12,10 +13,12 @@ namespace uf {
 // expressions of u->src, each a primary expression (a name, a literal, a call or a parenthesised
 // expression), and so is the result. `fast` selects C's own `/` and `%` for FLOORDIV/FLOORMOD/CDIV/CMOD
 // (the caller decides when that is exact: see division_fast_path).
-std::string alu_expr(const UOp* u, std::span<const std::string> ops, bool fast);
+std::string alu_expr(const UOp* u, std::span<const std::string> ops, bool fast, const RenderOptions& opts = {});
 // The same for an op given by its dtypes: `result` the node's, `from` src[0]'s, `operand` the value
-// operands' (WHERE: the arms'). One lane of a vector op goes through here.
-std::string alu_expr(Op op, DType result, DType from, DType operand, std::span<const std::string> ops, bool fast);
+// operands' (WHERE: the arms'). One lane of a vector op goes through here, always soft (vector lanes of
+// narrow floats are floats in every mode).
+std::string alu_expr(Op op, DType result, DType from, DType operand, std::span<const std::string> ops, bool fast,
+                     const RenderOptions& opts = {});
 
 // Vectors (codegen/render/vector.cpp): the expression for vector node `u` (lanes > 1, not LOAD), or for a
 // GEP, given the C names of its sources (vector sources are always named variables).
@@ -30,11 +33,16 @@ std::string vector_lane(DType d, const std::string& v, int k);
 // stored in memory as their bits, rounded by the prelude's uf_round_DTYPE after each operation.
 constexpr bool carried_as_float(DType d) { return is_float(d) && d != DType::F32 && d != DType::F64; }
 
+// f16 under --f16 native: values of C type uf_h (the prelude's _Float16, or float where there is none).
+constexpr bool native_f16(DType d, const RenderOptions& o) { return d == DType::F16 && o.f16_native; }
+// The tag of a dtype's prelude helpers (uf_round_TAG, uf_bits_TAG, ...): its name, or `h` for native f16.
+std::string helper_tag(DType d, const RenderOptions& opts = {});
+
 // The C type of a value of dtype d inside a kernel.
-const char* c_value_type(DType d);
+const char* c_value_type(DType d, const RenderOptions& opts = {});
 // The C type of an element of a BUFFER of dtype d in the kernel's signature (narrow floats as their bits).
 const char* c_param_type(DType d);
 // An exact C literal of value v of dtype d (parenthesised when negative).
-std::string c_constant(DType d, Scalar v);
+std::string c_constant(DType d, Scalar v, const RenderOptions& opts = {});
 
 }  // namespace uf

@@ -121,6 +121,10 @@ std::string reproducer_text(Program p, const Observation& failure, const Finding
   // The protocol belongs with the command: a program reduced under another renderer drops a stale one.
   if (ctx.cfg.renderer_batch) p.set_meta("renderer_protocol", "batch");
   else std::erase_if(p.meta, [](const auto& kv) { return kv.first == "renderer_protocol"; });
+  // A native mode is recorded so the finding replays in it; soft (the default) leaves no line.
+  std::erase_if(p.meta, [](const auto& kv) { return kv.first == "f16" || kv.first == "bf16"; });
+  if (ctx.cfg.renderer_cmd.empty() && ctx.cfg.render.f16_native) p.set_meta("f16", "native");
+  if (ctx.cfg.renderer_cmd.empty() && ctx.cfg.render.bf16_native) p.set_meta("bf16", "native");
   if (failure.signal) set("signal", std::to_string(failure.signal));
   p.expect = failure.expect;
   p.got = failure.got;

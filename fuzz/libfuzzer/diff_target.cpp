@@ -82,6 +82,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   if (const char* v = env("UOPFUZZ_FUZZ_CC")) s.cfg.cc = v;
   if (const char* v = env("UOPFUZZ_FUZZ_CFLAGS")) s.cfg.cflags = v;
   if (const char* v = env("UOPFUZZ_FUZZ_RENDERER")) s.cfg.renderer_cmd = v;
+  if (const char* v = env("UOPFUZZ_FUZZ_F16")) s.cfg.render.f16_native = std::string(v) == "native";
   if (const char* v = env("UOPFUZZ_FUZZ_OUT")) s.out_dir = v;
   s.cfg.timeout_s = 5;
   s.cfg.compile_timeout_s = 60;

@@ -60,6 +60,19 @@ TEST_F(CorpusTest, SavesOneReadableFilePerBucket) {
   EXPECT_EQ(files, 2u);
 }
 
+// A finding made under --f16 native replays in it: the mode is a meta line; soft (the default) adds none,
+// and a stale line from an earlier mode does not survive.
+TEST_F(CorpusTest, RecordsNativeNarrowFloatModes) {
+  EXPECT_EQ(reproducer_text(tiny(), failure("mismatch MUL i32"), ctx).find("meta f16"), std::string::npos);
+  FindingContext native = ctx;
+  native.cfg.render.f16_native = true;
+  const Program p = parse_program(reproducer_text(tiny(), failure("mismatch MUL i32"), native));
+  ASSERT_NE(p.meta_value("f16"), nullptr);
+  EXPECT_EQ(*p.meta_value("f16"), "native");
+  EXPECT_EQ(p.meta_value("bf16"), nullptr);
+  EXPECT_EQ(parse_program(reproducer_text(p, failure("mismatch MUL i32"), ctx)).meta_value("f16"), nullptr);
+}
+
 TEST_F(CorpusTest, ALaterCampaignResumesWithoutDuplicates) {
   { Corpus(dir.string()).save(tiny(), failure("crash SIGFPE"), ctx); }
   Corpus again(dir.string());

@@ -67,6 +67,22 @@ TEST_F(Cli, BadInputIsExitTwoWithLocation) {
   EXPECT_EQ(run("fmt").code, 2);
 }
 
+// --f16/--bf16: soft or native, from the flag or the file's meta; anything else is a usage error.
+TEST_F(Cli, NarrowFloatModes) {
+  const std::string chain = example("f16_native_chain.uop");
+  const Ran bad = run("render --f16 bogus " + chain);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.out.find("uopfuzz: --f16 'bogus': expected soft or native"), std::string::npos) << bad.out;
+  EXPECT_EQ(run("run --bf16 half " + chain).code, 2);
+  EXPECT_NE(run("render --f16 native " + chain).out.find("typedef _Float16 uf_h;"), std::string::npos);
+  EXPECT_EQ(run("render " + chain).out.find("uf_h val"), std::string::npos);
+  std::string text = read_text(chain);
+  text.insert(text.find('\n') + 1, "meta f16 = native\n");
+  EXPECT_EQ(run("run " + file("native.uop", text)).code, 0);
+  text.replace(text.find("meta f16 = native"), 17, "meta f16 = sooft");
+  EXPECT_EQ(run("run " + file("typo.uop", text)).code, 2);
+}
+
 TEST_F(Cli, FmtIsCanonicalAndWritesAtomically) {
   const std::string out = (dir / "out.uop").string();
   ASSERT_EQ(run("fmt " + example("dot_product.uop") + " -o " + out).code, 0);

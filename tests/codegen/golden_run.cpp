@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <future>
+#include <iterator>
 #include <map>
 
 #include "codegen/compiled_path.h"
@@ -38,11 +40,20 @@ std::vector<std::vector<const AluCase*>> chunks(const std::vector<AluCase>& case
 
 // The batch is compiled as two halves in parallel (two compiler calls): it halves the wall time on
 // two cores, and exercises run_compiled from several threads at once.
-void run_golden(const std::string& file, const std::string& cc, const std::string& cflags, bool loaded) {
+void run_golden(const std::string& file, const std::string& cc, const std::string& cflags, bool loaded,
+                const RenderOptions& render) {
   if (find_executable(cc).empty()) FAIL() << "compiler '" << cc << "' is not installed: this test needs it";
   TempCache cache;
-  const std::vector<AluCase>& cases = alu_golden(file).cases;
-  ASSERT_GT(cases.size(), 30000u);
+  const std::vector<AluCase>& all = alu_golden(file).cases;
+  ASSERT_GT(all.size(), 30000u);
+  // --f16 native changes only what touches f16 (other programs render as in soft mode): just those cases.
+  std::vector<AluCase> f16_cases;
+  if (render.f16_native)
+    std::copy_if(all.begin(), all.end(), std::back_inserter(f16_cases), [](const AluCase& c) {
+      return c.result_dtype == DType::F16 || std::find(c.operand_dtypes.begin(), c.operand_dtypes.end(), DType::F16) != c.operand_dtypes.end();
+    });
+  const std::vector<AluCase>& cases = render.f16_native ? f16_cases : all;
+  ASSERT_FALSE(cases.empty());
   const auto parts = chunks(cases);
   std::vector<Program> programs;
   for (const auto& part : parts) programs.push_back(alu_program(part, loaded).program);
@@ -50,6 +61,7 @@ void run_golden(const std::string& file, const std::string& cc, const std::strin
   cfg.cc = cc;
   cfg.cflags = cflags;
   cfg.timeout_s = 60;
+  cfg.render = render;
   std::vector<const Program*> halves[2];
   for (size_t i = 0; i < programs.size(); ++i) halves[i * 2 / programs.size()].push_back(&programs[i]);
   auto second = std::async(std::launch::async, [&] { return run_compiled(halves[1], cfg); });
@@ -74,12 +86,13 @@ void run_golden(const std::string& file, const std::string& cc, const std::strin
         report += "  " + file + ":" + std::to_string(c.line) + ": " + c.text + "   got " + format_scalar(c.result_dtype, got[k]) + "\n";
     }
   }
-  EXPECT_EQ(wrong, 0u) << wrong << " of " << compared << " golden cases differ with " << cc << " " << cflags
+  const char* mode = render.f16_native ? " --f16 native" : "";
+  EXPECT_EQ(wrong, 0u) << wrong << " of " << compared << " golden cases differ with " << cc << " " << cflags << mode
                        << (loaded ? " (operands loaded)" : " (operands constant)") << ":\n" << report;
   EXPECT_EQ(compared + undefined, cases.size());
   EXPECT_GT(undefined, 0u);
-  std::printf("%s: %zu golden cases compared, %zu UNDEFINED run uncompared (%s %s, operands %s)\n", file.c_str(),
-              compared, undefined, cc.c_str(), cflags.c_str(), loaded ? "loaded" : "constant");
+  std::printf("%s: %zu golden cases compared, %zu UNDEFINED run uncompared (%s %s%s, operands %s)\n", file.c_str(),
+              compared, undefined, cc.c_str(), cflags.c_str(), mode, loaded ? "loaded" : "constant");
 }
 
 }  // namespace uf::testing
