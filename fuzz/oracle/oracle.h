@@ -6,10 +6,11 @@
 //
 // Signature: the class plus where the divergence starts. For a mismatch we find the first diverging
 // *value*, not just the first diverging buffer element: the program is instrumented with probe stores
-// of every live value (one probe buffer per dtype), run both ways, and the first node in linear order
-// whose value differs names the bucket, e.g. `mismatch CAST f64>u32` or `mismatch MAX f16`. A store to
-// the wrong place with every value right is `mismatch STORE f32`. Crashes bucket by signal
-// (`crash SIGFPE`), the other classes by class alone.
+// of every live value (core/probe.h: inside loops once per iteration), run both ways, and the value that
+// differs first in execution order names the bucket, e.g. `mismatch CAST f64>u32`, `mismatch MAX f16`,
+// `mismatch RANGE i32` (a loop ran too few or too many times). A store to the wrong place with every
+// value right is `mismatch STORE f32 address`. Crashes bucket by signal (`crash SIGFPE`), the other
+// classes by class alone.
 #pragma once
 #include <optional>
 #include <string>

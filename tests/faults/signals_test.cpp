@@ -171,7 +171,7 @@ std::pair<std::string, std::string> first_saved(const fs::path& events) {
 TEST_F(Signals, KillNineTwentySecondsAfterTheFirstFailureKeepsIt) {
   fs::create_directories(corpus);
   const fs::path json = dir / "k.json", events = dir / "k.events.jsonl";
-  UopfuzzProc p = start_uopfuzz(campaign(json.string(), "--time 120 -q --reduce-time 600"), dir / "klog", env);
+  UopfuzzProc p = start_uopfuzz(campaign(json.string(), "--time 120 -q"), dir / "klog", env);
   std::pair<std::string, std::string> first;
   ASSERT_TRUE(await(p, [&] { return !(first = first_saved(events)).first.empty(); }, 90, std::chrono::milliseconds(50)))
       << "no finding saved:\n" << read_text(dir / "klog");
