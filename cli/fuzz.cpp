@@ -125,6 +125,8 @@ struct FuzzCliOptions {
 int run_fuzz(FuzzCliOptions o) {
   if (o.campaign.time_s <= 0 && o.campaign.count <= 0) o.campaign.time_s = 60;
   o.campaign.policy = policy_without(o.policy, o.without);
+  o.campaign.without_names = CLI::detail::join(o.without, ",");
+  o.campaign.policy_file = o.policy;
   o.campaign.cfg = o.flags.config();
   o.campaign.reduce = !o.no_reduce;
   if (!o.matrix.empty()) {

@@ -50,7 +50,7 @@ class Instrumenter {
       if (!u->is_vector() && in_loop(u)) probe_in_loop(u);
       else if (!u->is_vector()) top_level[u->dtype].push_back({u, u});
       else  // (loop bodies hold no vectors)
-        for (int k = 0; k < u->lanes; ++k) top_level[u->dtype].push_back({g_.gep(u, k), u});
+        for (int k = 0; k < u->lanes; ++k) top_level[u->dtype].push_back({g_.gep(u, k), u, k});
     }
     for (const auto& [d, list] : top_level) probe_top_level(d, list);
     Program& q = probe_.program;
@@ -84,6 +84,7 @@ class Instrumenter {
   struct Lane {
     const UOp* stored;
     const UOp* node;
+    int lane = -1;
   };
 
   // Outside loops: one buffer per dtype, one constant index per value.
@@ -93,7 +94,7 @@ class Instrumenter {
       const auto idx = static_cast<int64_t>(k);
       const UOp* at = g_.make(Op::INDEX, {b, g_.constant(DType::I32, Scalar::of_int(idx))});
       effects_.push_back(g_.make(Op::STORE, {at, list[k].stored}));
-      probe_.points.push_back({list[k].node, b->slot, idx, 1, position_[list[k].node->id], {}});
+      probe_.points.push_back({list[k].node, b->slot, idx, 1, position_[list[k].node->id], {}, list[k].lane});
     }
   }
 

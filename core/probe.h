@@ -35,6 +35,7 @@ struct ProbePoint {
   int64_t slot = 0, index = 0, count = 1;
   int64_t position = 0;          // node's position in the schedule
   std::vector<ProbeLoop> loops;  // the loops node runs in, outermost first
+  int lane = -1;                 // a vector node: the lane stored here
 };
 
 // `p` plus one STORE per probed scalar value (every_value: a vector's lanes through GEPs of it; computed:

@@ -40,6 +40,9 @@ struct CampaignOptions {
   std::string events_path;  // event log (events.h); empty: none
   CompiledPathConfig cfg;
   GenPolicy policy;
+  // How the policy was given (`meta without`, `meta policy` on each reproducer, as `gen` writes them):
+  // the seed alone regenerates a finding's program only under the same policy.
+  std::string without_names, policy_file;
   bool reduce = true;
   double reduce_time_s = 120;
   std::vector<MatrixEntry> matrix;  // non-empty: each new bucket is triaged (meta blame) after its reduction

@@ -120,6 +120,8 @@ class Worker {
     if (corpus_.has(obs.signature)) return;  // this run's or an earlier one's: reduction time goes to new buckets
     Program found = f.failing(checked);
     found.set_meta("campaign_seed", std::to_string(o_.seed));
+    if (!o_.without_names.empty()) found.set_meta("without", o_.without_names);
+    if (!o_.policy_file.empty()) found.set_meta("policy", o_.policy_file);
     if (f.input > 0) found.set_meta("input", std::to_string(f.input));
     found.set_meta("reduced", "no");
     const std::optional<std::string> path = save(found, obs);

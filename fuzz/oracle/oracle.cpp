@@ -101,7 +101,7 @@ Divergence first_divergence(const Probe& probe, const RefResult& ref, const Kern
       if (i >= r->second.size() || i >= g->second.size() || same_value(point.node->dtype, r->second[i], g->second[i])) continue;
       std::vector<int64_t> time = probe_time(point, e);
       if (!first.node || time < first_time) {
-        first = {"mismatch " + describe(point.node), point.node, {}};
+        first = {"mismatch " + describe(point.node), point.node, {}, point.lane, r->second[i]};
         first_time = std::move(time);
       }
       break;  // later elements of one point are later iterations

@@ -51,6 +51,9 @@ struct Divergence {
   // The reference values of node's operands that run inside loops, at the iteration where node diverged
   // (those recorded per iteration): what a slice needs, since such values have no single reference value.
   std::unordered_map<const UOp*, Scalar> loop_operands;
+  // A vector node: the first lane that diverged and its reference value (a slice rebuilds that lane).
+  int lane = -1;
+  Scalar lane_value{};
 };
 Divergence find_divergence(const Program& p, const CompiledPathConfig& cfg);
 

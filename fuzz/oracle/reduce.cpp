@@ -67,7 +67,8 @@ ReduceResult reduce(const Program& p, const std::string& signature, const Compil
       ++r.compiler_calls;
       auto slice_values = values;
       slice_values.insert(d.loop_operands.begin(), d.loop_operands.end());
-      candidates = slice_candidates(r.program, d.node, slice_values);
+      candidates = d.lane >= 0 ? lane_slices(r.program, d.node->dtype, d.node->lanes, d.lane, d.lane_value)
+                               : slice_candidates(r.program, d.node, slice_values);
       for (Program& q : candidates) q.got.clear();
     }
     for (Program& q : shrink_candidates(r.program, values)) candidates.push_back(std::move(q));

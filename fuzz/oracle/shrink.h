@@ -21,6 +21,7 @@
 // the reducer verifies and interprets each before compiling anything.
 #pragma once
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "core/program.h"
@@ -40,10 +41,15 @@ struct ProgramCost {
 };
 ProgramCost program_cost(const Program& p);
 
-// Slices: the diverging node `d` alone, its operands as constants (then loaded from input buffers),
-// stored into a fresh one-element output buffer. When the bug lives in `d`'s own rule, one of these
-// reproduces it in a handful of nodes, in one step.
+// Slices (fuzz/oracle/slice.cpp): the diverging node `d` alone, its operands as constants (then loaded
+// from input buffers; a CONST by itself), stored into a fresh one-element output buffer. When the bug
+// lives in `d`'s own rule, one of these reproduces it in a handful of nodes, in one step.
 std::vector<Program> slice_candidates(const Program& p, const UOp* d, const std::unordered_map<const UOp*, Scalar>& values);
+// The slices of lane k of an N-lane vector of dtype t whose reference value there is v: lane k holds v and
+// every other lane a different value, from a STACK of constants, then from a vector LOAD of an input buffer
+// (a lane-order bug shows in either), and GEP k is stored. For a diverging GEP, and for a diverging vector
+// node's lane.
+std::vector<Program> lane_slices(const Program& p, DType t, int n, int k, Scalar v);
 
 // `values` holds the reference value of every live value node (from interpreting the probe program).
 std::vector<Program> shrink_candidates(const Program& p, const std::unordered_map<const UOp*, Scalar>& values);

@@ -82,6 +82,9 @@ TEST_F(Campaign, BrokenRendererIsFoundReducedSavedAndReplayed) {
     for (const char* key : {"seed", "generator", "worker", "cc", "cc_version", "cflags", "renderer", "found", "status"})
       EXPECT_NE(p.meta_value(key), nullptr) << key;
     EXPECT_FALSE(p.got.empty());
+    // And the policy it was generated under: its seed regenerates it only with the same --without.
+    ASSERT_NE(p.meta_value("without"), nullptr);
+    EXPECT_EQ(*p.meta_value("without"), "loop");
     // One command reproduces it: meta carries the compiler, flags and renderer.
     const Ran replay = run("run " + path.get<std::string>());
     EXPECT_EQ(replay.code, 1) << replay.out;
