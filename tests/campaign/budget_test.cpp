@@ -38,9 +38,10 @@ TEST(Budget, ACampaignEndsOnTimeMidReductionAndKeepsItsFindingUnreduced) {
     const Program p = read_program(path.get<std::string>());
     verify(p);
     ASSERT_NE(p.meta_value("reduced"), nullptr) << path;
-    if (*p.meta_value("reduced") == "no") unreduced = path.get<std::string>();
+    // A mismatch: the crashes here are a wrong index reading out of bounds, which need not crash again.
+    if (*p.meta_value("reduced") == "no" && *p.meta_value("class") == "mismatch") unreduced = path.get<std::string>();
   }
-  ASSERT_FALSE(unreduced.empty()) << "every finding reduced within the budget: the test no longer cuts a reduction short\n"
+  ASSERT_FALSE(unreduced.empty()) << "every mismatch reduced within the budget: the test no longer cuts a reduction short\n"
                                   << s.dump(2);
   const fs::path finished = dir / "finished.uop";
   const Ran red = run_uopfuzz_isolated("reduce " + unreduced + " --time 600 -o " + finished.string(), dir / "cache");
