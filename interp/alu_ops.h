@@ -22,7 +22,7 @@ inline AluResult ok(Scalar v) { return {v, AluUndefined::None}; }
 inline AluResult undefined(AluUndefined why) { return {Scalar::zero(), why}; }
 
 // The ops computed by the integer and float families (WHERE, CAST, BITCAST have their own).
-constexpr bool is_arith(Op op) { return is_alu(op) && op != Op::WHERE && op != Op::CAST && op != Op::BITCAST; }
+constexpr bool is_arith(Op op) { return is_alu(op) && op != Op::WHERE && !is_conversion(op); }
 
 // Rounds a binary64 to the nearest binary16 value, ties to even, as a binary64: core's round_to_half,
 // done on the bits without library calls (tests/interp checks the two agree). Overflow gives ±inf.
@@ -115,21 +115,8 @@ constexpr bool is_total_float(Op op) {
   return is_total(op) && is_arith(op) && info(op).result == ResultRule::SAME && c != OperandClass::INT &&
          c != OperandClass::INT_BOOL;
 }
-template <size_t N>
-constexpr std::array<Op, N> ops_where(bool (*in)(Op)) {
-  std::array<Op, N> group{};
-  size_t k = 0;
-  for (int o = 0; o < kNumOps; ++o)
-    if (in(static_cast<Op>(o))) group[k++] = static_cast<Op>(o);
-  return group;
-}
-constexpr size_t count_ops(bool (*in)(Op)) {
-  size_t n = 0;
-  for (int o = 0; o < kNumOps; ++o) n += in(static_cast<Op>(o));
-  return n;
-}
-inline constexpr auto kTotalIntOps = ops_where<count_ops(is_total_int)>(is_total_int);
-inline constexpr auto kTotalFloatOps = ops_where<count_ops(is_total_float)>(is_total_float);
+inline constexpr auto kTotalIntOps = kOpsWhere<is_total_int>;
+inline constexpr auto kTotalFloatOps = kOpsWhere<is_total_float>;
 template <size_t N>
 constexpr int position(const std::array<Op, N>& group, Op op) {
   for (size_t k = 0; k < N; ++k)

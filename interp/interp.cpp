@@ -22,7 +22,6 @@ namespace {
 // Dispatch codes: 2*op for every op, 2*op + 1 for the float family of arithmetic ops. (An enum, not a
 // plain uint8_t: char-typed stores may alias anything and would force reloads.)
 enum Code : uint8_t {};
-constexpr bool is_comparison(Op op) { return is_alu(op) && info(op).result == ResultRule::BOOL; }
 // Ops whose result dtype tells the family; comparisons choose theirs by the operand, after dispatch.
 constexpr bool family_by_result(Op op) { return alu::is_arith(op) && !is_comparison(op); }
 constexpr bool has_int_family(Op op) { return alu::is_arith(op) && info(op).operands != OperandClass::FLOAT; }

@@ -39,10 +39,11 @@ void Gen::ensure(bool ok, const char* what) {
 Gen::Gen(uint64_t seed_, const GenPolicy& base)
     : rng(seed_), pol(swarm(base, rng)), seed(seed_), g(*prog.graph), pool_(kNumDTypes) {
   // An ALU op is drawn with its weight times the weight of the dtypes it accepts.
-  for (int o = static_cast<int>(Op::ADD); o <= static_cast<int>(Op::BITCAST); ++o) {
+  for (Op op : kAluOps) {
+    const auto o = static_cast<size_t>(op);
     double dw = 0;
     for (DType d : kValueDTypes)
-      if (op_accepts(static_cast<Op>(o), d)) dw += pol.dtype_weight[static_cast<size_t>(d)];
+      if (op_accepts(op, d)) dw += pol.dtype_weight[static_cast<size_t>(d)];
     alu_weight_[o] = pol.op_weight[o] * dw;
   }
 }

@@ -148,10 +148,9 @@ void Gen::loop_step() {
   for (int l = 0; l < depth; ++l) P *= widths[l] = std::max<int64_t>(trips[l], 1);
 
   auto kind = static_cast<LoopKind>(std::max(0, rng.weighted(pol.loop_kind_weight)));
-  static constexpr Op kReduce[] = {Op::ADD, Op::MAX, Op::MUL};
   auto reduces = [this](Op op, DType t) { return op_accepts(op, t) && !pol.op_banned[static_cast<size_t>(op)]; };
   auto reducible = [&](DType t) {
-    for (Op op : kReduce)
+    for (Op op : kReduceOps)
       if (reduces(op, t)) return true;
     return false;
   };
@@ -218,7 +217,7 @@ void Gen::loop_step() {
   Op rop = Op::ADD;
   if (acc) {
     std::vector<Op> ops;
-    for (Op op : kReduce)
+    for (Op op : kReduceOps)
       if (reduces(op, d)) ops.push_back(op);
     rop = rng.pick(ops);
     const UOp* v = rng.chance(pol.p_identity_init) ? constant(d, identity(rop, d)) : operand(d);

@@ -109,8 +109,7 @@ std::vector<std::pair<std::string, size_t>> keys(ByEnum<E>) {
 }
 std::vector<std::pair<std::string, size_t>> keys(ByOp) {
   std::vector<std::pair<std::string, size_t>> out;
-  for (size_t o = 0; o < kNumOps; ++o)
-    if (is_alu(static_cast<Op>(o))) out.emplace_back(name(static_cast<Op>(o)), o);
+  for (Op op : kAluOps) out.emplace_back(name(op), static_cast<size_t>(op));
   return out;
 }
 std::vector<std::pair<std::string, size_t>> keys(ByDType) {

@@ -24,9 +24,9 @@ void thin(std::array<double, N>& w, double keep, Rng& rng) {
 double feature(double p, double keep, Rng& rng) { return rng.chance(keep) ? p : 0.0; }
 
 bool some_alu_op_usable(const GenPolicy& p) {
-  for (int o = static_cast<int>(Op::ADD); o <= static_cast<int>(Op::BITCAST); ++o)
+  for (Op op : kAluOps)
     for (DType d : kValueDTypes)
-      if (p.op_weight[o] > 0 && p.dtype_weight[static_cast<size_t>(d)] > 0 && op_accepts(static_cast<Op>(o), d))
+      if (p.op_weight[static_cast<size_t>(op)] > 0 && p.dtype_weight[static_cast<size_t>(d)] > 0 && op_accepts(op, d))
         return true;
   return false;
 }

@@ -103,7 +103,7 @@ std::string lower(std::string_view s) {
 std::vector<std::string> without_names() {
   std::vector<std::string> out;
   for (const Feature& f : kFeatures) out.emplace_back(f.name);
-  for (int o = static_cast<int>(Op::ADD); o <= static_cast<int>(Op::BITCAST); ++o) out.push_back(lower(name(static_cast<Op>(o))));
+  for (Op op : kAluOps) out.push_back(lower(name(op)));
   for (DType d : kValueDTypes) out.emplace_back(name(d));
   return out;
 }

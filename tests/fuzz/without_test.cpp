@@ -77,8 +77,7 @@ bool structural(const UOp* u) {
   bool ok = true;
   for (const UOp* s : u->src) ok = ok && index_or_bool(s->dtype);
   if (ok) return true;
-  const bool cmp = u->op == Op::CMPLT || u->op == Op::CMPNE || u->op == Op::CMPEQ;
-  if (cmp) return u->src[0]->op == Op::CONST || u->src[1]->op == Op::CONST || u->src[0] == u->src[1];
+  if (is_comparison(u->op)) return u->src[0]->op == Op::CONST || u->src[1]->op == Op::CONST || u->src[0] == u->src[1];
   if (u->op == Op::WHERE) return u->src[1]->op == Op::CONST || u->src[2]->op == Op::CONST;
   return false;
 }

@@ -32,7 +32,7 @@ void random_alu_nodes(Graph& g, std::mt19937_64& rng, int size, std::vector<cons
   for (int i = 0; i < size; ++i) {
     const UOp* a = vals[pick(vals.size())];
     const DType d = a->dtype;
-    const Op op = static_cast<Op>(static_cast<int>(Op::ADD) + pick(static_cast<int>(Op::BITCAST) - static_cast<int>(Op::ADD) + 1));
+    const Op op = kAluOps[pick(kAluOps.size())];
     const UOp* same = nullptr;
     for (int tries = 0; tries < 8 && !same; ++tries) { const UOp* c = vals[pick(vals.size())]; if (c->dtype == d) same = c; }
     if (!same) same = g.constant(d, normalize(d, Scalar::of_uint(rng() % 5)));
