@@ -14,7 +14,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
+#include "codegen/runtime/files.h"
 #include "core/text.h"
 
 #include "bench/workloads.h"
@@ -45,19 +47,14 @@ int main(int argc, char** argv) {
   }
   argc = kept;
 
-  std::string tmpl = (std::filesystem::temp_directory_path() / "uopfuzz-bench.XXXXXX").string();
-  if (!::mkdtemp(tmpl.data())) {
+  // Removed with everything in it on every return path below, early ones included.
+  const std::optional<uf::TempDir> work_dir =
+      uf::TempDir::create((std::filesystem::temp_directory_path() / "uopfuzz-bench.XXXXXX").string());
+  if (!work_dir) {
     std::cerr << "uopfuzz_bench: cannot create a temporary directory\n";
     return 2;
   }
-  s.work_dir = tmpl;
-  struct RemoveAtExit {  // every return path below, early ones included
-    std::string dir;
-    ~RemoveAtExit() {
-      std::error_code ec;
-      std::filesystem::remove_all(dir, ec);
-    }
-  } remove_at_exit{s.work_dir};
+  s.work_dir = work_dir->path();
   s.cache_root = s.work_dir + "/cache";
   uf::bench::fresh_cache_dir();  // never the user's cache, even before a benchmark picks its own
 

@@ -31,7 +31,7 @@ std::string version_text();
 
 // Reads and verifies a program file; errors carry FILE:LINE.
 Program load_program(const std::string& path);
-// Writes `text` to `path` atomically (temporary file in the same directory, then rename), or to
+// Writes `text` to `path` atomically (replace_user_file: a temporary beside it, then rename), or to
 // stdout when path is empty or "-". Throws UserError when the file cannot be written.
 void write_output(const std::string& path, const std::string& text);
 

@@ -1,14 +1,8 @@
 // Helpers shared by the subcommands.
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "cli/cli.h"
+#include "codegen/runtime/files.h"
 
 namespace uf::cli {
 
@@ -27,25 +21,7 @@ void write_output(const std::string& path, const std::string& text) {
     std::cout << text << std::flush;
     return;
   }
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path tmp = target.parent_path() / (".tmp." + target.filename().string() + "." + std::to_string(getpid()));
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw UserError(path + ": cannot write (" + std::strerror(errno) + ")");
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw UserError(path + ": cannot write (" + ec.message() + ")");
-  }
+  replace_user_file(path, text);
 }
 
 }  // namespace uf::cli

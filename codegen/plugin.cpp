@@ -1,15 +1,13 @@
 // Running a renderer plug-in on one program, or on a batch in one process (see plugin.h).
 #include "codegen/plugin.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <optional>
 
+#include "codegen/runtime/fd.h"
+#include "codegen/runtime/files.h"
 #include "codegen/runtime/process.h"
 #include "core/error.h"
 #include "core/text.h"
@@ -23,44 +21,9 @@ std::string temp_dir() {
   return std::string(tmpdir && *tmpdir ? tmpdir : "/tmp");
 }
 
-// Writes all of `text` to `fd` and closes it; UserError (after removing `path`) when that fails.
-void write_all(int fd, const std::string& path, const std::string& text) {
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      const int err = errno;
-      ::close(fd);
-      ::unlink(path.c_str());
-      throw UserError("cannot write " + path + ": " + strerror(err));
-    }
-    done += static_cast<size_t>(w);
-  }
-  ::close(fd);
-}
-
+// A new file of ours for the plug-in to read; UserError naming it when it cannot be written whole.
 void write_new(const std::string& path, const std::string& text) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) throw UserError("cannot create " + path + ": " + strerror(errno));
-  write_all(fd, path, text);
-}
-
-// A file the plug-in wrote: nullopt when it does not exist; its first kMaxPluginOutput + 1 bytes.
-std::optional<std::string> read_output(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  std::string s;
-  char buf[65536];
-  for (;;) {
-    const ssize_t r = ::read(fd, buf, sizeof buf);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    s.append(buf, static_cast<size_t>(r));
-    if (s.size() > kMaxPluginOutput) break;
-  }
-  ::close(fd);
-  return s;
+  if (const FileError e = write_file(path, text, {.mode = 0600, .exclusive = true})) throw UserError(e.message());
 }
 
 PluginResult failure(const std::string& cmd, const ProcessResult& r, const std::string& what = "") {
@@ -75,12 +38,10 @@ std::vector<PluginResult> run_batch(const std::vector<const Program*>& programs,
                                     const std::string& cmd, double timeout_s, bool& process_failed) {
   std::vector<std::string> argv = split_command(cmd);
   if (argv.empty()) throw UserError("--renderer-batch is empty");
-  std::string dir = temp_dir() + "/uopfuzz-render-XXXXXX";
-  if (!::mkdtemp(dir.data())) throw UserError("cannot create a temporary directory " + dir + ": " + strerror(errno));
-  struct Cleanup {
-    std::string d;
-    ~Cleanup() { std::error_code ec; std::filesystem::remove_all(d, ec); }
-  } cleanup{dir};
+  const std::string pattern = temp_dir() + "/uopfuzz-render-XXXXXX";
+  const std::optional<TempDir> temp = TempDir::create(pattern);
+  if (!temp) throw UserError("cannot create a temporary directory " + pattern + ": " + strerror(errno));
+  const std::string& dir = temp->path();
   std::string list;
   for (const std::string& name : names)  // the list's framing is blank-separated words, one line each
     if (name.empty() || name.find_first_of(" \t\n\r") != std::string::npos)
@@ -105,9 +66,9 @@ std::vector<PluginResult> run_batch(const std::vector<const Program*>& programs,
   for (size_t k = 0; k < programs.size(); ++k) {
     const std::string base = dir + "/" + std::to_string(k);
     PluginResult& o = out[k];
-    if (std::optional<std::string> err = read_output(base + ".err")) {
+    if (std::optional<std::string> err = read_file(base + ".err", kMaxPluginOutput)) {
       o.message = "renderer '" + cmd + "' (batch) could not render " + names[k] + ":\n" + *err;
-    } else if (std::optional<std::string> c = read_output(base + ".c")) {
+    } else if (std::optional<std::string> c = read_file(base + ".c", kMaxPluginOutput)) {
       if (c->size() > kMaxPluginOutput) {
         o.message = "renderer '" + cmd + "' (batch) wrote more than " + std::to_string(kMaxPluginOutput) + " bytes for " + names[k];
       } else {
@@ -130,9 +91,11 @@ PluginResult render_with_plugin(const Program& p, const std::string& fn_name, co
   std::vector<std::string> argv = split_command(cmd);
   if (argv.empty()) throw UserError("--renderer-cmd is empty");
   std::string path = temp_dir() + "/uopfuzz-render-XXXXXX.uop";
-  const int fd = ::mkstemps(path.data(), 4);
-  if (fd < 0) throw UserError("cannot create a temporary program file " + path + ": " + strerror(errno));
-  write_all(fd, path, print_program(p));
+  UniqueFd fd(::mkstemps(path.data(), 4));
+  if (!fd) throw UserError("cannot create a temporary program file " + path + ": " + strerror(errno));
+  const RemovedOnExit program_file(path);
+  if (!write_all(fd.get(), print_program(p)) || fd.close() != 0)
+    throw UserError("cannot write " + path + ": " + strerror(errno));
 
   argv.push_back(path);
   argv.push_back(fn_name);
@@ -140,8 +103,6 @@ PluginResult render_with_plugin(const Program& p, const std::string& fn_name, co
   po.timeout_s = timeout_s;
   po.max_stdout = kMaxPluginOutput;
   const ProcessResult r = run_process(argv, po);
-  ::unlink(path.c_str());
-
   if (!r.ok()) return failure(cmd, r);
   PluginResult res;
   res.ok = true;

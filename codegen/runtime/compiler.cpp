@@ -14,13 +14,13 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 
-#include "codegen/runtime/fd.h"
+#include "codegen/runtime/files.h"
 #include "codegen/runtime/process.h"
 #include "core/error.h"
 
@@ -62,33 +62,6 @@ std::string to_hex(const std::array<uint8_t, 32>& digest) {
   std::string s;
   for (const uint8_t b : digest) { s += digits[b >> 4]; s += digits[b & 15]; }
   return s;
-}
-
-bool read_file(const std::string& path, std::string& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
-  return static_cast<bool>(in) || in.eof();
-}
-
-// Writes `data` to a new file; on failure errno says why (ENOSPC, EDQUOT, EIO, ...).
-bool write_file(const std::string& path, const std::string& data) {
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
-  if (!fd) return false;
-  for (size_t done = 0; done < data.size();) {
-    const ssize_t n = ::write(fd.get(), data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int e = n < 0 ? errno : ENOSPC;
-      fd.reset();  // before errno is set: close may change it
-      errno = e;
-      return false;
-    }
-    done += static_cast<size_t>(n);
-  }
-  return fd.close() == 0;  // NFS and quotas may report a failed write only here
 }
 
 // What the compiler says when the machine, not the source, is at fault: a full disk or quota, a file
@@ -152,18 +125,6 @@ void make_dirs_0700(const std::string& path) {
   }
 }
 
-// Removes a private temporary directory on every path out of a build.
-struct TempDir {
-  explicit TempDir(std::string p) : path(std::move(p)) {}
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string path;
-  ~TempDir() {
-    std::error_code ec;
-    if (!path.empty()) fs::remove_all(path, ec);
-  }
-};
-
 // Least recently used entries go first; stale temporary directories of killed builds go too.
 void prune(const std::string& dir) {
   std::error_code ec;
@@ -210,8 +171,9 @@ std::string with_trailer(std::string elf) {
 }  // namespace
 
 bool verify_cache_entry(const std::string& path) {
-  std::string data;
-  if (!read_file(path, data) || data.size() < kTrailer) return false;
+  const std::optional<std::string> file = read_file(path);
+  if (!file || file->size() < kTrailer) return false;
+  const std::string& data = *file;
   const char* t = data.data() + data.size() - kTrailer;
   if (std::memcmp(t, kMagic, 8) != 0) return false;
   uint64_t n = 0;
@@ -283,15 +245,17 @@ std::string numbered_source(const std::string& src, size_t max_lines) {
 
 namespace {
 
+// The cache's files are ours alone: shared objects from it are loaded and run.
+const FileOptions kPrivate{.mode = 0600};
+
 std::mutex g_stats_mu;
 CompilerStats g_stats;  // per process: each campaign worker reports its own
 
 // A private directory for one build, inside the cache so that the final rename stays on one file system.
 TempDir make_build_dir(const std::string& dir) {
-  std::string tmpl = dir + "/tmp-XXXXXX";
-  if (!::mkdtemp(tmpl.data()))
-    throw UserError("cannot create a directory in the cache " + dir + ": " + strerror(errno));
-  return TempDir{tmpl};
+  std::optional<TempDir> tmp = TempDir::create(dir + "/tmp-XXXXXX");
+  if (!tmp) throw UserError("cannot create a directory in the cache " + dir + ": " + strerror(errno));
+  return std::move(*tmp);
 }
 
 // k0.c, k1.c, ... in `dir`; their paths.
@@ -299,7 +263,8 @@ std::vector<std::string> write_sources(const std::string& dir, const std::vector
   std::vector<std::string> files;
   for (size_t i = 0; i < sources.size(); ++i) {
     const std::string file = dir + "/k" + std::to_string(i) + ".c";
-    if (!write_file(file, sources[i])) throw UserError("cannot write " + file + " in the cache: " + strerror(errno));
+    if (const FileError e = write_file(file, sources[i], kPrivate))
+      throw UserError("cannot write " + file + " in the cache: " + e.reason());
     files.push_back(file);
   }
   return files;
@@ -350,14 +315,17 @@ std::string compile_error(const ProcessResult& r, const std::string& cc, const s
   return message;
 }
 
-// The compiler's output with its trailer, staged beside it and renamed to `entry` in one step.
-void install_entry(const std::string& out, const std::string& staged, const std::string& entry) {
-  std::string elf;
-  if (!read_file(out, elf)) throw UserError("cannot read the compiler's output " + out);
-  if (!write_file(staged, with_trailer(std::move(elf))))
-    throw UserError("cannot write " + staged + " in the cache: " + strerror(errno));
-  if (::rename(staged.c_str(), entry.c_str()) != 0)  // atomic: readers see no file or a whole one
-    throw UserError("cannot move a build into the cache " + entry + ": " + strerror(errno));
+// The compiler's output with its trailer, staged in the build's directory and renamed to `entry` in one
+// step: readers see no file or a whole one.
+void install_entry(const std::string& out, const std::string& tmp, const std::string& entry) {
+  std::optional<std::string> elf = read_file(out);
+  if (!elf) throw UserError("cannot read the compiler's output " + out);
+  FileOptions staged = kPrivate;
+  staged.temporary_dir = tmp;
+  const FileError e = replace_file(entry, with_trailer(std::move(*elf)), staged);
+  if (e.step == FileError::Step::rename)
+    throw UserError("cannot move a build into the cache " + entry + ": " + e.reason());
+  if (e) throw UserError("cannot write " + e.path + " in the cache: " + e.reason());
 }
 
 }  // namespace
@@ -380,13 +348,13 @@ CompileResult compile_shared(const std::vector<std::string>& sources, const Comp
     return res;
   }
   const TempDir tmp = make_build_dir(dir);
-  const std::string out = tmp.path + "/out.so";
-  const ProcessResult r = run_compiler(compiler_argv(id, flags, out, write_sources(tmp.path, sources)), opt, tmp.path);
+  const std::string out = tmp.path() + "/out.so";
+  const ProcessResult r = run_compiler(compiler_argv(id, flags, out, write_sources(tmp.path(), sources)), opt, tmp.path());
   if (!r.ok()) {
-    res.message = compile_error(r, opt.cc, dir, tmp.path, sources);
+    res.message = compile_error(r, opt.cc, dir, tmp.path(), sources);
     return res;
   }
-  install_entry(out, tmp.path + "/entry.so", entry);
+  install_entry(out, tmp.path(), entry);
   prune(dir);
   res.ok = true;
   res.so_path = entry;

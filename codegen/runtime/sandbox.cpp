@@ -24,6 +24,7 @@
 #include <utility>
 
 #include "codegen/runtime/fd.h"
+#include "codegen/runtime/files.h"
 #include "core/error.h"
 
 namespace uf {
@@ -183,7 +184,7 @@ void isolate_child(int progress_fd, pid_t parent) {
       b.set_status(k, kDone);
       if (l.region_len[k]) ::mprotect(b.data + l.region_off[k], l.region_len[k], PROT_NONE);
     }
-    while (::write(kProgressFd, &tick, 1) < 0 && errno == EINTR) {}
+    write_all(kProgressFd, std::string_view(&tick, 1));
   }
   ::_exit(0);
 }

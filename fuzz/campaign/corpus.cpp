@@ -1,8 +1,6 @@
 // Atomic, deduplicated corpus writes.
 #include "fuzz/campaign/corpus.h"
 
-#include <fcntl.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "codegen/runtime/files.h"
 #include "core/timestamp.h"
 
 namespace uf {
@@ -27,46 +26,8 @@ uint32_t fnv1a(const std::string& s) {
   return h;
 }
 
-[[noreturn]] void write_failed(const std::string& what) {
-  throw UserError(what + ": " + std::strerror(errno));
-}
-
-// Writes all of `text` to a new file and syncs it; throws UserError (removing the file) on failure.
-void write_synced(const std::string& path, const std::string& text) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) write_failed("cannot create " + path);
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int err = errno;
-      ::close(fd);
-      ::unlink(path.c_str());
-      errno = err ? err : ENOSPC;
-      write_failed("cannot write " + path);
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    const int err = errno;
-    ::unlink(path.c_str());
-    errno = err;
-    write_failed("cannot write " + path);
-  }
-}
-
-// A writer killed between creating its temporary file and unlinking it (kill -9, a crash) leaves
-// `.tmp-PID-NAME` behind. Remove those whose writer is gone; a live writer's PID still answers.
-void remove_stale_temporaries(const std::string& dir) {
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.rfind(".tmp-", 0) != 0) continue;
-    const long pid = std::strtol(name.c_str() + 5, nullptr, 10);
-    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) fs::remove(e.path(), ec);
-  }
-}
+// Reproducers are whole or absent, and durable once saved: a campaign may be killed at any moment.
+const FileOptions kDurable{.mode = 0644, .sync = true};
 
 }  // namespace
 
@@ -132,41 +93,19 @@ std::string reproducer_text(Program p, const Observation& failure, const Finding
 }
 
 void Corpus::replace(const std::string& path, Program reproducer, const Observation& failure, const FindingContext& ctx) {
-  const fs::path target(path);
-  const std::string tmp = (target.parent_path() / (".tmp-" + std::to_string(::getpid()) + "-" + target.filename().string())).string();
-  ::unlink(tmp.c_str());
-  write_synced(tmp, reproducer_text(std::move(reproducer), failure, ctx));
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    errno = err;
-    write_failed("cannot replace " + path);
-  }
-  if (const int dfd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
+  const FileError e = replace_file(path, reproducer_text(std::move(reproducer), failure, ctx), kDurable);
+  if (e.step == FileError::Step::rename) throw UserError("cannot replace " + path + ": " + e.reason());
+  if (e) throw UserError(e.message());
 }
 
 std::optional<std::string> Corpus::save(Program reproducer, const Observation& failure, const FindingContext& ctx) {
   if (has(failure.signature)) return std::nullopt;
   const std::string final_path = (fs::path(dir_) / file_name(failure.signature)).string();
-  const std::string tmp = (fs::path(dir_) / (".tmp-" + std::to_string(::getpid()) + "-" + file_name(failure.signature))).string();
-  ::unlink(tmp.c_str());
-  write_synced(tmp, reproducer_text(std::move(reproducer), failure, ctx));
-  const int linked = ::link(tmp.c_str(), final_path.c_str());
-  const int err = errno;
-  ::unlink(tmp.c_str());
+  const FileError e = create_file_atomically(final_path, reproducer_text(std::move(reproducer), failure, ctx), kDurable);
+  if (e && e.step != FileError::Step::link) throw UserError(e.message());
   known_.insert(failure.signature);
-  if (linked != 0) {
-    if (err == EEXIST) return std::nullopt;  // another worker saved this bucket first
-    errno = err;
-    write_failed("cannot save " + final_path);
-  }
-  if (const int dfd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
-    ::fsync(dfd);  // make the new name durable
-    ::close(dfd);
-  }
+  if (e.error == EEXIST) return std::nullopt;  // another worker saved this bucket first
+  if (e) throw UserError("cannot save " + final_path + ": " + e.reason());
   return final_path;
 }
 

@@ -3,10 +3,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <unistd.h>
 
+#include "codegen/runtime/files.h"
 #include "core/text.h"
 #include "fuzz/campaign/corpus.h"
 #include "fuzz/oracle/shrink.h"
@@ -45,25 +44,6 @@ std::vector<fs::path> reproducers_in(const std::string& dir) {
   if (ec) throw UserError(dir + ": cannot read corpus directory (" + ec.message() + ")");
   std::sort(out.begin(), out.end());  // ties keep the first file in a stable order
   return out;
-}
-
-void write_atomically(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.parent_path() / (".tmp-" + std::to_string(::getpid()) + "-" + path.filename().string());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out.flush()) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw UserError(path.string() + ": cannot write");
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw UserError(path.string() + ": cannot write (" + ec.message() + ")");
-  }
 }
 
 }  // namespace
@@ -105,7 +85,7 @@ MergeResult merge_corpora(const std::vector<std::string>& dirs, const std::strin
   for (auto& [sig, k] : buckets) {
     k.program.set_meta("count", std::to_string(k.count));
     const fs::path target = fs::path(out_dir) / Corpus::file_name(sig);
-    write_atomically(target, print_program(k.program));
+    replace_user_file(target.string(), print_program(k.program));
     r.written.push_back(target.string());
   }
   return r;

@@ -1,9 +1,7 @@
 // Reports as JSON lines (see protocol.h).
 #include "fuzz/campaign/protocol.h"
 
-#include <unistd.h>
-
-#include <cerrno>
+#include "codegen/runtime/files.h"
 
 namespace uf {
 
@@ -70,14 +68,7 @@ std::optional<Report> decode(std::string_view line) {
 }
 
 void send_report(int fd, const Report& r) {
-  const std::string s = encode(r) + "\n";
-  size_t done = 0;
-  while (done < s.size()) {
-    const ssize_t n = ::write(fd, s.data() + done, s.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    done += static_cast<size_t>(n);
-  }
+  write_all(fd, encode(r) + "\n");  // failure: the parent is gone, nobody to report to
 }
 
 }  // namespace uf

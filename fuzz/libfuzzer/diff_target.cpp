@@ -16,10 +16,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "codegen/compiled_path.h"
+#include "codegen/runtime/files.h"
 #include "fuzz/campaign/corpus.h"
 #include "fuzz/oracle/oracle.h"
 
@@ -47,7 +47,7 @@ const char* env(const char* key) {
   return v && *v ? v : nullptr;
 }
 
-// Writes the reproducer next to nothing else: a temporary name, then rename, so it is whole or absent.
+// Writes the reproducer atomically (replace_file), so it is whole or absent.
 std::string write_reproducer(const uf::Program& p, const uf::Observation& obs) {
   const Setup& s = setup();
   uf::FindingContext ctx{"diff_target", s.cfg, s.cc_version};
@@ -56,12 +56,9 @@ std::string write_reproducer(const uf::Program& p, const uf::Observation& obs) {
   const std::string text = uf::reproducer_text(std::move(copy), obs, ctx);
   namespace fs = std::filesystem;
   const fs::path path = fs::path(s.out_dir) / ("divergence-" + uf::Corpus::file_name(obs.signature));
-  const fs::path tmp = fs::path(s.out_dir) / (".tmp-" + std::to_string(::getpid()) + "-" + path.filename().string());
-  std::ofstream(tmp) << text;
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    std::fprintf(stderr, "diff_target: cannot write %s (%s); the program:\n%s", path.c_str(), ec.message().c_str(), text.c_str());
+  if (const uf::FileError e = uf::replace_file(path.string(), text)) {
+    std::fprintf(stderr, "diff_target: cannot write %s (%s); the program:\n%s", path.c_str(), e.reason().c_str(),
+                 text.c_str());
     return "";
   }
   return path.string();

@@ -1,13 +1,13 @@
 // Reproducer listings.
 #include "fuzz/report/listing.h"
 
-#include <fstream>
 #include <functional>
 #include <set>
 #include <sstream>
 #include <vector>
 
 #include "codegen/render/render.h"
+#include "codegen/runtime/files.h"
 #include "core/text.h"
 #include "fuzz/report/html.h"
 
@@ -83,10 +83,7 @@ std::string pre(const std::vector<std::string>& lines, const std::string& cls,
 std::string reproducer_html(const Bucket& b, bool brief) {
   std::string s = "<section class=\"repro\" id=\"repro-" + esc(b.id) + "\"><h3>" + esc(b.signature) + "</h3>";
   if (b.repro_path.empty()) return s + "<p>No reproducer found on disk for this bucket.</p></section>";
-  std::ifstream in(b.repro_path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  const std::vector<std::string> lines = lines_of(text.str());
+  const std::vector<std::string> lines = lines_of(read_file(b.repro_path).value_or(""));
   s += "<p class=\"path\">" + esc(b.repro_path) + "</p>";
 
   // The slots whose `got` line is there: their expect and got lines are the divergence, in numbers.

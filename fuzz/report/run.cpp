@@ -5,8 +5,8 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
+#include "codegen/runtime/files.h"
 #include "core/error.h"
 #include "core/text.h"
 #include "fuzz/campaign/corpus.h"
@@ -20,12 +20,10 @@ using nlohmann::json;
 
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError(path + ": cannot read file");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+std::string read_summary(const std::string& path) {
+  std::optional<std::string> text = read_file(path);
+  if (!text) throw UserError(path + ": cannot read file");
+  return std::move(*text);
 }
 
 int64_t int_of(const json& j, const char* key) { return j.contains(key) && j[key].is_number() ? j[key].get<int64_t>() : 0; }
@@ -110,7 +108,7 @@ Run load_run(const std::string& json_path) {
   r.path = json_path;
   r.label = fs::path(json_path).filename().string();
   if (r.label.size() > 5 && r.label.ends_with(".json")) r.label.resize(r.label.size() - 5);
-  const std::string text = read_file(json_path);
+  const std::string text = read_summary(json_path);
   try {
     r.summary = json::parse(text);
   } catch (const json::exception& e) {
