@@ -1,4 +1,5 @@
 // `uopfuzz gen`, `uopfuzz policy`, `uopfuzz reduce`, `uopfuzz fuzz`.
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -9,6 +10,7 @@
 #include "fuzz/campaign/events.h"
 #include "fuzz/gen/generator.h"
 #include "fuzz/gen/policy_json.h"
+#include "fuzz/oracle/passes.h"
 #include "fuzz/oracle/reduce.h"
 #include "fuzz/oracle/shrink.h"
 
@@ -81,10 +83,29 @@ int run_gen(const GenOptions& o) {
 struct ReduceCliOptions {
   std::string file, out;
   double time_s = 300;
+  std::vector<std::string> passes;
+  bool verbose = false, list_passes = false;
   CompiledFlags flags;
 };
 
+// `uopfuzz reduce -v`: what each pass did, one line per pass.
+std::string pass_stats_text(const std::vector<PassStats>& passes) {
+  std::string out = "reduce: pass                tried  accepted  seconds\n";
+  for (const PassStats& s : passes) {
+    char line[128];
+    std::snprintf(line, sizeof line, "reduce: %-18s %7d %9d %8.2f\n", s.name.c_str(), s.tried, s.accepted, s.seconds);
+    out += line;
+  }
+  return out;
+}
+
 int run_reduce(const ReduceCliOptions& o) {
+  if (o.list_passes) {
+    std::cout << pass_list_text();
+    return kOk;
+  }
+  if (o.file.empty()) throw UserError("reduce: FILE is required");
+  passes_named(o.passes);  // an unknown name is a usage error before any work
   const Program p = load_program(o.file);
   const CompiledPathConfig cfg = o.flags.config(&p);
   const Finding first = check({&p}, cfg).at(0);
@@ -101,6 +122,7 @@ int run_reduce(const ReduceCliOptions& o) {
   ReduceOptions ro;
   ro.time_limit_s = o.time_s;
   ro.log = [](const std::string& line) { std::cerr << line << "\n"; };
+  ro.passes = o.passes;
   ReduceResult r = reduce(p, obs.signature, cfg, ro);
   const bool kept = r.observation.signature == obs.signature;
   FindingContext ctx{"", cfg, ""};
@@ -111,6 +133,7 @@ int run_reduce(const ReduceCliOptions& o) {
   std::cerr << "reduce: " << program_cost(r.program).nodes << " nodes after " << r.steps << " steps, " << r.candidates
             << " candidates in " << r.compiler_calls << " batches, " << r.seconds << " s"
             << (kept && r.complete ? "" : " (not finished: `meta reduced = no`)") << "\n";
+  if (o.verbose) std::cerr << pass_stats_text(r.passes);
   return kOk;
 }
 
@@ -160,9 +183,15 @@ std::vector<Command> fuzz_commands(CLI::App& app) {
 
   auto reduce_opts = std::make_shared<ReduceCliOptions>();
   CLI::App* red = app.add_subcommand("reduce", "Minimise a failing program, keeping its failure signature (exit 1: it did not fail)");
-  red->add_option("FILE", reduce_opts->file, "program file (.uop)")->required();
+  red->add_option("FILE", reduce_opts->file, "program file (.uop)");
   red->add_option("-o,--out", reduce_opts->out, "write the reproducer here (default stdout)");
   red->add_option("--time", reduce_opts->time_s, "give up shrinking after this many seconds (default 300)");
+  red->add_option("--passes", reduce_opts->passes, "run only these passes, comma-separated (default: all; see --list-passes)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  red->add_flag("-v,--verbose", reduce_opts->verbose, "print each pass's candidates tried, steps accepted and seconds");
+  red->add_flag("--list-passes", reduce_opts->list_passes, "print the passes (name and description) and exit");
+  red->footer("Passes, in the order each round tries them:\n" + pass_list_text());
   reduce_opts->flags.add_to(red);
 
   auto fuzz_opts = std::make_shared<FuzzCliOptions>();

@@ -80,6 +80,7 @@ void apply(const Report& report, CampaignSummary& s, WorkerProcess& w) {
                    s.saved.push_back(r.path);
                    if (r.verdict == verdict_name(Verdict::mismatch)) ++s.new_mismatches;
                  },
+                 [&](const ReducedReport& r) { s.reductions.push_back(r); },
                  [&](const CoverageReport& r) { w.coverage = r.coverage; },
                  [&](const CompilerReport& r) { w.compiler = r.stats; },
                  [&](const ErrorReport& r) { s.errors.push_back(r.message); },

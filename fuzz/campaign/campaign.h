@@ -69,6 +69,7 @@ struct CampaignSummary {
   std::map<std::string, int64_t> bucket_hits;  // failing programs per signature
   std::map<std::string, std::map<std::string, int64_t>> avoid_hits;  // BatchReport::avoid, summed
   std::vector<std::string> saved;
+  std::vector<ReducedReport> reductions;  // as they ended: the event log's `reduced` lines
   std::vector<std::string> errors;  // worker failures (corpus unwritable, ...)
   Coverage coverage;
   double seconds = 0;

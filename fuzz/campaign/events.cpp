@@ -82,6 +82,11 @@ void EventLog::observe(const CampaignSummary& s, double t) {
     const std::string& path = s.saved[saved_];
     write({{"event", "saved"}, {"path", path}, {"signature", meta_of(path, "signature")}, {"class", meta_of(path, "class")}}, t);
   }
+  for (; reduced_ < s.reductions.size(); ++reduced_) {
+    nlohmann::json j = s.reductions[reduced_];
+    j["event"] = "reduced";
+    write(std::move(j), t);
+  }
   if (last_sample_ < 0 || t - last_sample_ >= 1.0) sample(s, t);
 }
 

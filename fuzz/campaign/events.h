@@ -2,7 +2,8 @@
 // its time series and its findings from. The summary says where a campaign ended; this says how it got
 // there: a `start` line (when, seed, compiler, flags, renderer, corpus), a `sample` about once a second
 // (programs, runs, failures, buckets), one `bucket` line per signature first seen, one `saved` line per
-// reproducer written (path, signature, class), and an `end` line. Each line is flushed as written, so
+// reproducer written (path, signature, class), one `reduced` line per reduction ended (its totals and
+// each reducer pass's tried/accepted/seconds), and an `end` line. Each line is flushed as written, so
 // an interrupted or killed campaign still leaves a readable log. A log that cannot be written (a full
 // disk) is removed with a warning: the campaign goes on, and its summary still says how it ended.
 #pragma once
@@ -40,6 +41,7 @@ class EventLog {
   double last_sample_ = -1;
   std::set<std::string> buckets_;
   size_t saved_ = 0;
+  size_t reduced_ = 0;
 };
 
 }  // namespace uf

@@ -14,6 +14,7 @@
 #include "codegen/runtime/compiler.h"
 #include "fuzz/campaign/coverage.h"
 #include "fuzz/oracle/oracle.h"
+#include "fuzz/oracle/reduce.h"
 
 namespace uf {
 
@@ -61,6 +62,19 @@ struct SavedReport {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SavedReport, path, verdict)
 
+// A reduction ended (its reproducer, saved as found, replaced if it got smaller): its totals and what
+// each of the reducer's passes did.
+struct ReducedReport {
+  static constexpr const char* kind = "reduced";
+  std::string path, signature;
+  int steps = 0, candidates = 0, compiler_calls = 0;
+  double seconds = 0;
+  bool complete = false;
+  std::vector<PassStats> passes;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PassStats, name, tried, accepted, seconds)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ReducedReport, path, signature, steps, candidates, compiler_calls, seconds, complete, passes)
+
 // Cumulative: each replaces the worker's previous one.
 struct CoverageReport {
   static constexpr const char* kind = "coverage";
@@ -82,7 +96,7 @@ struct ErrorReport {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ErrorReport, message)
 
-using Report = std::variant<BatchReport, BucketReport, SavedReport, CoverageReport, CompilerReport, ErrorReport>;
+using Report = std::variant<BatchReport, BucketReport, SavedReport, ReducedReport, CoverageReport, CompilerReport, ErrorReport>;
 
 // One line, without its '\n'.
 std::string encode(const Report& r);

@@ -135,6 +135,8 @@ class Worker {
         ReduceOptions ro;
         ro.time_limit_s = std::min(o_.reduce_time_s, left);
         ReduceResult red = reduce(found, obs.signature, o_.cfg, ro);
+        send_report(fd_, ReducedReport{*path, obs.signature, red.steps, red.candidates, red.compiler_calls, red.seconds,
+                                       red.complete, red.passes});
         if (red.observation.signature == obs.signature && (red.steps > 0 || red.complete)) {
           final = std::move(red.program);
           final.set_meta("reduced", red.complete ? "yes" : "no");

@@ -1,9 +1,13 @@
-// The greedy shrink-and-restart loop.
+// The greedy shrink-and-restart loop over the registry's passes.
 #include "fuzz/oracle/reduce.h"
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
+#include <span>
 
+#include "core/error.h"
+#include "fuzz/oracle/passes.h"
 #include "fuzz/oracle/shrink.h"
 
 namespace uf {
@@ -48,47 +52,90 @@ std::optional<size_t> first_keeping(const std::vector<const Program*>& batch, co
   return std::nullopt;
 }
 
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+struct Candidate {
+  Program program;
+  size_t pass;  // index into the reduction's passes (and its ReduceResult::passes)
+};
+
+// One round's candidates: each pass's in turn, those that verify, timed per pass.
+std::vector<Candidate> round_candidates(const std::vector<const Pass*>& passes, const Program& p,
+                                        const std::function<const Divergence*()>& divergence, ReduceResult& r) {
+  const auto values = reference_values(p);
+  std::vector<Candidate> out;
+  for (size_t k = 0; k < passes.size(); ++k) {
+    const Clock::time_point start = Clock::now();
+    for (Program& q : pass_candidates(*passes[k], p, values, divergence))
+      if (verifies(q)) out.push_back({std::move(q), k});
+    r.passes[k].seconds += seconds_since(start);
+  }
+  return out;
+}
+
+// A batch checked: each candidate counts as tried for its pass, and the batch's time is shared by count.
+void count_tried(std::span<const Candidate> batch, double seconds, ReduceResult& r) {
+  for (const Candidate& c : batch) {
+    ++r.passes[c.pass].tried;
+    r.passes[c.pass].seconds += seconds / static_cast<double>(batch.size());
+  }
+}
+
+// The termination rule (pass_candidates keeps only strictly cheaper candidates) is checked here, once for
+// every pass: a step that does not lower program_cost would be our bug, and could loop forever.
+void accept(Candidate&& c, ReduceResult& r, const ReduceOptions& options) {
+  const std::string& pass = r.passes[c.pass].name;
+  if (!(program_cost(c.program) < program_cost(r.program)))
+    throw InternalError("reduce: pass `" + pass + "` offered a step that does not lower program_cost");
+  r.program = std::move(c.program);
+  ++r.steps;
+  ++r.passes[c.pass].accepted;
+  if (options.log)
+    options.log("reduce: step " + std::to_string(r.steps) + " (" + pass + "), " + std::to_string(program_cost(r.program).nodes) + " nodes");
+}
+
 }  // namespace
 
 ReduceResult reduce(const Program& p, const std::string& signature, const CompiledPathConfig& cfg,
                     const ReduceOptions& options) {
-  using clock = std::chrono::steady_clock;
-  const auto start = clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - start).count(); };
-  ReduceResult r{p, {}, 0, 0, 0, 0};
-  bool progress = true;
-  while (progress && elapsed() < options.time_limit_s) {
-    progress = false;
-    const auto values = reference_values(r.program);
-    std::vector<Program> candidates;
-    if (r.steps == 0 && signature.rfind("mismatch", 0) == 0) {
-      // First round: try slicing straight down to the diverging node.
-      const Divergence d = find_divergence(r.program, cfg);
+  const Clock::time_point start = Clock::now();
+  const std::vector<const Pass*> passes = passes_named(options.passes);
+  ReduceResult r;
+  r.program = p;
+  for (const Pass* pass : passes) r.passes.push_back({std::string(pass->name), 0, 0, 0});
+  // The first round of a mismatch slices down to where it diverges: found once, when the slice pass asks.
+  std::optional<Divergence> divergence;
+  auto first_divergence = [&]() -> const Divergence* {
+    if (r.steps > 0 || signature.rfind("mismatch", 0) != 0) return nullptr;
+    if (!divergence) {
+      divergence = find_divergence(r.program, cfg);
       ++r.compiler_calls;
-      auto slice_values = values;
-      slice_values.insert(d.loop_operands.begin(), d.loop_operands.end());
-      candidates = d.lane >= 0 ? lane_slices(r.program, d.node->dtype, d.node->lanes, d.lane, d.lane_value)
-                               : slice_candidates(r.program, d.node, slice_values);
-      for (Program& q : candidates) q.got.clear();
     }
-    for (Program& q : shrink_candidates(r.program, values)) candidates.push_back(std::move(q));
-    std::erase_if(candidates, [](const Program& q) { return !verifies(q); });
+    return &*divergence;
+  };
+  bool progress = true;
+  while (progress && seconds_since(start) < options.time_limit_s) {
+    progress = false;
+    std::vector<Candidate> candidates = round_candidates(passes, r.program, first_divergence, r);
     size_t at = 0;
-    for (; at < candidates.size() && !progress && elapsed() < options.time_limit_s; at += options.batch) {
+    for (; at < candidates.size() && !progress && seconds_since(start) < options.time_limit_s; at += options.batch) {
+      const size_t end = std::min(candidates.size(), at + options.batch);
       std::vector<const Program*> batch;
-      for (size_t i = at; i < std::min(candidates.size(), at + options.batch); ++i) batch.push_back(&candidates[i]);
+      for (size_t i = at; i < end; ++i) batch.push_back(&candidates[i].program);
+      const Clock::time_point checking = Clock::now();
       const std::optional<size_t> hit = first_keeping(batch, signature, cfg, r);
+      count_tried(std::span(candidates).subspan(at, end - at), seconds_since(checking), r);
       if (hit) {
-        r.program = std::move(candidates[at + *hit]);
-        ++r.steps;
+        accept(std::move(candidates[at + *hit]), r, options);
         progress = true;
-        if (options.log) options.log("reduce: step " + std::to_string(r.steps) + ", " + std::to_string(program_cost(r.program).nodes) + " nodes");
       }
     }
     r.complete = !progress && at >= candidates.size();  // a whole round, and no candidate kept the failure
   }
   r.observation = check({&r.program}, cfg).at(0).observation;
-  r.seconds = elapsed();
+  r.seconds = seconds_since(start);
   return r;
 }
 

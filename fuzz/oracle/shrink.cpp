@@ -1,4 +1,4 @@
-// Candidate generation for the reducer: one row of code per shrink step, cheapest to check first.
+// The straight-line shrink passes of the registry (fuzz/oracle/passes.def), and the reducer's cost.
 #include "fuzz/oracle/shrink.h"
 
 #include <cmath>
@@ -8,6 +8,7 @@
 #include <map>
 
 #include "core/rewrite.h"
+#include "fuzz/oracle/passes.h"
 #include "fuzz/oracle/shrink_loops.h"
 
 namespace uf {
@@ -53,261 +54,221 @@ std::vector<Scalar> simpler_values(DType d, Scalar v) {
 
 bool is_value(const UOp* u) { return !u->is_memory() && !is_void(u->dtype); }
 
-class Shrinker {
- public:
-  Shrinker(const Program& p, const std::unordered_map<const UOp*, Scalar>& values)
-      : p_(p), g_(*p.graph), values_(values), order_(linearize(p)), cost_(program_cost(p)) {}
+Program with_sink(const PassInput& in, const std::vector<const UOp*>& effects) {
+  Program q = in.p;
+  q.sink = in.p.graph->make(Op::SINK, std::span<const UOp* const>(effects));
+  return q;
+}
 
-  std::vector<Program> run() {
-    const LoopShrink loop{p_, order_, values_, [this](Program&& q) { add(std::move(q)); }};
-    sink_steps();
-    unused_buffer_steps();
-    loop_removal_steps(loop);
-    trip_count_steps(loop);
-    operand_steps();
-    forwarding_steps();
-    accumulator_steps(loop);
-    forward_keeping_steps(loop);
-    copy_out_steps(loop);
-    gate_steps(loop);
-    cast_bypass_steps();
-    constant_value_steps();
-    loop_value_steps(loop);
-    buffer_steps();
-    literal_steps();
-    vector_steps();
-    return std::move(out_);
-  }
-
- private:
-  void add(Program&& q) {
-    q.expect.clear();
-    q.got.clear();
-    if (program_cost(q) < cost_) out_.push_back(std::move(q));
-  }
-  void add_substitution(const UOp* from, const UOp* to) {
-    try {
-      add(substitute(p_, {{from, to}}));
-    } catch (const TypeError&) {
-      // A rebuilt node no longer type-checks: not a candidate.
+// Memory -> the largest constant index any live INDEX uses (0 when only computed indices are used).
+std::unordered_map<const UOp*, int64_t> max_index(const std::vector<const UOp*>& order) {
+  std::unordered_map<const UOp*, int64_t> m;
+  for (const UOp* u : order)
+    if (u->op == Op::INDEX) {
+      int64_t& x = m.try_emplace(u->base(), 0).first->second;
+      if (u->src[1]->op == Op::CONST) x = std::max<int64_t>(x, u->src[1]->value.i);
     }
-  }
-  Program with_sink(const std::vector<const UOp*>& effects) {
-    Program q = p_;
-    q.sink = g_.make(Op::SINK, std::span<const UOp* const>(effects));
-    return q;
-  }
+  return m;
+}
 
-  // Keep one store; drop one; or let a store give way to the effects its address's AFTER waits for, so
-  // that a chain STORE c <- AFTER <- STORE b <- AFTER <- STORE a shrinks from its end.
-  void sink_steps() {
-    const auto& effects = p_.sink->src;
-    if (effects.size() > 2)
-      for (const UOp* e : effects) add(with_sink({e}));
-    for (size_t i = 0; i < effects.size(); ++i) {
-      std::vector<const UOp*> rest(effects.begin(), effects.end());
-      rest.erase(rest.begin() + static_cast<long>(i));
-      if (effects.size() > 1) add(with_sink(rest));
-      const UOp* e = effects[i];
-      if (e->op != Op::STORE || e->src[0]->op != Op::INDEX || e->src[0]->src[0]->op != Op::AFTER) continue;
-      for (const UOp* d : std::span(e->src[0]->src[0]->src).subspan(1))
-        if ((d->op == Op::STORE || d->op == Op::END) && std::find(rest.begin(), rest.end(), d) == rest.end()) rest.push_back(d);
-      add(with_sink(rest));
-    }
-  }
+// Lane k of vector v as a scalar, folding GEP of STACK and of CONST.
+const UOp* lane_of(Graph& g, const UOp* v, int k) {
+  if (v->op == Op::STACK) return v->src[static_cast<size_t>(k)];
+  if (v->op == Op::CONST) return g.constant(v->dtype, v->value);
+  return g.gep(v, k);
+}
 
-  // Replace a node by an operand of the same type (closest to the SINK first); drop AFTER dependencies.
-  void operand_steps() {
-    for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
-      const UOp* u = *it;
-      if (u == p_.sink) continue;
-      for (const UOp* s : u->src)
-        if (s->dtype == u->dtype && s->space == u->space && s->rank == u->rank && s->lanes == u->lanes)
-          add_substitution(u, s);
-      if (u->op == Op::AFTER && u->src.size() > 2)
-        for (size_t j = 1; j < u->src.size(); ++j) {
-          std::vector<const UOp*> src(u->src.begin(), u->src.end());
-          src.erase(src.begin() + static_cast<long>(j));
-          add_substitution(u, g_.make(Op::AFTER, std::span<const UOp* const>(src)));
-        }
-    }
-  }
-
-  // A LOAD replaced by a value some STORE writes to the same element (store-to-load forwarding): scratch
-  // memory round trips disappear.
-  void forwarding_steps() {
-    std::map<std::pair<const UOp*, int64_t>, std::vector<const UOp*>> stored;  // (memory, index) -> values
-    for (const UOp* u : order_)
-      if (u->op == Op::STORE)
-        if (const UOp* idx = u->src[0]->index_node(); idx && idx->src[1]->op == Op::CONST)
-          stored[{idx->base(), idx->src[1]->value.i}].push_back(u->src[1]);
-    for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
-      const UOp* u = *it;
-      if (u->op != Op::LOAD) continue;
-      const UOp* idx = u->src[0]->index_node();
-      if (!idx || idx->src[1]->op != Op::CONST) continue;
-      if (auto s = stored.find({idx->base(), idx->src[1]->value.i}); s != stored.end())
-        for (const UOp* v : s->second) add_substitution(u, v);
-    }
-  }
-
-  // A value replaced by a CAST of an operand's operand (skipping one step of a chain of conversions or
-  // arithmetic): long CAST chains that only carry a value to an output collapse.
-  void cast_bypass_steps() {
-    for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
-      const UOp* u = *it;
-      if (!is_value(u) || u->op == Op::CONST || u->op == Op::LOAD) continue;
-      for (const UOp* s : u->src)
-        for (const UOp* t : s->src)
-          if (is_value(t) && t->op != Op::CONST && t->lanes == u->lanes)
-            add_substitution(u, t->dtype == u->dtype ? t : g_.make(Op::CAST, {t}, u->dtype));
-    }
-  }
-
-  void constant_value_steps() {
-    for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
-      const UOp* u = *it;
-      if (!is_value(u) || u->op == Op::CONST) continue;
-      if (auto v = values_.find(u); v != values_.end()) add_substitution(u, g_.constant(u->dtype, v->second));
-    }
-  }
-
-  // Memory -> the largest constant index any live INDEX uses (0 when only computed indices are used).
-  std::unordered_map<const UOp*, int64_t> max_index() const {
-    std::unordered_map<const UOp*, int64_t> m;
-    for (const UOp* u : order_)
-      if (u->op == Op::INDEX) {
-        int64_t& x = m.try_emplace(u->base(), 0).first->second;
-        if (u->src[1]->op == Op::CONST) x = std::max<int64_t>(x, u->src[1]->value.i);
+void narrow(const PassInput& in, int n, int m) {
+  Graph& g = *in.p.graph;
+  try {
+    Program q = in.p;
+    q.origin.clear();
+    std::vector<const UOp*> mapped(g.size() + 1, nullptr);
+    for (const UOp* u : in.order) {
+      std::vector<const UOp*> src;
+      for (const UOp* s : u->src) src.push_back(mapped[s->id]);
+      const UOp* r;
+      if (u->lanes == n) {
+        if (u->op == Op::CONST) r = g.constant(u->dtype, u->value, m);
+        else if (u->op == Op::STACK) r = m == 1 ? src[0] : g.make(Op::STACK, std::span<const UOp* const>(src.data(), static_cast<size_t>(m)));
+        else r = g.make(u->op, src, u->dtype, m);
+      } else if (u->op == Op::GEP && u->src[0]->lanes == n) {
+        const int k = std::min(static_cast<int>(u->value.i), m - 1);
+        r = m == 1 ? src[0] : g.gep(src[0], k, u->dtype);
+      } else {
+        r = rebuild(g, u, src);
       }
-    return m;
-  }
-
-  // BUFFERs nothing indexes: all at once, then one at a time.
-  void unused_buffer_steps() {
-    const auto used = max_index();
-    std::vector<const UOp*> unused;
-    for (const UOp* b : p_.buffers)
-      if (!used.count(b)) unused.push_back(b);
-    auto without = [&](const std::vector<const UOp*>& drop) {
-      Program q = p_;
-      for (const UOp* b : drop) {
-        std::erase(q.buffers, b);
-        q.data.erase(b->slot);
-      }
-      add(std::move(q));
-    };
-    if (unused.size() > 1) without(unused);
-    for (const UOp* b : unused) without({b});
-  }
-
-  void buffer_steps() {
-    auto max_index = this->max_index();
-    for (const UOp* m : order_) {
-      if ((m->op != Op::BUFFER && m->op != Op::ALLOC) || !max_index.count(m)) continue;
-      const int64_t len = max_index[m] + 1;
-      if (len >= m->len) continue;
-      try {
-        Program q = substitute(p_, {{m, g_.memory(m->op, m->dtype, len, m->slot)}});
-        if (auto d = q.data.find(m->slot); m->op == Op::BUFFER && d != q.data.end()) d->second.resize(static_cast<size_t>(len));
-        add(std::move(q));
-      } catch (const TypeError&) {
-      }
+      mapped[u->id] = r;
     }
+    q.sink = mapped[in.p.sink->id];
+    for (const UOp*& b : q.buffers) b = mapped[b->id];
+    in.add(std::move(q));
+  } catch (const TypeError&) {
   }
-
-  void literal_steps() {
-    for (const UOp* u : order_)
-      if (u->op == Op::CONST)
-        for (Scalar s : simpler_values(u->dtype, u->value)) add_substitution(u, g_.constant(u->dtype, s));
-    for (const auto& [slot, vals] : p_.data) {
-      const UOp* b = p_.buffer(slot);
-      if (!b) continue;
-      Program zeros = p_;
-      zeros.data.erase(slot);
-      add(std::move(zeros));
-      for (size_t i = 0; i < vals.size(); ++i)
-        for (Scalar s : simpler_values(b->dtype, vals[i])) {
-          Program q = p_;
-          q.data[slot][i] = s;
-          add(std::move(q));
-        }
-    }
-  }
-
-  // Lane k of vector v as a scalar, folding GEP of STACK and of CONST.
-  const UOp* lane_of(const UOp* v, int k) {
-    if (v->op == Op::STACK) return v->src[static_cast<size_t>(k)];
-    if (v->op == Op::CONST) return g_.constant(v->dtype, v->value);
-    return g_.gep(v, k);
-  }
-
-  void vector_steps() {
-    // Scalarize: every GEP of one vector ALU op at once, so the vector op itself can die.
-    std::unordered_map<const UOp*, std::vector<const UOp*>> geps;
-    for (const UOp* u : order_)
-      if (u->op == Op::GEP && is_alu(u->src[0]->op)) geps[u->src[0]].push_back(u);
-    for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
-      const auto found = geps.find(*it);
-      if (found == geps.end()) continue;
-      const UOp* v = found->first;
-      try {
-        std::unordered_map<const UOp*, const UOp*> replace;
-        for (const UOp* g : found->second) {
-          std::vector<const UOp*> src;
-          for (const UOp* s : v->src) src.push_back(lane_of(s, static_cast<int>(g->value.i)));
-          replace[g] = g_.make(v->op, std::span<const UOp* const>(src), v->dtype);
-        }
-        add(substitute(p_, replace));
-      } catch (const TypeError&) {
-      }
-    }
-    // Narrow: every vector of N lanes to M lanes (M = 1: scalars), the whole program at once.
-    std::vector<int> widths;
-    for (const UOp* u : order_)
-      if (u->is_vector() && std::find(widths.begin(), widths.end(), u->lanes) == widths.end()) widths.push_back(u->lanes);
-    for (int n : widths)
-      for (int m : {1, n / 2, n - 1})
-        if (m >= 1 && m < n && (m != n - 1 || n - 1 != n / 2) && (m != n / 2 || n / 2 != 1)) narrow(n, m);
-  }
-
-  void narrow(int n, int m) {
-    try {
-      Program q = p_;
-      q.origin.clear();
-      std::vector<const UOp*> mapped(g_.size() + 1, nullptr);
-      for (const UOp* u : order_) {
-        std::vector<const UOp*> src;
-        for (const UOp* s : u->src) src.push_back(mapped[s->id]);
-        const UOp* r;
-        if (u->lanes == n) {
-          if (u->op == Op::CONST) r = g_.constant(u->dtype, u->value, m);
-          else if (u->op == Op::STACK) r = m == 1 ? src[0] : g_.make(Op::STACK, std::span<const UOp* const>(src.data(), static_cast<size_t>(m)));
-          else r = g_.make(u->op, src, u->dtype, m);
-        } else if (u->op == Op::GEP && u->src[0]->lanes == n) {
-          const int k = std::min(static_cast<int>(u->value.i), m - 1);
-          r = m == 1 ? src[0] : g_.gep(src[0], k, u->dtype);
-        } else {
-          r = rebuild(g_, u, src);
-        }
-        mapped[u->id] = r;
-      }
-      q.sink = mapped[p_.sink->id];
-      for (const UOp*& b : q.buffers) b = mapped[b->id];
-      add(std::move(q));
-    } catch (const TypeError&) {
-    }
-  }
-
-  const Program& p_;
-  Graph& g_;
-  const std::unordered_map<const UOp*, Scalar>& values_;
-  std::vector<const UOp*> order_;
-  ProgramCost cost_;
-  std::vector<Program> out_;
-};
+}
 
 }  // namespace
+
+// Keep one store; drop one; or let a store give way to the effects its address's AFTER waits for, so
+// that a chain STORE c <- AFTER <- STORE b <- AFTER <- STORE a shrinks from its end.
+void sink_steps(const PassInput& in) {
+  const auto& effects = in.p.sink->src;
+  if (effects.size() > 2)
+    for (const UOp* e : effects) in.add(with_sink(in, {e}));
+  for (size_t i = 0; i < effects.size(); ++i) {
+    std::vector<const UOp*> rest(effects.begin(), effects.end());
+    rest.erase(rest.begin() + static_cast<long>(i));
+    if (effects.size() > 1) in.add(with_sink(in, rest));
+    const UOp* e = effects[i];
+    if (e->op != Op::STORE || e->src[0]->op != Op::INDEX || e->src[0]->src[0]->op != Op::AFTER) continue;
+    for (const UOp* d : std::span(e->src[0]->src[0]->src).subspan(1))
+      if ((d->op == Op::STORE || d->op == Op::END) && std::find(rest.begin(), rest.end(), d) == rest.end()) rest.push_back(d);
+    in.add(with_sink(in, rest));
+  }
+}
+
+// Replace a node by an operand of the same type (closest to the SINK first); drop AFTER dependencies.
+void operand_steps(const PassInput& in) {
+  Graph& g = *in.p.graph;
+  for (auto it = in.order.rbegin(); it != in.order.rend(); ++it) {
+    const UOp* u = *it;
+    if (u == in.p.sink) continue;
+    for (const UOp* s : u->src)
+      if (s->dtype == u->dtype && s->space == u->space && s->rank == u->rank && s->lanes == u->lanes)
+        offer_substitution(in, {{u, s}});
+    if (u->op == Op::AFTER && u->src.size() > 2)
+      for (size_t j = 1; j < u->src.size(); ++j) {
+        std::vector<const UOp*> src(u->src.begin(), u->src.end());
+        src.erase(src.begin() + static_cast<long>(j));
+        offer_substitution(in, {{u, g.make(Op::AFTER, std::span<const UOp* const>(src))}});
+      }
+  }
+}
+
+// A LOAD replaced by a value some STORE writes to the same element (store-to-load forwarding): scratch
+// memory round trips disappear.
+void forwarding_steps(const PassInput& in) {
+  std::map<std::pair<const UOp*, int64_t>, std::vector<const UOp*>> stored;  // (memory, index) -> values
+  for (const UOp* u : in.order)
+    if (u->op == Op::STORE)
+      if (const UOp* idx = u->src[0]->index_node(); idx && idx->src[1]->op == Op::CONST)
+        stored[{idx->base(), idx->src[1]->value.i}].push_back(u->src[1]);
+  for (auto it = in.order.rbegin(); it != in.order.rend(); ++it) {
+    const UOp* u = *it;
+    if (u->op != Op::LOAD) continue;
+    const UOp* idx = u->src[0]->index_node();
+    if (!idx || idx->src[1]->op != Op::CONST) continue;
+    if (auto s = stored.find({idx->base(), idx->src[1]->value.i}); s != stored.end())
+      for (const UOp* v : s->second) offer_substitution(in, {{u, v}});
+  }
+}
+
+// A value replaced by a CAST of an operand's operand (skipping one step of a chain of conversions or
+// arithmetic): long CAST chains that only carry a value to an output collapse.
+void cast_bypass_steps(const PassInput& in) {
+  Graph& g = *in.p.graph;
+  for (auto it = in.order.rbegin(); it != in.order.rend(); ++it) {
+    const UOp* u = *it;
+    if (!is_value(u) || u->op == Op::CONST || u->op == Op::LOAD) continue;
+    for (const UOp* s : u->src)
+      for (const UOp* t : s->src)
+        if (is_value(t) && t->op != Op::CONST && t->lanes == u->lanes)
+          offer_substitution(in, {{u, t->dtype == u->dtype ? t : g.make(Op::CAST, {t}, u->dtype)}});
+  }
+}
+
+void constant_value_steps(const PassInput& in) {
+  Graph& g = *in.p.graph;
+  for (auto it = in.order.rbegin(); it != in.order.rend(); ++it) {
+    const UOp* u = *it;
+    if (!is_value(u) || u->op == Op::CONST) continue;
+    if (auto v = in.values.find(u); v != in.values.end()) offer_substitution(in, {{u, g.constant(u->dtype, v->second)}});
+  }
+}
+
+// BUFFERs nothing indexes: all at once, then one at a time.
+void unused_buffer_steps(const PassInput& in) {
+  const auto used = max_index(in.order);
+  std::vector<const UOp*> unused;
+  for (const UOp* b : in.p.buffers)
+    if (!used.count(b)) unused.push_back(b);
+  auto without = [&](const std::vector<const UOp*>& drop) {
+    Program q = in.p;
+    for (const UOp* b : drop) {
+      std::erase(q.buffers, b);
+      q.data.erase(b->slot);
+    }
+    in.add(std::move(q));
+  };
+  if (unused.size() > 1) without(unused);
+  for (const UOp* b : unused) without({b});
+}
+
+void buffer_steps(const PassInput& in) {
+  Graph& g = *in.p.graph;
+  auto max_index = uf::max_index(in.order);
+  for (const UOp* m : in.order) {
+    if ((m->op != Op::BUFFER && m->op != Op::ALLOC) || !max_index.count(m)) continue;
+    const int64_t len = max_index[m] + 1;
+    if (len >= m->len) continue;
+    try {
+      Program q = substitute(in.p, {{m, g.memory(m->op, m->dtype, len, m->slot)}});
+      if (auto d = q.data.find(m->slot); m->op == Op::BUFFER && d != q.data.end()) d->second.resize(static_cast<size_t>(len));
+      in.add(std::move(q));
+    } catch (const TypeError&) {
+    }
+  }
+}
+
+void literal_steps(const PassInput& in) {
+  Graph& g = *in.p.graph;
+  for (const UOp* u : in.order)
+    if (u->op == Op::CONST)
+      for (Scalar s : simpler_values(u->dtype, u->value)) offer_substitution(in, {{u, g.constant(u->dtype, s)}});
+  for (const auto& [slot, vals] : in.p.data) {
+    const UOp* b = in.p.buffer(slot);
+    if (!b) continue;
+    Program zeros = in.p;
+    zeros.data.erase(slot);
+    in.add(std::move(zeros));
+    for (size_t i = 0; i < vals.size(); ++i)
+      for (Scalar s : simpler_values(b->dtype, vals[i])) {
+        Program q = in.p;
+        q.data[slot][i] = s;
+        in.add(std::move(q));
+      }
+  }
+}
+
+void vector_steps(const PassInput& in) {
+  Graph& g = *in.p.graph;
+  // Scalarize: every GEP of one vector ALU op at once, so the vector op itself can die.
+  std::unordered_map<const UOp*, std::vector<const UOp*>> geps;
+  for (const UOp* u : in.order)
+    if (u->op == Op::GEP && is_alu(u->src[0]->op)) geps[u->src[0]].push_back(u);
+  for (auto it = in.order.rbegin(); it != in.order.rend(); ++it) {
+    const auto found = geps.find(*it);
+    if (found == geps.end()) continue;
+    const UOp* v = found->first;
+    try {
+      std::unordered_map<const UOp*, const UOp*> replace;
+      for (const UOp* gep : found->second) {
+        std::vector<const UOp*> src;
+        for (const UOp* s : v->src) src.push_back(lane_of(g, s, static_cast<int>(gep->value.i)));
+        replace[gep] = g.make(v->op, std::span<const UOp* const>(src), v->dtype);
+      }
+      in.add(substitute(in.p, replace));
+    } catch (const TypeError&) {
+    }
+  }
+  // Narrow: every vector of N lanes to M lanes (M = 1: scalars), the whole program at once.
+  std::vector<int> widths;
+  for (const UOp* u : in.order)
+    if (u->is_vector() && std::find(widths.begin(), widths.end(), u->lanes) == widths.end()) widths.push_back(u->lanes);
+  for (int n : widths)
+    for (int m : {1, n / 2, n - 1})
+      if (m >= 1 && m < n && (m != n - 1 || n - 1 != n / 2) && (m != n / 2 || n / 2 != 1)) narrow(in, n, m);
+}
 
 ProgramCost program_cost(const Program& p) {
   ProgramCost c;
@@ -323,10 +284,6 @@ ProgramCost program_cost(const Program& p) {
     if (const UOp* b = p.buffer(slot))
       for (Scalar v : vals) c.complexity += complexity(b->dtype, v);
   return c;
-}
-
-std::vector<Program> shrink_candidates(const Program& p, const std::unordered_map<const UOp*, Scalar>& values) {
-  return Shrinker(p, values).run();
 }
 
 }  // namespace uf

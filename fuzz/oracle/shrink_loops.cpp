@@ -1,4 +1,5 @@
-// The loop shrink steps: loops removed or merged, trip counts lowered, accumulators and gates dropped.
+// The loop shrink passes (rows of fuzz/oracle/passes.def): loops removed or merged, trip counts lowered,
+// accumulators and gates dropped.
 #include "fuzz/oracle/shrink_loops.h"
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 
 #include "core/loops.h"
 #include "core/rewrite.h"
+#include "fuzz/oracle/passes.h"
 
 namespace uf {
 
@@ -62,18 +64,11 @@ Program rewrite(const Program& p, const std::vector<const UOp*>& order, Pick pic
 }
 
 template <class Pick>
-void offer(const LoopShrink& s, Pick pick) {
+void offer(const PassInput& s, Pick pick) {
   try {
     s.add(rewrite(s.p, s.order, pick));
   } catch (const TypeError&) {
     // A rebuilt node no longer type-checks: not a candidate.
-  }
-}
-
-void offer_substitution(const LoopShrink& s, const std::unordered_map<const UOp*, const UOp*>& replace) {
-  try {
-    s.add(substitute(s.p, replace));
-  } catch (const TypeError&) {
   }
 }
 
@@ -91,7 +86,10 @@ int64_t trip_count(const UOp* range) {
   return end->op == Op::CONST ? const_trips(end) : kRuntimeTrips;
 }
 
-void loop_removal_steps(const LoopShrink& s) {
+// A loop removed: its RANGE becomes CONST 0 (one iteration, the first), or, in a nest, the
+// enclosing RANGE of the same dtype (the loop level merged into its parent). ENDs drop it; an END left
+// closing nothing becomes its effect; AFTERs drop it as a dependency.
+void loop_removal_steps(const PassInput& s) {
   const std::vector<const UOp*> ranges = ranges_of(s.order);
   if (ranges.empty()) return;
   Graph& g = *s.p.graph;
@@ -113,7 +111,9 @@ void loop_removal_steps(const LoopShrink& s) {
   }
 }
 
-void trip_count_steps(const LoopShrink& s) {
+// A trip count lowered: a CONST end to 1, 2, n/2 or n-1; a computed end to CONST 1 or to its
+// reference value.
+void trip_count_steps(const PassInput& s) {
   Graph& g = *s.p.graph;
   for (const UOp* r : ranges_of(s.order)) {
     const UOp* end = r->src[0];
@@ -139,7 +139,9 @@ void trip_count_steps(const LoopShrink& s) {
   }
 }
 
-void accumulator_steps(const LoopShrink& s) {
+// An accumulator dropped: the loads of an ALLOC element read its top-level init value instead
+// (every load, or only those inside loops: the reduction becomes "the last iteration's value").
+void accumulator_steps(const PassInput& s) {
   bool any_alloc = false;
   for (const UOp* u : s.order) any_alloc |= u->op == Op::ALLOC;
   if (!any_alloc) return;
@@ -169,7 +171,10 @@ void accumulator_steps(const LoopShrink& s) {
   }
 }
 
-void forward_keeping_steps(const LoopShrink& s) {
+// A LOAD through AFTER(…, STORE) of the same element reads the stored value, and the STORE,
+// which the AFTER kept alive, stays as an effect of the SINK (closed by an END over its loops). Turns an
+// accumulator read back after its update into the update's value, keeping the update.
+void forward_keeping_steps(const PassInput& s) {
   Graph& g = *s.p.graph;
   std::optional<Loops> loops;
   for (auto it = s.order.rbegin(); it != s.order.rend(); ++it) {
@@ -204,7 +209,9 @@ void forward_keeping_steps(const LoopShrink& s) {
   }
 }
 
-void copy_out_steps(const LoopShrink& s) {
+// A copy out of a loop, STORE(a, LOAD(INDEX(AFTER(m, END(STORE(m[i], v), ranges)), i))), becomes
+// the loop storing v to `a` itself, END(STORE(a, v), ranges): the accumulator between them disappears.
+void copy_out_steps(const PassInput& s) {
   Graph& g = *s.p.graph;
   for (auto it = s.order.rbegin(); it != s.order.rend(); ++it) {
     const UOp* c = *it;
@@ -233,7 +240,9 @@ void copy_out_steps(const LoopShrink& s) {
   }
 }
 
-void loop_value_steps(const LoopShrink& s) {
+// For values inside loops (which have no single reference value): a value becomes a RANGE of its
+// loops of the same dtype (innermost first), CONST 0 or CONST 1.
+void loop_value_steps(const PassInput& s) {
   bool any = false;
   for (const UOp* u : s.order) any |= u->op == Op::RANGE;
   if (!any) return;
@@ -251,7 +260,8 @@ void loop_value_steps(const LoopShrink& s) {
   }
 }
 
-void gate_steps(const LoopShrink& s) {
+// Gates: a gated LOAD becomes ungated or its alt; a gated STORE loses its gate.
+void gate_steps(const PassInput& s) {
   Graph& g = *s.p.graph;
   for (auto it = s.order.rbegin(); it != s.order.rend(); ++it) {
     const UOp* u = *it;

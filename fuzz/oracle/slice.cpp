@@ -1,12 +1,20 @@
-// Slices (shrink.h): the diverging node alone (a constant by itself; an op with its operands as constants
-// or loaded), stored into a fresh one-element buffer; for a vector lane, a vector whose lane k alone
-// holds the reference value.
+// The slice pass (fuzz/oracle/passes.def), the first round of a mismatch's reduction: the diverging node
+// `d` alone (a constant by itself; an op with its operands as constants, then loaded from input buffers),
+// stored into a fresh one-element output buffer; for a vector lane, a vector whose lane k alone holds the
+// reference value. When the bug lives in `d`'s own rule, one of these reproduces it in a handful of
+// nodes, in one step.
 #include <vector>
 
-#include "fuzz/oracle/shrink.h"
+#include "fuzz/oracle/passes.h"
 
 namespace uf {
 
+namespace {
+
+// The slices of lane k of an N-lane vector of dtype t whose reference value there is v: lane k holds v and
+// every other lane a different value, from a STACK of constants, then from a vector LOAD of an input buffer
+// (a lane-order bug shows in either), and GEP k is stored. For a diverging GEP, and for a diverging vector
+// node's lane.
 std::vector<Program> lane_slices(const Program& p, DType t, int n, int k, Scalar v) {
   std::vector<Program> out;
   Graph& g = *p.graph;
@@ -83,6 +91,19 @@ std::vector<Program> slice_candidates(const Program& p, const UOp* d, const std:
     out.push_back(std::move(q));
   }
   return out;
+}
+
+}  // namespace
+
+void slice_steps(const PassInput& in) {
+  const Divergence* d = in.divergence ? in.divergence() : nullptr;
+  if (!d) return;
+  // Operands inside loops have no top-level reference value: the probes recorded them where d diverged.
+  auto values = in.values;
+  values.insert(d->loop_operands.begin(), d->loop_operands.end());
+  for (Program& q : d->lane >= 0 ? lane_slices(in.p, d->node->dtype, d->node->lanes, d->lane, d->lane_value)
+                                 : slice_candidates(in.p, d->node, values))
+    in.add(std::move(q));
 }
 
 }  // namespace uf

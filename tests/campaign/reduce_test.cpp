@@ -1,14 +1,20 @@
 // The reducer against a deliberately broken renderer: small reproducers, same signature, and they replay.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <fstream>
+#include <map>
 
 #include "core/text.h"
 #include "fuzz/gen/generator.h"
 #include "fuzz/gen/policy.h"
+#include "fuzz/oracle/passes.h"
 #include "fuzz/oracle/reduce.h"
 #include "fuzz/oracle/shrink.h"
+#include "tests/support/files.h"
 #include "tests/support/paths.h"
+#include "tests/support/uopfuzz.h"
 
 namespace uf::testing {
 namespace {
@@ -55,6 +61,19 @@ void expect_one_minimal(const ReduceResult& r, const std::string& sig, const Com
         << "still fails as " << sig << " one step smaller:\n" << print_program(smaller[i]);
 }
 
+// Every pass run has its row, in registry order, and the rows add up to the reduction's totals.
+void expect_per_pass_totals(const ReduceResult& r, size_t passes_run) {
+  ASSERT_EQ(r.passes.size(), passes_run);
+  int tried = 0, accepted = 0;
+  for (const PassStats& s : r.passes) {
+    tried += s.tried;
+    accepted += s.accepted;
+    EXPECT_LE(s.accepted, s.tried) << s.name;
+  }
+  EXPECT_EQ(tried, r.candidates);
+  EXPECT_EQ(accepted, r.steps);
+}
+
 TEST(Reduce, BrokenRendererFailuresShrinkToAFewNodes) {
   const CompiledPathConfig cfg = broken();
   const std::vector<Program> failing = failing_programs(2, cfg);
@@ -68,6 +87,7 @@ TEST(Reduce, BrokenRendererFailuresShrinkToAFewNodes) {
     EXPECT_EQ(r.observation.signature, sig);
     EXPECT_LE(program_cost(r.program).nodes, 12u) << print_program(r.program);
     EXPECT_LT(program_cost(r.program), program_cost(p));
+    expect_per_pass_totals(r, all_passes().size());
     expect_one_minimal(r, sig, cfg);
     // The reproducer stands on its own: it verifies, parses back, and still fails the same way.
     verify(r.program);
@@ -78,6 +98,62 @@ TEST(Reduce, BrokenRendererFailuresShrinkToAFewNodes) {
     good.cflags = cfg.cflags;
     EXPECT_EQ(check({&back}, good).at(0).observation.verdict, Verdict::ok);
   }
+}
+
+// `--passes sink,unused-buffers`: only those run (the -v table has their rows alone), and the result
+// only drops stores and buffers: every node it keeps is the original's, so it is larger than a full
+// reduction (at most 12 nodes above). An unknown name is a usage error naming the passes.
+TEST(Reduce, OnlyTheChosenPassesRun) {
+  const CompiledPathConfig cfg = broken();
+  const std::vector<Program> failing = failing_programs(1, cfg);
+  ASSERT_EQ(failing.size(), 1u);
+  const Program& p = failing[0];
+  const TempDir dir;
+  std::ofstream(dir / "found.uop") << print_program(p);
+  const std::string args = "reduce " + (dir / "found.uop").string() + " -o " + (dir / "reduced.uop").string() +
+                           " --renderer-cmd " + broken_renderer() + " --cflags -O1 -v";
+  const Ran ran = run_uopfuzz(args + " --passes unused-buffers,sink", "UOPFUZZ=" + uopfuzz_binary() + " ");
+  ASSERT_EQ(ran.code, 0) << ran.out;
+  for (const Pass& pass : all_passes()) {
+    const bool chosen = pass.name == "sink" || pass.name == "unused-buffers";
+    EXPECT_EQ(ran.out.find("reduce: " + std::string(pass.name) + " ") != std::string::npos, chosen) << pass.name << "\n" << ran.out;
+  }
+  // Dropping stores and buffers only removes nodes: no op is more frequent than in the original.
+  const Program reduced = parse_program(read_text(dir / "reduced.uop"));
+  std::map<Op, int> ops;
+  for (const UOp* u : linearize(p)) ++ops[u->op];
+  for (const UOp* u : linearize(reduced)) EXPECT_GE(--ops[u->op], 0) << name(u->op) << "\n" << print_program(reduced);
+  EXPECT_GT(program_cost(reduced).nodes, 12u) << read_text(dir / "reduced.uop");
+  EXPECT_LT(program_cost(reduced), program_cost(p));
+  const Ran unknown = run_uopfuzz(args + " --passes sink,no-such-pass");
+  EXPECT_EQ(unknown.code, 2) << unknown.out;
+  EXPECT_NE(unknown.out.find("unknown pass `no-such-pass`"), std::string::npos) << unknown.out;
+  EXPECT_NE(unknown.out.find("slice, sink, unused-buffers"), std::string::npos) << unknown.out;
+}
+
+// The docs name the registry's passes, in its order: docs/format.md's table of `reduce` (with the
+// descriptions --list-passes prints) and docs/design.md's reducer section.
+TEST(Reduce, DocsListTheRegistrysPasses) {
+  std::vector<std::string> rows, names;
+  for (const Pass& pass : all_passes()) {
+    rows.push_back("| `" + std::string(pass.name) + "` | " + std::string(pass.description) + " |");
+    names.push_back(std::string(pass.name));
+  }
+  const std::vector<std::string> format = read_lines(source_path("docs/format.md"));
+  const auto table = std::find_if(format.begin(), format.end(), [](const std::string& l) { return l.starts_with("| pass | candidates"); });
+  ASSERT_NE(table, format.end()) << "docs/format.md: the table of reduce passes";
+  std::vector<std::string> documented;
+  for (auto it = table + 2; it != format.end() && it->starts_with("| `"); ++it) documented.push_back(*it);
+  EXPECT_EQ(documented, rows) << "docs/format.md lists:" << bulleted(documented) << "\nthe registry:" << bulleted(rows);
+
+  const std::string design = read_text(source_path("docs/design.md"));
+  const size_t from = design.find("in the order a round runs");
+  ASSERT_NE(from, std::string::npos) << "docs/design.md: the reducer's list of passes";
+  const std::string list = design.substr(from, design.find(". A round", from) - from);
+  std::vector<std::string> listed;
+  for (size_t open = list.find('`'); open != std::string::npos; open = list.find('`', list.find('`', open + 1) + 1))
+    listed.push_back(list.substr(open + 1, list.find('`', open + 1) - open - 1));
+  EXPECT_EQ(listed, names) << "docs/design.md lists:" << bulleted(listed);
 }
 
 TEST(Reduce, ShrinkStepsAreStrictlySmaller) {
