@@ -1,29 +1,23 @@
 #!/usr/bin/env python3
-# uopfuzz_tinygrad.py PROGRAM_FILE FUNCTION_NAME: a --renderer-cmd plug-in (docs/format.md, section 5)
-# that compiles the program with tinygrad. It builds the program as tinygrad UOps (our op names are
-# tinygrad's), runs tinygrad's own pipeline for its CPU target (to_program: symbolic rewrites, constant
-# folding, decompositions, linearizer, ClangRenderer) and prints the C tinygrad renders, wrapped into
-# uopfuzz's calling convention. What tinygrad cannot take from our IR is a render error (exit 1, the
-# reason on stderr); a program file it cannot read is exit 2. See README.md beside this file.
+# uopfuzz_tinygrad.py: a renderer plug-in (docs/format.md, section 5; protocol 2 on the SDK,
+# plugins/uopfuzz_plugin.py) that compiles the program with tinygrad. It builds the program as tinygrad
+# UOps (our op names are tinygrad's), runs tinygrad's own pipeline for its CPU target (to_program: symbolic
+# rewrites, constant folding, decompositions, linearizer, ClangRenderer) and returns the C tinygrad
+# renders, wrapped into uopfuzz's calling convention. In server mode tinygrad is imported once per
+# process. What tinygrad cannot take from our IR is a render error; its handshake gives uopfuzz the
+# --without set that keeps such programs out. See README.md beside this file.
 import os
 import platform
 import re
+import subprocess
 import sys
-import traceback
 
-USAGE = "usage: uopfuzz_tinygrad.py PROGRAM_FILE FUNCTION_NAME"
-
-
-class Unsupported(Exception):
-  """Our IR has something tinygrad (or this adapter) cannot express: a render error."""
-
-
-def fail(code, msg):
-  print(f"uopfuzz_tinygrad: {msg}", file=sys.stderr)
-  sys.exit(code)
-
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from uopfuzz_plugin import DTYPES, Plugin, RenderError  # noqa: E402
 
 try:
+  import tinygrad
   from tinygrad.codegen import full_rewrite_to_sink, pm_to_program
   from tinygrad.uop.ops import PatternMatcher, ProgramInfo, graph_rewrite
   from tinygrad.dtype import AddrSpace, dtypes
@@ -31,44 +25,51 @@ try:
   from tinygrad.renderer.cstyle import ClangRenderer
   from tinygrad.uop.ops import AxisType, KernelInfo, Ops, UOp
 except ImportError as e:  # a setup problem, not a finding
-  fail(2, f"cannot import tinygrad ({e}); put a tinygrad checkout on PYTHONPATH")
+  print(f"uopfuzz_tinygrad: cannot import tinygrad ({e}); put a tinygrad checkout on PYTHONPATH", file=sys.stderr)
+  sys.exit(2)
 
-# Our dtype names -> tinygrad's, and the C type of a parameter in uopfuzz's calling convention.
-DTYPES = {"bool": (dtypes.bool, "_Bool"), "i8": (dtypes.int8, "int8_t"), "i16": (dtypes.int16, "int16_t"),
-          "i32": (dtypes.int32, "int32_t"), "i64": (dtypes.int64, "int64_t"), "u8": (dtypes.uint8, "uint8_t"),
-          "u16": (dtypes.uint16, "uint16_t"), "u32": (dtypes.uint32, "uint32_t"), "u64": (dtypes.uint64, "uint64_t"),
-          "f16": (dtypes.half, "uint16_t"), "f32": (dtypes.float32, "float"), "f64": (dtypes.float64, "double"),
-          "bf16": (dtypes.bfloat16, "uint16_t")}
-# fp8: tinygrad's ClangRenderer does not support them (supported_dtypes() drops dtypes.fp8s).
-UNSUPPORTED_DTYPES = {"fp8e4m3", "fp8e5m2", "fp8e4m3fnuz", "fp8e5m2fnuz"}
-ALU = {"ADD", "SUB", "MUL", "MAX", "CMPLT", "CMPNE", "CMPEQ", "NEG", "AND", "OR", "XOR", "SHL", "SHR", "FLOORDIV",
-       "FLOORMOD", "CDIV", "CMOD", "POW", "SQRT", "EXP2", "LOG2", "SIN", "TRUNC", "WHERE"}
+
+class Unsupported(Exception):
+  """Our IR has something tinygrad (or this adapter) cannot express: a render error."""
+
+
+# Our float dtypes by tinygrad's names (integers and bool map by kind and size). The rest, the fp8s, are
+# not in tinygrad's ClangRenderer (its supported_dtypes() drops dtypes.fp8s).
+FLOATS = {"f16": "half", "f32": "float32", "f64": "float64", "bf16": "bfloat16"}
+# The C type of a BUFFER parameter where it is not dtypes.def's: tinygrad's C declares f16 as __fp16.
+PARAM_CTYPES = {"bool": "_Bool", "f16": "uint16_t"}
 # tinygrad makes MULACC itself, late and only for a renderer that has it; ClangRenderer has not, and a
 # MULACC given to its pipeline is not decomposed (KeyError in the renderer).
 UNSUPPORTED_OPS = {"MULACC": "pass --without mulacc", "GEP": "vectors; pass --without vector",
-                   "STACK": "vectors; pass --without vector", "VECTORIZE": "vectors; pass --without vector"}
+                   "STACK": "vectors; pass --without vector"}
 RENAMED = {"RECIP": "RECIPROCAL"}
-
-NODE = re.compile(r"^%(\d+)\s*=\s*(\w+)\s+(\S+)\s*(.*)$")
-MEMORY = re.compile(r"^(\w+)\[(\d+)\]\s+slot=(\d+)$")
-
-
-def dtype_of(name, where):
-  if name in UNSUPPORTED_DTYPES: raise Unsupported(f"{where}: dtype {name} (tinygrad's ClangRenderer has no fp8)")
-  if re.fullmatch(r"\w+x\d+", name): raise Unsupported(f"{where}: vector dtype {name} (pass --without vector)")
-  if name not in DTYPES: fail(2, f"{where}: unknown dtype {name}")
-  return DTYPES[name][0]
-
-
-def value(text, dt):
-  t = text.lower()
-  if dt == dtypes.bool: return t in ("true", "1")
-  if dtypes.is_int(dt): return int(t)
-  if t.startswith(("0x", "-0x", "+0x")): return float.fromhex(t)
-  return float(t)  # accepts inf, -inf, nan
-
-
 EDGES = {"FLOORDIV", "CDIV", "FLOORMOD", "CMOD", "SHL", "SHR"}
+# The handshake's --without set (README.md, "What to pass"): what the adapter cannot map (vectors, MULACC,
+# the fp8s), what tinygrad computes inexactly by design (SIN, LOG2, POW), and bf16, which clang <= 16 lacks.
+WITHOUT = ["vector", "mulacc", "sin", "log2", "pow", "bf16"] + [
+  name for name, d in DTYPES.items() if d.is_float and name not in FLOATS]
+
+
+def tinygrad_dtype(dt, where):
+  if dt.is_vector: raise Unsupported(f"{where}: vector dtype {dt.name} (pass --without vector)")
+  bits = dt.itemsize * 8
+  name = {"B": "bool", "S": f"int{bits}", "U": f"uint{bits}"}.get(dt.kind) or FLOATS.get(dt.name)
+  if name is None: raise Unsupported(f"{where}: dtype {dt.name} (tinygrad's ClangRenderer has no {dt.name})")
+  return getattr(dtypes, name)
+
+
+def tinygrad_version():
+  """The tinygrad commit (its checkout's git HEAD, or the one a snapshot's README names), else __version__."""
+  root = os.path.dirname(os.path.dirname(os.path.abspath(tinygrad.__file__)))
+  try:
+    head = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)
+    if head.returncode == 0 and re.fullmatch(r"[0-9a-f]{40}", head.stdout.strip()): return head.stdout.strip()[:12]
+  except (OSError, subprocess.SubprocessError): pass
+  try:
+    with open(os.path.join(root, "README.md"), encoding="utf-8") as f: m = re.search(r"\b[0-9a-f]{40}\b", f.read())
+    if m: return m[0][:12]
+  except OSError: pass
+  return str(getattr(tinygrad, "__version__", "unknown"))
 
 
 def edges(op, dt, a, b):
@@ -143,33 +144,25 @@ def render(sink):
   return next(s.arg for s in prg.src if s.op is Ops.SOURCE)
 
 
-def build(lines, fname):
+def build(program, fname):
   """The program's nodes as tinygrad UOps: (sink, [(slot, c type) of every BUFFER])."""
-  u, buffers, stored = {}, [], {}
-  for no, line in lines:
-    where = f"line {no}"
-    m = NODE.match(line)
-    if not m: fail(2, f"{where}: not a node: {line}")
-    nid, op, dt_text, rest = int(m[1]), m[2], m[3], m[4].split()
-    srcs = [u[int(w[1:])] for w in rest if w.startswith("%")]
-    args = [w for w in rest if not w.startswith("%")]
+  u, stored = {}, {}
+  buffers = [(b.slot, PARAM_CTYPES.get(b.dtype.name, b.dtype.ctype)) for b in program.buffers]
+  for n in program.nodes:
+    where, op = f"line {n.line}", n.op.name
+    srcs = [u[s.id] for s in n.sources]
     if op in ("BUFFER", "ALLOC"):
-      mm = MEMORY.match(f"{dt_text} {' '.join(rest)}")
-      if not mm: fail(2, f"{where}: bad {op}: {line}")
-      dt, n, slot = dtype_of(mm[1], where), int(mm[2]), int(mm[3])
-      if op == "BUFFER":
-        u[nid] = UOp.param(slot, dt, (n,))
-        buffers.append((slot, DTYPES[mm[1]][1]))
-      else:  # kernel-local memory: tinygrad's register BUFFER (what its own accumulators are)
-        u[nid] = UOp.placeholder((n,), dt, slot, AddrSpace.REG)
+      dt = tinygrad_dtype(n.dtype, where)
+      # ALLOC is kernel-local memory: tinygrad's register BUFFER (what its own accumulators are)
+      u[n.id] = UOp.param(n.slot, dt, (n.length,)) if op == "BUFFER" else UOp.placeholder((n.length,), dt, n.slot, AddrSpace.REG)
       continue
-    dt = None if dt_text == "void" else dtype_of(dt_text, where)
-    if op == "CONST": u[nid] = UOp.const(value(args[0], dt), dt)
-    elif op == "INDEX": u[nid] = srcs[0].index(srcs[1])
+    dt = None if n.dtype.is_void else tinygrad_dtype(n.dtype, where)
+    if op == "CONST": u[n.id] = UOp.const(n.arg, dt)
+    elif op == "INDEX": u[n.id] = srcs[0].index(srcs[1])
     elif op == "LOAD":
       # gated, tinygrad's way: the gate is the validity of the index, an invalid load gives 0, so the alt
       # comes in through a WHERE
-      u[nid] = srcs[0].load() if len(srcs) == 1 else srcs[2].where(gated(srcs[0], srcs[2]).load(), srcs[1])
+      u[n.id] = srcs[0].load() if len(srcs) == 1 else srcs[2].where(gated(srcs[0], srcs[2]).load(), srcs[1])
     elif op == "STORE":
       addr = srcs[0]
       # tinygrad's memory coalescing keys stores by memory and index, and asserts one STORE per global
@@ -180,23 +173,22 @@ def build(lines, fname):
       if base is not None and base.op is Ops.PARAM:
         prev = stored.get(base)
         if prev is not None and not prev.ranges: addr = addr.src[0].after(prev).index(*addr.src[1:])
-      u[nid] = (addr if len(srcs) == 2 else gated(addr, srcs[2])).store(srcs[1])
-      if base is not None and base.op is Ops.PARAM: stored[base] = u[nid]
+      u[n.id] = (addr if len(srcs) == 2 else gated(addr, srcs[2])).store(srcs[1])
+      if base is not None and base.op is Ops.PARAM: stored[base] = u[n.id]
     elif op == "AFTER":
       # tinygrad orders the memory, not an address: AFTER(INDEX(m, i), deps) is INDEX(AFTER(m, deps), i)
       a = srcs[0]
-      u[nid] = a.src[0].after(*srcs[1:]).index(*a.src[1:]) if a.op is Ops.INDEX else a.after(*srcs[1:])
-    elif op == "RANGE": u[nid] = UOp.range(srcs[0], int(args[0]), AxisType.LOOP, dtype=dt)
-    elif op == "END": u[nid] = srcs[0].end(*srcs[1:])
-    elif op == "SINK": u[nid] = UOp.sink(*srcs, arg=KernelInfo(name=fname))
-    elif op == "CAST": u[nid] = float_to_int(srcs[0], dt) if dtypes.is_float(srcs[0].dtype) and dtypes.is_int(dt) else srcs[0].cast(dt)
-    elif op == "BITCAST": u[nid] = srcs[0].bitcast(dt)
-    elif op in EDGES: u[nid] = edges(op, dt, *srcs)
-    elif op in ALU or op in RENAMED: u[nid] = UOp(getattr(Ops, RENAMED.get(op, op)), dt, tuple(srcs))
+      u[n.id] = a.src[0].after(*srcs[1:]).index(*a.src[1:]) if a.op is Ops.INDEX else a.after(*srcs[1:])
+    elif op == "RANGE": u[n.id] = UOp.range(srcs[0], n.arg, AxisType.LOOP, dtype=dt)
+    elif op == "END": u[n.id] = srcs[0].end(*srcs[1:])
+    elif op == "SINK": return UOp.sink(*srcs, arg=KernelInfo(name=fname)), buffers
+    elif op == "CAST": u[n.id] = float_to_int(srcs[0], dt) if dtypes.is_float(srcs[0].dtype) and dtypes.is_int(dt) else srcs[0].cast(dt)
+    elif op == "BITCAST": u[n.id] = srcs[0].bitcast(dt)
+    elif op in EDGES: u[n.id] = edges(op, dt, *srcs)
     elif op in UNSUPPORTED_OPS: raise Unsupported(f"{where}: {op} ({UNSUPPORTED_OPS[op]})")
-    else: fail(2, f"{where}: unknown op {op}")
-    if op == "SINK": return u[nid], buffers
-  fail(2, "no SINK")
+    elif n.op.is_alu and hasattr(Ops, RENAMED.get(op, op)): u[n.id] = UOp(getattr(Ops, RENAMED.get(op, op)), dt, tuple(srcs))
+    else: raise Unsupported(f"{where}: {op} (not mapped to tinygrad)")
+  raise Unsupported("no SINK")
 
 
 def wrap(source, fname, buffers):
@@ -212,25 +204,14 @@ def wrap(source, fname, buffers):
   return f"#include <stdint.h>\n{source}\nvoid {fname}({params}) {{ {inner}({call}); }}\n"
 
 
-def main(argv):
-  if len(argv) != 3: fail(2, USAGE)
-  path, fname = argv[1], argv[2]
-  if not re.fullmatch(r"[A-Za-z_]\w*", fname): fail(2, f"bad FUNCTION_NAME {fname!r}")
+def render_program(program, fname):
   try:
-    with open(path, encoding="utf-8") as f: text = f.read()
-  except OSError as e: fail(2, f"{path}: cannot read ({e.strerror})")
-  lines = []
-  for no, raw in enumerate(text.split("\n"), 1):
-    line = raw.split("#", 1)[0].strip() if not raw.lstrip().startswith("meta") else ""
-    if line.startswith("%"): lines.append((no, line))
-  try:
-    sink, buffers = build(lines, fname)
-    sys.stdout.write(wrap(render(sink), fname, buffers))
-  except Unsupported as e: fail(1, f"unsupported: {e}")
+    sink, buffers = build(program, fname)
+    return wrap(render(sink), fname, buffers)
+  except Unsupported as e: raise RenderError(f"unsupported: {e}") from None
   except Exception as e:  # tinygrad's pipeline rejected or crashed on the program: a render error (a finding)
-    if os.environ.get("UOPFUZZ_TINYGRAD_TRACE"): traceback.print_exc()
-    fail(1, f"tinygrad failed: {type(e).__name__}: {e}")
+    raise RenderError(f"tinygrad failed: {type(e).__name__}: {e}") from e
 
 
 if __name__ == "__main__":
-  main(sys.argv)
+  Plugin(name="tinygrad", version=tinygrad_version, without=WITHOUT, render=render_program).main()

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 # The tinygrad adapter (plugins/tinygrad/uopfuzz_tinygrad.py) end to end, run by CTest from the repository
-# root through run_or_skip.sh: its usage errors; a program outside plugins/tinygrad/without.txt is a
-# clear render error; every example program (tests/programs) that fits agrees with the reference through
+# root through run_or_skip.sh: its handshake (`--uopfuzz-describe`, which gives the --without set); its
+# usage errors; a program outside that set is a clear render error; server mode renders what one-program
+# mode does; every example program (tests/programs) that fits agrees with the reference through
 # `uopfuzz run` (or fails exactly as a known tinygrad bug in corpus/tinygrad/ says); and a short campaign
 # runs, with every render error a failure of tinygrad itself, never an unsupported feature.
 import glob, json, os, re, subprocess, sys, tempfile
 
 UOPFUZZ = os.environ["UOPFUZZ"]
 ADAPTER = "plugins/tinygrad/uopfuzz_tinygrad.py"
-WITHOUT = open("plugins/tinygrad/without.txt").read().strip()
+DESCRIBE = subprocess.run([ADAPTER, "--uopfuzz-describe"], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+WITHOUT = ",".join(json.loads(DESCRIBE.stdout)["without"]) if DESCRIBE.returncode == 0 else ""
 CC = ["--cc", "clang", "--renderer-cmd", ADAPTER]
 # Example programs that hit a tinygrad bug, and the verdict they must keep until tinygrad fixes it
 # (loop_trip_counts: its zero-trip loop is corpus/tinygrad/zero-trip-loop-acc-out-of-scope.uop;
@@ -39,6 +41,12 @@ def fits(path):
   return True
 
 
+# the handshake
+d = json.loads(DESCRIBE.stdout) if DESCRIBE.returncode == 0 else {}
+check(d.get("protocol") == 2 and d.get("language") == "c" and "server" in d.get("modes", []), f"handshake: {DESCRIBE.stdout.strip()} {DESCRIBE.stderr.strip()}")
+check(d.get("target", {}).get("name") == "tinygrad" and d.get("target", {}).get("version"), "handshake: target tinygrad with a version")
+check({"vector", "mulacc", "bf16", "fp8e4m3"} <= set(d.get("without", [])), f"handshake: without {WITHOUT}")
+
 # usage and unsupported input
 r = run(ADAPTER)
 check(r.returncode == 2 and "usage" in r.stderr, "no arguments: exit 2 with the usage")
@@ -51,6 +59,9 @@ check(r.returncode == 1 and "unsupported" in r.stderr and "--without vector" in 
 programs = sorted(glob.glob("tests/programs/*.uop"))
 fitting = [p for p in programs if fits(p)]
 check(len(fitting) >= 10, f"{len(fitting)} of {len(programs)} example programs fit --without {WITHOUT}")
+r = run(sys.executable, "-B", "tests/tinygrad/server_bench.py", *fitting[:5], "tests/programs/vector_add.uop")  # a few: each also runs alone
+print(r.stdout.strip())
+check(r.returncode == 0, "server mode renders each example program as one-program mode does")
 for p in fitting:
   r = run(UOPFUZZ, "run", p, *CC)
   verdict = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else r.stderr.strip()
