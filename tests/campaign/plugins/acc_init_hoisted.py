@@ -10,14 +10,14 @@
 # runs once, as the first outer iteration would have run it. A second outer iteration then starts from
 # the previous iteration's total. Inits at top level (single loops, straight-line code) are untouched, so
 # only nested reductions (or an accumulator reset inside any loop) show the bug. Lines it cannot move
-# (an accumulator declared inside the nest, a name it cannot resolve) are left as they are.# Speaks both protocols (uopfuzz_plugin.py): --renderer-cmd or --renderer-batch.
+# (an accumulator declared inside the nest, a name it cannot resolve) are left as they are.# Speaks both protocols (plugins/uopfuzz_plugin.py, protocol 1): --renderer-cmd or --renderer-batch.
 import os
 import re
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from uopfuzz_plugin import RenderError, serve, uopfuzz_render  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "plugins"))
+from uopfuzz_plugin import Plugin, RenderError, uopfuzz_render  # noqa: E402
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 FOR = re.compile(r"^\s*for \([A-Za-z0-9_ ]*\b(ridx\d+) = 0;.*\{$")
@@ -58,8 +58,8 @@ def resolve(expr, loops, decls, depth=0):
     return "".join(out)
 
 
-def render(program_file, name):
-    src = uopfuzz_render(program_file, name)
+def render(program, name):
+    src = uopfuzz_render(program, name)
     lines = src.split("\n")
     start = next((k for k, l in enumerate(lines) if "end of prelude" in l), None)
     if start is None:
@@ -108,4 +108,4 @@ def render(program_file, name):
 
 
 if __name__ == "__main__":
-    serve(render)
+    Plugin(render=render).main()

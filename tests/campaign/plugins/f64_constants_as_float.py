@@ -2,12 +2,16 @@
 # A deliberately broken renderer: uopfuzz's renderer, except that every binary64 literal in the kernel
 # is printed through binary32 (`0.1` becomes `0.10000000149011612`), the classic bug of a renderer that
 # formats constants with a float-sized format. One root cause, seen by every op that reads a constant:
-# the oracle must sign it `mismatch CONST f64` once, not once per reader.
+# the oracle must sign it `mismatch CONST f64` once, not once per reader. Speaks both protocols of
+# protocol 1 (plugins/uopfuzz_plugin.py): --renderer-cmd or --renderer-batch.
 import os
 import re
 import struct
-import subprocess
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "plugins"))
+from uopfuzz_plugin import Plugin, RenderError, uopfuzz_render  # noqa: E402
 
 # A binary64 literal: digits with a point or an exponent and no `f` suffix, not part of a name.
 LITERAL = re.compile(r"(?<![\w.])(\d+\.\d*(?:e[+-]?\d+)?|\d+e[+-]?\d+)(?![\w.])")
@@ -20,17 +24,13 @@ def through_float(m):
     return repr(struct.unpack("f", struct.pack("f", x))[0])
 
 
-def main():
-    uopfuzz = os.environ.get("UOPFUZZ")
-    if not uopfuzz:
-        sys.exit("f64_constants_as_float.py: set UOPFUZZ to the uopfuzz binary")
-    c = subprocess.run([uopfuzz, "render", sys.argv[1], "--name", sys.argv[2]], check=True,
-                       capture_output=True, text=True).stdout
+def render(program, name):
+    c = uopfuzz_render(program, name)
     head, sep, body = c.partition("/* end of prelude */")
     if not sep:
-        sys.exit("f64_constants_as_float.py: the prelude's end marker not found (update the plug-in)")
-    sys.stdout.write(head + sep + LITERAL.sub(through_float, body))
+        raise RenderError("f64_constants_as_float.py: the prelude's end marker not found (update the plug-in)")
+    return head + sep + LITERAL.sub(through_float, body)
 
 
 if __name__ == "__main__":
-    main()
+    Plugin(render=render).main()

@@ -8,12 +8,15 @@
 #  4. u32 SHL shifts by the amount modulo 32, as x86 does (the reference gives 0 for 32 and more): `mismatch SHL u32`;
 #  5. CAST f64 -> f32 rounds toward zero instead of to nearest: `mismatch CAST f64>f32`.
 # Bugs 2-5 replace a helper for the kernel only, by a macro after the prelude; bug 1 rewrites the kernel's
-# literals. Speaks both plug-in protocols (uopfuzz_plugin.serve).
+# literals. Speaks both plug-in protocols of protocol 1 (plugins/uopfuzz_plugin.py).
+import os
 import re
 import struct
 import sys
 
-from uopfuzz_plugin import serve, uopfuzz_render
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "plugins"))
+from uopfuzz_plugin import Plugin, RenderError, uopfuzz_render  # noqa: E402
 
 LITERAL = re.compile(r"(?<![\w.])(\d+\.\d*(?:e[+-]?\d+)?|\d+e[+-]?\d+)(?![\w.])")
 # uf_f32 of a binary64 operand is CAST f64 -> f32; the renderer's other uses pass `(double)` or a call.
@@ -42,14 +45,14 @@ def through_float(m):
     return repr(struct.unpack("f", struct.pack("f", x))[0])
 
 
-def render(program_file, name):
-    c = uopfuzz_render(program_file, name)
+def render(program, name):
+    c = uopfuzz_render(program, name)
     head, sep, body = c.partition("/* end of prelude */")
     if not sep:
-        sys.exit("five_bugs.py: the prelude's end marker not found (update the plug-in)")
+        raise RenderError("five_bugs.py: the prelude's end marker not found (update the plug-in)")
     body = CAST_F64_F32.sub("uf5_f64_to_f32(", LITERAL.sub(through_float, body))
     return head + sep + OVERRIDES + body
 
 
 if __name__ == "__main__":
-    serve(render)
+    Plugin(render=render).main()

@@ -4,14 +4,14 @@
 # reference rounds the product and then the sum. This is what gcc does to `a*b+c` by default on a machine
 # with FMA. The two differ only when the product is inexact: full-precision operands of moderate size,
 # e.g. MULACC(0.1, 0.3, -0.03): reference -3.469446951953614e-18, fused -2.0816681711721685e-18.
-# Speaks both protocols (uopfuzz_plugin.py): --renderer-cmd or --renderer-batch.
+# Speaks both protocols (plugins/uopfuzz_plugin.py, protocol 1): --renderer-cmd or --renderer-batch.
 import os
 import re
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from uopfuzz_plugin import RenderError, serve, uopfuzz_render  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "plugins"))
+from uopfuzz_plugin import Plugin, RenderError, uopfuzz_render  # noqa: E402
 
 TOKEN = r"(\(-[0-9][0-9a-z.+]*\)|[A-Za-z_][A-Za-z0-9_]*|[0-9][0-9a-z.+]*)"
 MULACC = re.compile(r"\(\(" + TOKEN + r"\*" + TOKEN + r"\)\+" + TOKEN + r"\)")
@@ -25,8 +25,8 @@ def is_double(token, doubles):
     return literal[:1].isdigit() and ("." in literal or "e" in literal) and not literal.endswith("f")
 
 
-def render(program_file, name):
-    c = uopfuzz_render(program_file, name)
+def render(program, name):
+    c = uopfuzz_render(program, name)
     head, sep, body = c.partition("/* end of prelude */")
     if not sep:
         raise RenderError("fma_mulacc.py: the prelude's end marker not found (update the plug-in)")
@@ -42,4 +42,4 @@ def render(program_file, name):
 
 
 if __name__ == "__main__":
-    serve(render)
+    Plugin(render=render).main()

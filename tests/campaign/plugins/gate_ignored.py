@@ -4,14 +4,14 @@
 # happens even when the gate is false and ALT is never used. The address stays in the array: the
 # renderer clamps every index its bounds analysis cannot prove in range (uf_idx), and that analysis
 # knows nothing of gates, so an index the gate would have kept out of bounds reads a clamped element
-# instead of crashing. The finding is a mismatch, not a crash.# Speaks both protocols (uopfuzz_plugin.py): --renderer-cmd or --renderer-batch.
+# instead of crashing. The finding is a mismatch, not a crash.# Speaks both protocols (plugins/uopfuzz_plugin.py, protocol 1): --renderer-cmd or --renderer-batch.
 import os
 import re
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from uopfuzz_plugin import serve, uopfuzz_render  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "plugins"))
+from uopfuzz_plugin import Plugin, uopfuzz_render  # noqa: E402
 
 LINE = re.compile(r"^(\s*[A-Za-z_][A-Za-z0-9_ ]*\s(val\d+) = )\((.*)\);$")
 
@@ -41,8 +41,8 @@ def split_ternary(e):
     return e[:q].strip(), e[q + 1:colon].strip(), e[colon + 1:].strip()
 
 
-def render(program_file, name):
-    src = uopfuzz_render(program_file, name)
+def render(program, name):
+    src = uopfuzz_render(program, name)
     lines = src.split("\n")
     in_kernel = False
     for k, line in enumerate(lines):
@@ -59,4 +59,4 @@ def render(program_file, name):
 
 
 if __name__ == "__main__":
-    serve(render)
+    Plugin(render=render).main()
