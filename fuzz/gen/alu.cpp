@@ -14,7 +14,7 @@ DType Gen::pick_dtype(const std::function<bool(DType)>& ok) {
     if (ok(d)) w[static_cast<size_t>(d)] = pol.dtype_weight[static_cast<size_t>(d)];
   int k = rng.weighted(w);
   if (k < 0) {  // the swarm left no dtype this caller can use: fall back to the table's own
-    for (DType d : kValueDTypes) w[static_cast<size_t>(d)] = ok(d) ? 1.0 : 0.0;
+    for (DType d : kValueDTypes) w[static_cast<size_t>(d)] = ok(d);  // all alike
     k = rng.weighted(w);
   }
   ensure(k >= 0, "some dtype satisfies the caller");

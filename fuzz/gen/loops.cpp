@@ -173,7 +173,7 @@ void Gen::loop_step() {
   // The write of a map: out[j], sometimes out[j // K] or out[j % K].
   Read write{LoopRead::Flat, 1, rng.pick(kDivisors)};
   if (kind == LoopKind::Map && rng.chance(pol.p_loop_write_div))
-    write.shape = rng.chance(0.5) ? LoopRead::Div : LoopRead::Mod;
+    write.shape = rng.chance(pol.p_write_div) ? LoopRead::Div : LoopRead::Mod;
   const bool gated_store = kind != LoopKind::Reduce || s > 0 ? rng.chance(pol.p_gated_store) : false;
 
   // Trip counts loaded at run time, clamped into 0..N (before the loops: they are straight-line values).
@@ -241,7 +241,7 @@ void Gen::loop_step() {
         return x;
       case LoopRead::PadBefore:
         x = make(Op::SUB, {j, i32(r.k)});
-        *gate = rng.chance(0.5) ? make(Op::CMPLT, {i32(r.k - 1), j}) : make(Op::CMPLT, {i32(-1), x});
+        *gate = rng.chance(pol.p_pad_gate_on_index) ? make(Op::CMPLT, {i32(r.k - 1), j}) : make(Op::CMPLT, {i32(-1), x});
         return x;
       default: break;
     }
@@ -263,7 +263,7 @@ void Gen::loop_step() {
     const UOp* gate = nullptr;
     const UOp* idx = idx_flat == j ? index_of(write, out->len, &gate) : clamp_index(idx_flat, out->len);
     if (gated_store) {
-      if (rng.chance(0.5)) {  // a padded write: out of bounds where the gate is false
+      if (rng.chance(pol.p_padded_store)) {  // a padded write: out of bounds where the gate is false
         idx = make(Op::ADD, {idx, i32(rng.range(0, std::max(1, pol.max_loop_offset)))});
         gate = make(Op::CMPLT, {idx, i32(out->len)});
       } else {
@@ -282,13 +282,13 @@ void Gen::loop_step() {
     src.insert(src.end(), inner.begin(), inner.end());
     const UOp* at = make(Op::INDEX, {make(Op::AFTER, src), i32(0)});
     const UOp* old = make(Op::LOAD, {at});
-    const UOp* upd = rng.chance(0.5) ? make(rop, {old, f}) : make(rop, {f, old});
+    const UOp* upd = rng.chance(pol.p_acc_old_first) ? make(rop, {old, f}) : make(rop, {f, old});
     const UOp* inner_end = close_loops(make(Op::STORE, {at, upd}), inner);
     truncate_pools(outer);
     const UOp* fin = make(Op::LOAD, {make(Op::INDEX, {make(Op::AFTER, {acc, inner_end}), i32(0)})});
     if (s > 0) {
       const std::span<const UOp* const> outs(ranges.begin(), ranges.begin() + s);
-      const UOp* v = rng.chance(0.5) ? combine(d, fin, operand(d)) : fin;
+      const UOp* v = rng.chance(pol.p_combine_reduction) ? combine(d, fin, operand(d)) : fin;
       end = store_out(flat_index(outs, widths), v, outs);
     } else {
       pol.leaf_weight[static_cast<size_t>(Leaf::Load)] = load_leaf;
