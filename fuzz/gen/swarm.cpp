@@ -26,7 +26,7 @@ void thin(std::array<double, N>& w, double keep, Rng& rng) {
   if (i >= 0) w[i] = before[i];
 }
 
-double feature(double p, double keep, Rng& rng) { return rng.chance(keep) ? p : 0.0; }
+double feature(double p, double keep, Rng& rng) { return rng.chance(keep) ? p : 0; }
 
 bool some_alu_op_usable(const GenPolicy& p) {
   for (Op op : kAluOps)
@@ -49,7 +49,7 @@ void apply(const SwarmRule& r, T GenPolicy::*m, GenPolicy& p, const GenPolicy& b
   } else if constexpr (WeightTable<T>) {
     if (r.kind == SwarmRule::Drop) {
       for (int e : r.at)
-        if (e >= 0) x[e] = rng.chance(keep) ? (base.*m)[e] : 0.0;
+        if (e >= 0) x[e] = rng.chance(keep) ? (base.*m)[e] : 0;
       return;
     }
     const T before = x;
