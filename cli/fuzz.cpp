@@ -46,11 +46,13 @@ void add_policy_option(CLI::App* app, std::string& file) {
 
 struct PolicyOptions {
   std::vector<std::string> without;
+  bool markdown = false;
 };
 
-// `uopfuzz policy`: the default policy (after --without) as JSON, the shape --policy reads.
+// `uopfuzz policy`: the default policy (after --without) as JSON, the shape --policy reads; --markdown:
+// the table of every knob in docs/format.md.
 int run_policy(const PolicyOptions& o) {
-  write_output("", policy_to_json(policy_without("", o.without)).dump(2) + "\n");
+  write_output("", o.markdown ? policy_markdown() : policy_to_json(policy_without("", o.without)).dump(2) + "\n");
   return kOk;
 }
 
@@ -180,6 +182,7 @@ std::vector<Command> fuzz_commands(CLI::App& app) {
   auto policy_opts = std::make_shared<PolicyOptions>();
   CLI::App* pol = app.add_subcommand("policy", "Print the generator policy as JSON (the shape --policy reads)");
   add_without_option(pol, policy_opts->without);
+  pol->add_flag("--markdown", policy_opts->markdown, "print the knobs' table of docs/format.md instead (policy.def)");
 
   auto reduce_opts = std::make_shared<ReduceCliOptions>();
   CLI::App* red = app.add_subcommand("reduce", "Minimise a failing program, keeping its failure signature (exit 1: it did not fail)");

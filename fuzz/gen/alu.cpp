@@ -14,7 +14,7 @@ DType Gen::pick_dtype(const std::function<bool(DType)>& ok) {
     if (ok(d)) w[static_cast<size_t>(d)] = pol.dtype_weight[static_cast<size_t>(d)];
   int k = rng.weighted(w);
   if (k < 0) {  // the swarm left no dtype this caller can use: fall back to the table's own
-    for (DType d : kValueDTypes) w[static_cast<size_t>(d)] = ok(d) ? 1.0 : 0.0;
+    for (DType d : kValueDTypes) w[static_cast<size_t>(d)] = ok(d);  // all alike
     k = rng.weighted(w);
   }
   ensure(k >= 0, "some dtype satisfies the caller");
@@ -41,7 +41,7 @@ const UOp* Gen::operand(DType d) {
   auto ww = [&w](Leaf l) -> double& { return w[static_cast<size_t>(l)]; };
   if (pool_[static_cast<size_t>(d)].empty()) ww(Leaf::Reuse) = 0;
   Memory* m = pick_memory(d, MemPick::Readable);
-  if (!m) ww(Leaf::Load) = 0;
+  if (!m || no_loads_ > 0) ww(Leaf::Load) = 0;
   if (values_.empty()) ww(Leaf::Cast) = 0;
   switch (static_cast<Leaf>(rng.weighted(w))) {
     case Leaf::Reuse: return reuse(d);
@@ -126,14 +126,15 @@ const UOp* Gen::alu_step() {
 void Gen::chain_step() {
   const UOp* v = operand(pick_dtype([](DType) { return true; }));
   const int64_t n = rng.range(pol.min_chain_len, std::max(pol.min_chain_len, pol.max_chain_len));
-  for (int64_t i = 0; i < n; ++i) {
-    std::array<double, kNumOps> w{};
-    for (int o = 0; o < kNumOps; ++o)
-      if (is_alu(static_cast<Op>(o)) && op_accepts(static_cast<Op>(o), v->dtype)) w[o] = pol.op_weight[o];
-    const int k = rng.weighted(w);
-    if (k < 0) return;
-    v = alu_node(static_cast<Op>(k), v->dtype, v);
-  }
+  for (int64_t i = 0; i < n && v; ++i) v = alu_on(v);
+}
+
+const UOp* Gen::alu_on(const UOp* v) {
+  std::array<double, kNumOps> w{};
+  for (int o = 0; o < kNumOps; ++o)
+    if (is_alu(static_cast<Op>(o)) && op_accepts(static_cast<Op>(o), v->dtype)) w[o] = pol.op_weight[o];
+  const int k = rng.weighted(w);
+  return k < 0 ? nullptr : alu_node(static_cast<Op>(k), v->dtype, v);
 }
 
 // A node of `op` on operand dtype d; its first operand is `first` when given, else drawn.

@@ -13,6 +13,7 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "core/int_range.h"
@@ -57,6 +58,45 @@ struct Memory {
   bool all_written() const;
 };
 
+// One read or write of a loop body: its shape, the offset k of j+k / j-k and the divisor K of j // K, j % K.
+struct LoopAccess {
+  LoopRead shape;
+  int64_t k, K;
+};
+
+// A Loop step as drawn before any node is built (loops.cpp, draw_loop_plan).
+struct LoopPlan {
+  std::vector<int64_t> trips, widths;  // per nest level; widths: trip counts, at least 1
+  int64_t P = 1;                       // flat indices 0..P-1: the nest's combinations
+  LoopKind kind = LoopKind::Map;
+  DType d = DType::F32;                // the body's dtype
+  int s = 0;                           // levels outside the reduction (Map, SameBuffer: all of them)
+  int64_t P_out = 1;                   // combinations of those outer levels
+  std::vector<LoopAccess> reads;       // one or two
+  int64_t in_len = 1;                  // elements the reads need
+  LoopAccess write{LoopRead::Flat, 1, 1};  // a map's write: out[j], out[j // K] or out[j % K]
+  bool gated_store = false;
+  int depth() const { return static_cast<int>(trips.size()); }
+};
+
+// The memories of a loop, all made before its RANGEs.
+struct LoopMemories {
+  std::vector<const UOp*> ends;  // per level: a trip count loaded at run time, or null
+  const UOp* in = nullptr;
+  const UOp* out = nullptr;
+  Memory* out_mem = nullptr;
+  const UOp* acc = nullptr;      // a reduction's accumulator
+};
+
+// A loop nest opened, with its body's value (loops.cpp, open_loops).
+struct LoopNest {
+  std::vector<const UOp*> ranges;  // outer levels first
+  const UOp* init = nullptr;       // the accumulator's initialising STORE
+  Op rop = Op::ADD;                // the reduction's op
+  const UOp* j = nullptr;          // the flat index
+  const UOp* f = nullptr;          // the body's value
+};
+
 class Gen {
  public:
   Gen(uint64_t seed, const GenPolicy& base);
@@ -87,6 +127,9 @@ class Gen {
   // ---- ALU nodes and operands (alu.cpp)
   const UOp* alu_step();
   const UOp* alu_node(Op op, DType d, const UOp* first);
+  // One more ALU op on v (its first operand), drawn by op_weight among those that accept v's dtype;
+  // null when none does.
+  const UOp* alu_on(const UOp* v);
   void chain_step();
   const UOp* operand(DType d);
   const UOp* reuse(DType d);
@@ -137,10 +180,33 @@ class Gen {
   PoolMark mark_pools() const;
   void truncate_pools(const PoolMark& m);
   void loop_step();
+  std::optional<LoopPlan> draw_loop_plan();
+  LoopMemories loop_memories(const LoopPlan& plan);
+  // Sets `outer` to the pools after the outer levels' RANGEs (what an inner reduction truncates to).
+  LoopNest open_loops(const LoopPlan& plan, const LoopMemories& mem, PoolMark& outer);
+  const UOp* loop_index(const LoopAccess& a, int64_t len, const UOp* j, const UOp** gate);
+  const UOp* loop_store(const LoopPlan& plan, const LoopMemories& mem, const LoopNest& nest, const UOp* idx_flat,
+                        const UOp* v, std::span<const UOp* const> ranges);
+  // A reduction's END (a nest: the outer levels' store's) and, for a whole-nest one, its result: a
+  // straight-line value, stored after the loop to a BUFFER of its own.
+  std::pair<const UOp*, const UOp*> reduce_loop(const LoopPlan& plan, const LoopMemories& mem, const LoopNest& nest,
+                                                const PoolMark& outer);
   const UOp* fresh_buffer(DType d, int64_t len, bool output);
   const UOp* loop_range(int64_t trips, const UOp* runtime_end);
   const UOp* flat_index(std::span<const UOp* const> ranges, std::span<const int64_t> widths);
   const UOp* loop_body_value(const UOp* first, DType to, const UOp* flat);
+  // Inside a loop body no operand loads from memory (its access could not be ordered after the loop):
+  // operand() draws no Leaf::Load while one of these lives.
+  class NoLoadsInside {
+   public:
+    explicit NoLoadsInside(Gen& g) : g_(g) { ++g_.no_loads_; }
+    ~NoLoadsInside() { --g_.no_loads_; }
+    NoLoadsInside(const NoLoadsInside&) = delete;
+    NoLoadsInside& operator=(const NoLoadsInside&) = delete;
+
+   private:
+    Gen& g_;
+  };
   const UOp* close_loops(const UOp* effect, std::span<const UOp* const> ranges);
 
   // ---- the end of a program (generator.cpp)
@@ -172,7 +238,8 @@ class Gen {
   int64_t next_alloc_slot_ = 0;
   int64_t next_buffer_slot_ = 0;               // slots of BUFFERs made after make_buffers (loops)
   int64_t next_axis_ = 0;                      // RANGE axes: distinct, so no two loops are interned as one
-  int64_t loop_iterations_ = 0;                // iterations of the loops made so far (max_loop_iterations)
+  int64_t loop_iterations_ = 0;
+  int no_loads_ = 0;                           // NoLoadsInside guards alive                // iterations of the loops made so far (max_loop_iterations)
   std::array<double, kNumOps> alu_weight_{};   // op weight x weight of the dtypes it accepts
   std::vector<uint32_t> mark_;                 // DFS stamps for reachability, by node id
   uint32_t stamp_ = 0;

@@ -12,6 +12,7 @@
 // accesses after the END (AFTER(buf, END)). Loaded data gets full facts: `--inputs` replaces it.
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "core/uop.h"
 #include "fuzz/gen/generator_impl.h"
@@ -32,10 +33,8 @@ int64_t read_len(LoopRead r, int64_t P, int64_t k, int64_t K) {
   }
 }
 
-struct Read {
-  LoopRead shape;
-  int64_t k, K;
-};
+// Whether a loop may reduce dtype t with op (--without OP bans it here too).
+bool reduces(const GenPolicy& pol, Op op, DType t) { return op_accepts(op, t) && !pol.op_banned[static_cast<size_t>(op)]; }
 
 Scalar identity(Op op, DType d) {
   if (op == Op::MUL) return normalize(d, is_float(d) ? Scalar::of_float(1.0) : Scalar::of_int(1));
@@ -94,12 +93,9 @@ const UOp* Gen::loop_body_value(const UOp* first, DType to, const UOp* flat) {
   if (rng.chance(pol.p_range_operand)) v = combine(v->dtype, v, flat->dtype == v->dtype ? flat : cast_to(flat, v->dtype));
   const int64_t n = rng.range(pol.min_loop_ops, std::max(pol.min_loop_ops, pol.max_loop_ops));
   for (int64_t i = 0; i < n; ++i) {
-    std::array<double, kNumOps> w{};
-    for (int o = 0; o < kNumOps; ++o)
-      if (is_alu(static_cast<Op>(o)) && op_accepts(static_cast<Op>(o), v->dtype)) w[o] = pol.op_weight[o];
-    const int k = rng.weighted(w);
-    if (k < 0) break;
-    v = alu_node(static_cast<Op>(k), v->dtype, v);
+    const UOp* next = alu_on(v);
+    if (!next) break;
+    v = next;
   }
   int folded = 0;
   for (size_t i = since; i < values_.size() && folded < pol.max_folded_loop_values; ++i) {
@@ -122,184 +118,194 @@ const UOp* Gen::close_loops(const UOp* effect, std::span<const UOp* const> range
   return make(Op::END, src);
 }
 
-void Gen::loop_step() {
+// The shape of a loop, drawn first: nest, trip counts, kind, dtype, reads and write. Null when the
+// program's iteration budget is spent. The plan's iterations are charged to the budget.
+std::optional<LoopPlan> Gen::draw_loop_plan() {
   const int64_t budget = pol.max_loop_iterations - loop_iterations_;
-  if (budget < 1) return;
+  if (budget < 1) return std::nullopt;
+  LoopPlan plan;
   const int depth = std::max(0, rng.weighted(pol.loop_depth_weight)) + 1;
-  std::vector<int64_t> trips(depth), widths(depth);
+  plan.trips.resize(depth);
   int64_t cost = 0;
   for (int tries = 0; tries < 8; ++tries) {
     cost = 0;
     int64_t prod = 1;
     for (int l = 0; l < depth; ++l) {
-      trips[l] = kTripCounts[std::max(0, rng.weighted(pol.trip_weight))];
-      prod *= trips[l];
+      plan.trips[l] = kTripCounts[std::max(0, rng.weighted(pol.trip_weight))];
+      prod *= plan.trips[l];
       cost += prod;
     }
     if (cost <= budget) break;
   }
   if (cost > budget) {
-    std::fill(trips.begin(), trips.end(), 1);
+    std::fill(plan.trips.begin(), plan.trips.end(), 1);
     cost = depth;
-    if (cost > budget) return;
+    if (cost > budget) return std::nullopt;
   }
   loop_iterations_ += cost;
-  int64_t P = 1;
-  for (int l = 0; l < depth; ++l) P *= widths[l] = std::max<int64_t>(trips[l], 1);
+  for (int64_t t : plan.trips) plan.P *= plan.widths.emplace_back(std::max<int64_t>(t, 1));
 
-  auto kind = static_cast<LoopKind>(std::max(0, rng.weighted(pol.loop_kind_weight)));
-  auto reduces = [this](Op op, DType t) { return op_accepts(op, t) && !pol.op_banned[static_cast<size_t>(op)]; };
-  auto reducible = [&](DType t) {
+  plan.kind = static_cast<LoopKind>(std::max(0, rng.weighted(pol.loop_kind_weight)));
+  auto reducible = [this](DType t) {
     for (Op op : kReduceOps)
-      if (reduces(op, t)) return true;
+      if (reduces(pol, op, t)) return true;
     return false;
   };
-  if (kind == LoopKind::Reduce && !reducible(DType::F32) && !reducible(DType::I32)) kind = LoopKind::Map;
-  const DType d = kind == LoopKind::Reduce ? pick_dtype(reducible) : pick_dtype([](DType) { return true; });
-  const int s = kind != LoopKind::Reduce ? depth : depth > 1 && rng.chance(pol.p_reduce_inner)
-                                                       ? static_cast<int>(rng.range(1, depth - 1)) : 0;
-  int64_t P_out = 1;
-  for (int l = 0; l < s; ++l) P_out *= widths[l];
+  if (plan.kind == LoopKind::Reduce && !reducible(DType::F32) && !reducible(DType::I32)) plan.kind = LoopKind::Map;
+  const bool reduce = plan.kind == LoopKind::Reduce;
+  plan.d = reduce ? pick_dtype(reducible) : pick_dtype([](DType) { return true; });
+  plan.s = !reduce ? depth : depth > 1 && rng.chance(pol.p_reduce_inner) ? static_cast<int>(rng.range(1, depth - 1)) : 0;
+  for (int l = 0; l < plan.s; ++l) plan.P_out *= plan.widths[l];
 
   auto draw_read = [&] {
-    return Read{static_cast<LoopRead>(std::max(0, rng.weighted(pol.loop_read_weight))),
-                rng.range(1, std::max(1, pol.max_loop_offset)), rng.pick(kDivisors)};
+    return LoopAccess{static_cast<LoopRead>(std::max(0, rng.weighted(pol.loop_read_weight))),
+                      rng.range(1, std::max(1, pol.max_loop_offset)), rng.pick(kDivisors)};
   };
-  std::vector<Read> reads{draw_read()};
-  if (rng.chance(pol.p_second_read)) reads.push_back(draw_read());
-  int64_t in_len = 1;
-  for (const Read& r : reads) in_len = std::max(in_len, read_len(r.shape, P, r.k, r.K));
+  plan.reads.push_back(draw_read());
+  if (rng.chance(pol.p_second_read)) plan.reads.push_back(draw_read());
+  for (const LoopAccess& r : plan.reads) plan.in_len = std::max(plan.in_len, read_len(r.shape, plan.P, r.k, r.K));
+  plan.write.K = rng.pick(kDivisors);
+  if (plan.kind == LoopKind::Map && rng.chance(pol.p_loop_write_div))
+    plan.write.shape = rng.chance(pol.p_write_div) ? LoopRead::Div : LoopRead::Mod;
+  plan.gated_store = !reduce || plan.s > 0 ? rng.chance(pol.p_gated_store) : false;
+  return plan;
+}
 
-  // The write of a map: out[j], sometimes out[j // K] or out[j % K].
-  Read write{LoopRead::Flat, 1, rng.pick(kDivisors)};
-  if (kind == LoopKind::Map && rng.chance(pol.p_loop_write_div))
-    write.shape = rng.chance(0.5) ? LoopRead::Div : LoopRead::Mod;
-  const bool gated_store = kind != LoopKind::Reduce || s > 0 ? rng.chance(pol.p_gated_store) : false;
-
-  // Trip counts loaded at run time, clamped into 0..N (before the loops: they are straight-line values).
-  std::vector<const UOp*> ends(depth, nullptr);
-  for (int l = 0; l < depth; ++l) {
-    if (trips[l] < 1 || !rng.chance(pol.p_runtime_trips)) continue;
+// Trip counts loaded at run time (clamped into 0..N) and the loop's BUFFERs and accumulator: straight-line
+// values, made before the loops.
+LoopMemories Gen::loop_memories(const LoopPlan& plan) {
+  LoopMemories mem;
+  mem.ends.assign(plan.trips.size(), nullptr);
+  for (int l = 0; l < plan.depth(); ++l) {
+    if (plan.trips[l] < 1 || !rng.chance(pol.p_runtime_trips)) continue;
     fresh_buffer(DType::I32, 1, false);
     const UOp* x = load(mems_.back(), i32(0));
-    ends[l] = clamp_index(x, trips[l] + 1);
+    mem.ends[l] = clamp_index(x, plan.trips[l] + 1);
   }
-  // The memories, all made before the loops.
-  const UOp* in = nullptr;
-  const UOp* out = nullptr;
-  Memory* out_mem = nullptr;
-  if (kind == LoopKind::SameBuffer) {
-    out = fresh_buffer(d, std::max(in_len, P), true);
-    in = out;
-    out_mem = &mems_.back();
+  if (plan.kind == LoopKind::SameBuffer) {
+    mem.out = mem.in = fresh_buffer(plan.d, std::max(plan.in_len, plan.P), true);
+    mem.out_mem = &mems_.back();
   } else {
-    in = fresh_buffer(d, in_len, false);
-    if (kind == LoopKind::Map || s > 0) {
-      out = fresh_buffer(d, kind == LoopKind::Map ? read_len(write.shape, P, 0, write.K) : P_out, true);
-      out_mem = &mems_.back();
+    mem.in = fresh_buffer(plan.d, plan.in_len, false);
+    if (plan.kind == LoopKind::Map || plan.s > 0) {
+      const int64_t len = plan.kind == LoopKind::Map ? read_len(plan.write.shape, plan.P, 0, plan.write.K) : plan.P_out;
+      mem.out = fresh_buffer(plan.d, len, true);
+      mem.out_mem = &mems_.back();
     }
   }
-  const UOp* acc = nullptr;
-  if (kind == LoopKind::Reduce && pol.allow_alloc) acc = note(g.memory(Op::ALLOC, d, 1, next_alloc_slot_++));
-  if (kind == LoopKind::Reduce && !pol.allow_alloc) {  // --without alloc: a BUFFER no other step touches
-    acc = fresh_buffer(d, 1, true);
+  if (plan.kind == LoopKind::Reduce && pol.allow_alloc) mem.acc = note(g.memory(Op::ALLOC, plan.d, 1, next_alloc_slot_++));
+  if (plan.kind == LoopKind::Reduce && !pol.allow_alloc) {  // --without alloc: a BUFFER no other step touches
+    mem.acc = fresh_buffer(plan.d, 1, true);
     mems_.pop_back();
   }
+  return mem;
+}
 
-  // Inside the loops operands never load from memory (their accesses could not be ordered after the loop).
-  const PoolMark outside = mark_pools();
-  const double load_leaf = pol.leaf_weight[static_cast<size_t>(Leaf::Load)];
-  pol.leaf_weight[static_cast<size_t>(Leaf::Load)] = 0;
-  std::vector<const UOp*> ranges;
-  for (int l = 0; l < s; ++l) ranges.push_back(loop_range(trips[l], ends[l]));
-  const PoolMark outer = mark_pools();
-  const UOp* init = nullptr;
-  Op rop = Op::ADD;
-  if (acc) {
+// The RANGEs (an accumulator initialised between the outer levels and the reduced ones), the flat index,
+// the loads and the body's value.
+LoopNest Gen::open_loops(const LoopPlan& plan, const LoopMemories& mem, PoolMark& outer) {
+  LoopNest nest;
+  for (int l = 0; l < plan.s; ++l) nest.ranges.push_back(loop_range(plan.trips[l], mem.ends[l]));
+  outer = mark_pools();
+  if (mem.acc) {
     std::vector<Op> ops;
     for (Op op : kReduceOps)
-      if (reduces(op, d)) ops.push_back(op);
-    rop = rng.pick(ops);
-    const UOp* v = rng.chance(pol.p_identity_init) ? constant(d, identity(rop, d)) : operand(d);
+      if (reduces(pol, op, plan.d)) ops.push_back(op);
+    nest.rop = rng.pick(ops);
+    const UOp* v = rng.chance(pol.p_identity_init) ? constant(plan.d, identity(nest.rop, plan.d)) : operand(plan.d);
     // In a nest the accumulator is initialised once per outer iteration: AFTER(acc, outer range).
-    const UOp* at = s > 0 ? make(Op::AFTER, {acc, ranges.back()}) : acc;
-    init = make(Op::STORE, {make(Op::INDEX, {at, i32(0)}), v});
+    const UOp* at = plan.s > 0 ? make(Op::AFTER, {mem.acc, nest.ranges.back()}) : mem.acc;
+    nest.init = make(Op::STORE, {make(Op::INDEX, {at, i32(0)}), v});
   }
-  for (int l = s; l < depth; ++l) ranges.push_back(loop_range(trips[l], ends[l]));
-  const UOp* j = flat_index(ranges, widths);
-
-  // The body: loads, f, and the store (or the accumulator update).
-  auto index_of = [&](const Read& r, int64_t len, const UOp** gate) -> const UOp* {
-    const UOp* x = j;
-    switch (r.shape) {
-      case LoopRead::Offset: x = make(Op::ADD, {j, i32(r.k)}); break;
-      case LoopRead::Div: x = make(Op::FLOORDIV, {j, i32(r.K)}); break;
-      case LoopRead::Mod: x = make(Op::FLOORMOD, {j, i32(r.K)}); break;
-      case LoopRead::PadAfter:
-        x = make(Op::ADD, {j, i32(r.k)});
-        *gate = make(Op::CMPLT, {x, i32(len)});
-        return x;
-      case LoopRead::PadBefore:
-        x = make(Op::SUB, {j, i32(r.k)});
-        *gate = rng.chance(0.5) ? make(Op::CMPLT, {i32(r.k - 1), j}) : make(Op::CMPLT, {i32(-1), x});
-        return x;
-      default: break;
-    }
-    return clamp_index(x, len);  // in bounds already, but the facts prove it
-  };
+  for (int l = plan.s; l < plan.depth(); ++l) nest.ranges.push_back(loop_range(plan.trips[l], mem.ends[l]));
+  nest.j = flat_index(nest.ranges, plan.widths);
   std::vector<const UOp*> loaded;
-  for (const Read& r : reads) {
+  for (const LoopAccess& r : plan.reads) {
     const UOp* gate = nullptr;
-    const UOp* x = index_of(r, in->len, &gate);
-    const UOp* addr = make(Op::INDEX, {in, x});
-    loaded.push_back(gate ? make(Op::LOAD, {addr, operand(d), gate}) : make(Op::LOAD, {addr}));
+    const UOp* addr = make(Op::INDEX, {mem.in, loop_index(r, mem.in->len, nest.j, &gate)});
+    loaded.push_back(gate ? make(Op::LOAD, {addr, operand(plan.d), gate}) : make(Op::LOAD, {addr}));
   }
-  const UOp* first = loaded[0];
-  if (loaded.size() > 1) first = combine(d, first, loaded[1]);
-  const UOp* f = loop_body_value(first, d, j);
+  const UOp* first = loaded.size() > 1 ? combine(plan.d, loaded[0], loaded[1]) : loaded[0];
+  nest.f = loop_body_value(first, plan.d, nest.j);
+  return nest;
+}
 
-  const UOp* end = nullptr;
-  auto store_out = [&](const UOp* idx_flat, const UOp* v, std::span<const UOp* const> rs) {
-    const UOp* gate = nullptr;
-    const UOp* idx = idx_flat == j ? index_of(write, out->len, &gate) : clamp_index(idx_flat, out->len);
-    if (gated_store) {
-      if (rng.chance(0.5)) {  // a padded write: out of bounds where the gate is false
-        idx = make(Op::ADD, {idx, i32(rng.range(0, std::max(1, pol.max_loop_offset)))});
-        gate = make(Op::CMPLT, {idx, i32(out->len)});
-      } else {
-        gate = make(Op::CMPNE, {make(Op::FLOORMOD, {rs.back(), i32(rng.pick(kDivisors))}), i32(0)});
-      }
-    }
-    const UOp* addr = make(Op::INDEX, {out, idx});
-    const UOp* st = gate ? make(Op::STORE, {addr, v, gate}) : make(Op::STORE, {addr, v});
-    return close_loops(st, rs);
-  };
-  if (!acc) {
-    end = store_out(j, f, ranges);
-  } else {
-    const std::span<const UOp* const> inner(ranges.begin() + s, ranges.end());
-    std::vector<const UOp*> src{acc, init};
-    src.insert(src.end(), inner.begin(), inner.end());
-    const UOp* at = make(Op::INDEX, {make(Op::AFTER, src), i32(0)});
-    const UOp* old = make(Op::LOAD, {at});
-    const UOp* upd = rng.chance(0.5) ? make(rop, {old, f}) : make(rop, {f, old});
-    const UOp* inner_end = close_loops(make(Op::STORE, {at, upd}), inner);
-    truncate_pools(outer);
-    const UOp* fin = make(Op::LOAD, {make(Op::INDEX, {make(Op::AFTER, {acc, inner_end}), i32(0)})});
-    if (s > 0) {
-      const std::span<const UOp* const> outs(ranges.begin(), ranges.begin() + s);
-      const UOp* v = rng.chance(0.5) ? combine(d, fin, operand(d)) : fin;
-      end = store_out(flat_index(outs, widths), v, outs);
+// The index of a read (or a map's write) of shape a at flat index j; a padded one sets *gate.
+const UOp* Gen::loop_index(const LoopAccess& a, int64_t len, const UOp* j, const UOp** gate) {
+  const UOp* x = j;
+  switch (a.shape) {
+    case LoopRead::Offset: x = make(Op::ADD, {j, i32(a.k)}); break;
+    case LoopRead::Div: x = make(Op::FLOORDIV, {j, i32(a.K)}); break;
+    case LoopRead::Mod: x = make(Op::FLOORMOD, {j, i32(a.K)}); break;
+    case LoopRead::PadAfter:
+      x = make(Op::ADD, {j, i32(a.k)});
+      *gate = make(Op::CMPLT, {x, i32(len)});
+      return x;
+    case LoopRead::PadBefore:
+      x = make(Op::SUB, {j, i32(a.k)});
+      *gate = rng.chance(pol.p_pad_gate_on_index) ? make(Op::CMPLT, {i32(a.k - 1), j}) : make(Op::CMPLT, {i32(-1), x});
+      return x;
+    default: break;
+  }
+  return clamp_index(x, len);  // in bounds already, but the facts prove it
+}
+
+// The store of v to the output at idx_flat (the body's j: the plan's write shape), closing `ranges`.
+const UOp* Gen::loop_store(const LoopPlan& plan, const LoopMemories& mem, const LoopNest& nest, const UOp* idx_flat,
+                           const UOp* v, std::span<const UOp* const> ranges) {
+  const UOp* gate = nullptr;
+  const UOp* idx = idx_flat == nest.j ? loop_index(plan.write, mem.out->len, nest.j, &gate) : clamp_index(idx_flat, mem.out->len);
+  if (plan.gated_store) {
+    if (rng.chance(pol.p_padded_store)) {  // a padded write: out of bounds where the gate is false
+      idx = make(Op::ADD, {idx, i32(rng.range(0, std::max(1, pol.max_loop_offset)))});
+      gate = make(Op::CMPLT, {idx, i32(mem.out->len)});
     } else {
-      pol.leaf_weight[static_cast<size_t>(Leaf::Load)] = load_leaf;
-      out = fresh_buffer(d, 1, true);  // the reduction is a straight-line value: it stays an operand
-      store(mems_.back(), i32(0), fin);
-      return;
+      gate = make(Op::CMPNE, {make(Op::FLOORMOD, {ranges.back(), i32(rng.pick(kDivisors))}), i32(0)});
     }
   }
-  truncate_pools(outside);
-  pol.leaf_weight[static_cast<size_t>(Leaf::Load)] = load_leaf;
-  out_mem->accesses.push_back({end, -1, true, 1});  // later accesses of out are ordered after the loop
+  const UOp* addr = make(Op::INDEX, {mem.out, idx});
+  const UOp* st = gate ? make(Op::STORE, {addr, v, gate}) : make(Op::STORE, {addr, v});
+  return close_loops(st, ranges);
+}
+
+std::pair<const UOp*, const UOp*> Gen::reduce_loop(const LoopPlan& plan, const LoopMemories& mem, const LoopNest& nest,
+                                                   const PoolMark& outer) {
+  const std::span<const UOp* const> inner(nest.ranges.begin() + plan.s, nest.ranges.end());
+  std::vector<const UOp*> src{mem.acc, nest.init};
+  src.insert(src.end(), inner.begin(), inner.end());
+  const UOp* at = make(Op::INDEX, {make(Op::AFTER, src), i32(0)});
+  const UOp* old = make(Op::LOAD, {at});
+  const UOp* upd = rng.chance(pol.p_acc_old_first) ? make(nest.rop, {old, nest.f}) : make(nest.rop, {nest.f, old});
+  const UOp* inner_end = close_loops(make(Op::STORE, {at, upd}), inner);
+  truncate_pools(outer);
+  const UOp* fin = make(Op::LOAD, {make(Op::INDEX, {make(Op::AFTER, {mem.acc, inner_end}), i32(0)})});
+  if (plan.s == 0) return {nullptr, fin};
+  const std::span<const UOp* const> outs(nest.ranges.begin(), nest.ranges.begin() + plan.s);
+  const UOp* v = rng.chance(pol.p_combine_reduction) ? combine(plan.d, fin, operand(plan.d)) : fin;
+  return {loop_store(plan, mem, nest, flat_index(outs, plan.widths), v, outs), nullptr};
+}
+
+void Gen::loop_step() {
+  const std::optional<LoopPlan> plan = draw_loop_plan();
+  if (!plan) return;
+  const LoopMemories mem = loop_memories(*plan);
+  const PoolMark outside = mark_pools();
+  const UOp* end = nullptr;
+  const UOp* total = nullptr;  // a whole-nest reduction's result
+  {
+    const NoLoadsInside inside(*this);
+    PoolMark outer;
+    const LoopNest nest = open_loops(*plan, mem, outer);
+    if (mem.acc) std::tie(end, total) = reduce_loop(*plan, mem, nest, outer);
+    else end = loop_store(*plan, mem, nest, nest.j, nest.f, nest.ranges);
+    if (!total) truncate_pools(outside);
+  }
+  if (total) {  // a straight-line value after the loop: it stays an operand
+    fresh_buffer(plan->d, 1, true);
+    store(mems_.back(), i32(0), total);
+    return;
+  }
+  mem.out_mem->accesses.push_back({end, -1, true, 1});  // later accesses of out are ordered after the loop
   stores_.push_back(end);
 }
 

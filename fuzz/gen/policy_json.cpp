@@ -1,132 +1,64 @@
-// GenPolicy <-> JSON (policy_json.h): one table of fields (visit()) serves printing, reading and the
-// completeness test; the enumerators' names live here, one consteval table per enum of policy.h.
+// GenPolicy <-> JSON (policy_json.h): a walk over policy.def's rows (policy_table.h); each knob's JSON
+// shape follows from its type (a table keyed by name, a plain array, a number or a boolean).
 #include "fuzz/gen/policy_json.h"
 
 #include <algorithm>
-#include <cstring>
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <string>
 
 #include "core/error.h"
+#include "fuzz/gen/policy_table.h"
 
 namespace uf {
 
 namespace {
 
-template <class E, size_t N>
-consteval std::array<const char*, count_of<E>()> names(const char* const (&n)[N]) {
-  static_assert(N == count_of<E>(), "a name table names every enumerator");
-  std::array<const char*, count_of<E>()> out{};
-  for (size_t i = 0; i < N; ++i) out[i] = n[i];
-  return out;
-}
-
-// In enum order (policy.h). An enum used in a table without an overload here does not compile.
-constexpr auto enum_names(Step) {
-  return names<Step>({"Alu", "Chain", "Load", "Gather", "Scratch", "Accumulate", "ReadModifyWrite", "Scatter",
-                      "StoreReload", "Vector", "Loop"});
-}
-constexpr auto enum_names(Leaf) { return names<Leaf>({"Reuse", "Const", "Load", "Cast"}); }
-constexpr auto enum_names(ValueKind) {
-  return names<ValueKind>({"Edge", "Small", "Bits", "Precise", "Fraction", "Boundary"});
-}
-constexpr auto enum_names(IndexClamp) { return names<IndexClamp>({"FloorMod", "AndMask", "CModOfMax", "WhereInRange"}); }
-constexpr auto enum_names(ShiftAmount) {
-  return names<ShiftAmount>({"Operand", "ConstInRange", "ConstWide", "AndMask", "FloorMod", "MaxZero"});
-}
-constexpr auto enum_names(Numerator) { return names<Numerator>({"CastU8", "CastBool", "AndMask", "MaxZero"}); }
-constexpr auto enum_names(Divisor) { return names<Divisor>({"Operand", "ConstPositive", "ConstNegative", "ConstEdge"}); }
-constexpr auto enum_names(FloatGuard) { return names<FloatGuard>({"WhereAnd", "WhereMul", "Constant"}); }
-constexpr auto enum_names(AccUpdate) { return names<AccUpdate>({"MulAcc", "AddMul", "Other"}); }
-constexpr auto enum_names(LoopRead) { return names<LoopRead>({"Flat", "Offset", "Div", "Mod", "PadAfter", "PadBefore"}); }
-constexpr auto enum_names(LoopKind) { return names<LoopKind>({"Map", "SameBuffer", "Reduce"}); }
-
-// How an array field is keyed in JSON.
+// The JSON keys of a table keyed by name, with the array index each stands for.
 template <class E>
-struct ByEnum {};
-template <class>
-constexpr bool is_by_enum = false;
-template <class E>
-constexpr bool is_by_enum<ByEnum<E>> = true;
-struct ByOp {};     // ALU op names (op_weight, op_banned)
-struct ByDType {};  // value dtype names (dtype_weight)
-
-// Every field of GenPolicy, in policy.h's order. P is GenPolicy or const GenPolicy.
-template <class P, class V>
-void visit(P& p, V&& v) {
-  v("min_steps", p.min_steps); v("max_steps", p.max_steps); v("max_nodes", p.max_nodes);
-  v("min_inputs", p.min_inputs); v("max_inputs", p.max_inputs);
-  v("min_outputs", p.min_outputs); v("max_outputs", p.max_outputs);
-  v("max_len", p.max_len); v("max_long_len", p.max_long_len); v("p_long_buffer", p.p_long_buffer);
-  v("max_alloc_len", p.max_alloc_len); v("min_acc_steps", p.min_acc_steps); v("max_acc_steps", p.max_acc_steps);
-  v("op_weight", p.op_weight, ByOp{}); v("dtype_weight", p.dtype_weight, ByDType{}); v("op_banned", p.op_banned, ByOp{});
-  v("step_weight", p.step_weight, ByEnum<Step>{});
-  v("min_chain_len", p.min_chain_len); v("max_chain_len", p.max_chain_len);
-  v("max_lanes", p.max_lanes); v("p_vector_load", p.p_vector_load); v("p_vector_reuse", p.p_vector_reuse);
-  v("p_vector_broadcast", p.p_vector_broadcast); v("p_gep_lane", p.p_gep_lane); v("p_vector_store", p.p_vector_store);
-  v("p_keep_loop", p.p_keep_loop); v("p_force_loop", p.p_force_loop); v("max_loop_iterations", p.max_loop_iterations);
-  v("loop_depth_weight", p.loop_depth_weight); v("trip_weight", p.trip_weight); v("p_runtime_trips", p.p_runtime_trips);
-  v("loop_kind_weight", p.loop_kind_weight, ByEnum<LoopKind>{}); v("p_reduce_inner", p.p_reduce_inner);
-  v("loop_read_weight", p.loop_read_weight, ByEnum<LoopRead>{}); v("max_loop_offset", p.max_loop_offset);
-  v("p_second_read", p.p_second_read); v("p_range_operand", p.p_range_operand);
-  v("min_loop_ops", p.min_loop_ops); v("max_loop_ops", p.max_loop_ops); v("p_gated_store", p.p_gated_store);
-  v("p_loop_write_div", p.p_loop_write_div); v("p_identity_init", p.p_identity_init); v("p_end_each", p.p_end_each);
-  v("max_folded_loop_values", p.max_folded_loop_values);
-  v("leaf_weight", p.leaf_weight, ByEnum<Leaf>{}); v("p_recent", p.p_recent); v("recent_window", p.recent_window);
-  v("p_unused", p.p_unused); v("p_dynamic_index", p.p_dynamic_index);
-  v("const_value_weight", p.const_value_weight, ByEnum<ValueKind>{});
-  v("data_value_weight", p.data_value_weight, ByEnum<ValueKind>{});
-  v("precise_exponent", p.precise_exponent); v("small_int", p.small_int); v("small_float", p.small_float);
-  v("p_edge_special", p.p_edge_special); v("p_random_output_data", p.p_random_output_data);
-  v("clamp_weight", p.clamp_weight, ByEnum<IndexClamp>{}); v("shift_weight", p.shift_weight, ByEnum<ShiftAmount>{});
-  v("p_nonneg_numerator", p.p_nonneg_numerator); v("numerator_weight", p.numerator_weight, ByEnum<Numerator>{});
-  v("divisor_weight", p.divisor_weight, ByEnum<Divisor>{}); v("guard_weight", p.guard_weight, ByEnum<FloatGuard>{});
-  v("p_unguarded", p.p_unguarded); v("p_identity_cast", p.p_identity_cast);
-  v("p_pow_operand_exponent", p.p_pow_operand_exponent); v("p_narrow_cast_edge", p.p_narrow_cast_edge);
-  v("p_swap_operands", p.p_swap_operands);
-  v("p_scratch_partial", p.p_scratch_partial); v("p_scratch_overwrite", p.p_scratch_overwrite);
-  v("acc_update_weight", p.acc_update_weight, ByEnum<AccUpdate>{}); v("p_acc_init_zero", p.p_acc_init_zero);
-  v("p_acc_from_buffers", p.p_acc_from_buffers); v("p_war_store", p.p_war_store);
-  v("p_after_on_index", p.p_after_on_index); v("p_redundant_after", p.p_redundant_after);
-  v("p_keep_all_deps", p.p_keep_all_deps); v("p_spurious_after", p.p_spurious_after);
-  v("allow_alloc", p.allow_alloc); v("allow_after", p.allow_after);
-  v("p_fill_output", p.p_fill_output); v("p_consume_unused", p.p_consume_unused); v("p_fold_unused", p.p_fold_unused);
-  v("p_dead_code", p.p_dead_code); v("max_dead_nodes", p.max_dead_nodes); v("p_dead_store", p.p_dead_store);
-  v("p_untouched_buffer", p.p_untouched_buffer); v("p_observe_intermediates", p.p_observe_intermediates);
-  v("observed_steps_percent", p.observed_steps_percent);
-  v("p_swarm", p.p_swarm); v("p_keep_op", p.p_keep_op); v("p_keep_dtype", p.p_keep_dtype);
-  v("p_keep_step", p.p_keep_step); v("p_keep_feature", p.p_keep_feature);
-}
-
-// The JSON keys of an array keyed by name, with the array index each stands for.
-template <class E>
-std::vector<std::pair<std::string, size_t>> keys(ByEnum<E>) {
+std::vector<std::pair<std::string, size_t>> keys(const Weights<E>&) {
   std::vector<std::pair<std::string, size_t>> out;
   const auto n = enum_names(E{});
   for (size_t i = 0; i < n.size(); ++i) out.emplace_back(n[i], i);
   return out;
 }
-std::vector<std::pair<std::string, size_t>> keys(ByOp) {
+template <class T>
+std::vector<std::pair<std::string, size_t>> keys(const PerOp<T>&) {
   std::vector<std::pair<std::string, size_t>> out;
   for (Op op : kAluOps) out.emplace_back(name(op), static_cast<size_t>(op));
   return out;
 }
-std::vector<std::pair<std::string, size_t>> keys(ByDType) {
+template <class T>
+std::vector<std::pair<std::string, size_t>> keys(const PerDType<T>&) {
   std::vector<std::pair<std::string, size_t>> out;
   for (DType d : kValueDTypes) out.emplace_back(name(d), static_cast<size_t>(d));
   return out;
+}
+template <class T>
+concept KeyedByName = requires(const T& t) { keys(t); };
+template <class>
+constexpr bool is_enum_weights = false;
+template <class E>
+constexpr bool is_enum_weights<Weights<E>> = true;
+
+// visit(p, v): v(key, member) for every knob of p (GenPolicy or const GenPolicy).
+template <class P, class V>
+void visit(P& p, V&& v) {
+  for_each_knob([&](const Knob& k, auto m) { v(k.name, p.*m); });
 }
 
 struct ToJson {
   nlohmann::json& j;
   template <class T>
-  void operator()(const char* key, const T& x) { j[key] = x; }
-  template <class T, size_t N, class By>
-  void operator()(const char* key, const std::array<T, N>& a, By by) {
-    nlohmann::json o = nlohmann::json::object();
-    for (const auto& [k, i] : keys(by)) o[k] = a[i];
-    j[key] = o;
+  void operator()(const char* key, const T& x) {
+    if constexpr (KeyedByName<T>) {
+      nlohmann::json o = nlohmann::json::object();
+      for (const auto& [k, i] : keys(x)) o[k] = x[i];
+      j[key] = o;
+    } else {
+      j[key] = x;
+    }
   }
 };
 
@@ -160,13 +92,13 @@ struct Reader {
 
 struct FromJson {
   const nlohmann::json& j;
-  size_t used = 0;
   template <class T>
   void operator()(const char* key, T& x) {
     const auto it = j.find(key);
     if (it == j.end()) return;
-    ++used;
-    if constexpr (requires { std::tuple_size<T>::value; }) {
+    if constexpr (KeyedByName<T>) {
+      read_by_name(key, *it, x);
+    } else if constexpr (requires { std::tuple_size<T>::value; }) {
       if (!it->is_array() || it->size() != x.size())
         Reader{key}.bad("expected an array of " + std::to_string(x.size()) + " numbers, got " + it->dump());
       for (size_t i = 0; i < x.size(); ++i) Reader{std::string(key) + "[" + std::to_string(i) + "]"}.read((*it)[i], x[i], false);
@@ -174,27 +106,23 @@ struct FromJson {
       Reader{key}.read(*it, x);
     }
   }
-  template <class T, size_t N, class By>
-  void operator()(const char* key, std::array<T, N>& a, By by) {
-    const auto it = j.find(key);
-    if (it == j.end()) return;
-    ++used;
-    if (!it->is_object()) Reader{key}.bad("expected an object keyed by name, got " + it->dump());
-    const auto ks = keys(by);
-    for (const auto& item : it->items()) {
+  template <class T>
+  static void read_by_name(const char* key, const nlohmann::json& v, T& a) {
+    if (!v.is_object()) Reader{key}.bad("expected an object keyed by name, got " + v.dump());
+    const auto ks = keys(a);
+    for (const auto& item : v.items()) {
       const std::string& k = item.key();  // not a structured binding: clang 14 (the libFuzzer build) cannot capture one
-      const auto& v = item.value();
       const auto at = std::find_if(ks.begin(), ks.end(), [&k](const auto& e) { return e.first == k; });
       if (at == ks.end()) {
         std::string valid;
         for (const auto& e : ks) valid += " " + e.first;
         Reader{key}.bad("unknown name '" + k + "'; valid names:" + valid);
       }
-      if constexpr (std::is_same_v<T, double>) Reader{std::string(key) + "." + k}.read(v, a[at->second], false);
-      else Reader{std::string(key) + "." + k}.read(v, a[at->second]);
+      if constexpr (std::is_same_v<typename T::value_type, double>) Reader{std::string(key) + "." + k}.read(item.value(), a[at->second], false);
+      else Reader{std::string(key) + "." + k}.read(item.value(), a[at->second]);
     }
     // An enumerator-keyed table is drawn from whenever its step runs: it needs something to draw.
-    if constexpr (is_by_enum<By>)
+    if constexpr (is_enum_weights<T>)
       if (std::all_of(a.begin(), a.end(), [](double w) { return w <= 0; })) Reader{key}.bad("every weight is 0");
   }
 };
@@ -210,7 +138,7 @@ nlohmann::json policy_to_json(const GenPolicy& p) {
 void apply_policy_json(GenPolicy& p, const nlohmann::json& j) {
   if (!j.is_object()) throw UserError("expected a JSON object of policy keys (uopfuzz policy prints one)");
   std::vector<std::string> known;
-  visit(p, [&known](const char* key, auto&&...) { known.emplace_back(key); });
+  for_each_knob([&known](const Knob& k, auto) { known.emplace_back(k.name); });
   for (const auto& [k, v] : j.items())
     if (std::find(known.begin(), known.end(), k) == known.end())
       throw UserError(k + ": unknown key (uopfuzz policy prints every key)");
@@ -242,22 +170,68 @@ GenPolicy policy_from_file(const std::string& path) {
   return p;
 }
 
-std::string policy_json_missing_field() {
-  // The bytes the default constructor writes: the same over a 0x00- and a 0xff-filled object (padding
-  // keeps what the filling left). Each must lie in a field the table names.
-  alignas(GenPolicy) unsigned char zeros[sizeof(GenPolicy)], ones[sizeof(GenPolicy)];
-  std::memset(zeros, 0, sizeof zeros);
-  std::memset(ones, 0xff, sizeof ones);
-  const GenPolicy* p = new (zeros) GenPolicy;
-  new (ones) GenPolicy;
-  std::vector<bool> covered(sizeof(GenPolicy));
-  visit(*p, [&](const char*, const auto& x, auto&&...) {
-    const auto at = static_cast<size_t>(reinterpret_cast<const unsigned char*>(&x) - zeros);
-    for (size_t i = at; i < at + sizeof(x); ++i) covered[i] = true;
+namespace {
+
+template <class T>
+std::string type_of(const char* key, const T&) {
+  if constexpr (std::is_same_v<T, bool>) return "boolean";
+  else if constexpr (std::is_integral_v<T>) return "integer";
+  else if constexpr (std::is_same_v<T, double>) return std::string(key).rfind("p_", 0) == 0 ? "probability" : "number";
+  else if constexpr (is_enum_weights<T>) return "weights by enumerator";
+  else if constexpr (std::is_same_v<T, PerOp<bool>>) return "flags by ALU op";
+  else if constexpr (std::is_same_v<T, PerOp<double>>) return "weights by ALU op";
+  else if constexpr (std::is_same_v<T, PerDType<double>>) return "weights by dtype";
+  else return "array of " + std::to_string(std::tuple_size_v<T>) + " weights";
+}
+
+// The enumerator names of a table's entries `at`, "" for a knob that is no Weights<E>.
+template <class T>
+std::string entry_names(const T&, const std::array<int, 2>&) { return ""; }
+template <class E>
+std::string entry_names(const Weights<E>&, const std::array<int, 2>& at) {
+  std::string out;
+  for (int e : at)
+    if (e >= 0) out += std::string(out.empty() ? "" : ", ") + enum_names(E{})[static_cast<size_t>(e)];
+  return out;
+}
+
+std::string keep_name(double GenPolicy::*keep) {
+  std::string out;
+  for_each_knob([&](const Knob& k, auto m) {
+    if constexpr (std::is_same_v<decltype(m), double GenPolicy::*>)
+      if (m == keep) out = k.name;
   });
-  for (size_t i = 0; i < sizeof(GenPolicy); ++i)
-    if (!covered[i] && zeros[i] == ones[i]) return "byte " + std::to_string(i) + " of GenPolicy is in no key's field";
-  return "";
+  return out;
+}
+
+template <class T>
+std::string describe_swarm(const Swarm& s, const T& x) {
+  std::string out;
+  for (int i = 0; i < s.count; ++i) {
+    const SwarmRule& r = s.rules[i];
+    const std::string at = entry_names(x, r.at), keep = "`" + keep_name(r.keep) + "`";
+    if (!out.empty()) out += "; ";
+    if (r.kind == SwarmRule::Thin) out += "thinned by " + keep + (at.empty() ? "" : ", " + at + " kept");
+    else out += (at.empty() ? "zeroed" : at + " zeroed") + " unless " + keep;
+  }
+  return out.empty() ? "—" : out;
+}
+
+}  // namespace
+
+std::string policy_markdown() {
+  const GenPolicy defaults;
+  std::string out = "| key | type | default | swarm | `--without` | meaning |\n|---|---|---|---|---|---|\n";
+  const char* section = nullptr;
+  for_each_knob([&](const Knob& k, auto m) {
+    if (section != k.section) out += std::string("| **") + (section = k.section) + "** | | | | | |\n";
+    nlohmann::json j;
+    ToJson{j}(k.name, defaults.*m);
+    const std::string without = *k.without ? std::string("`") + k.without + "`" : "—";
+    out += std::string("| `") + k.name + "` | " + type_of(k.name, defaults.*m) + " | `" + j[k.name].dump() + "` | " +
+           describe_swarm(k.swarm, defaults.*m) + " | " + without + " | " + k.doc + " |\n";
+  });
+  return out;
 }
 
 }  // namespace uf

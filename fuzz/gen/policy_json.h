@@ -1,6 +1,6 @@
 // GenPolicy as JSON: `uopfuzz policy` prints it, `--policy FILE` reads a (partial) one back.
 //
-// Every field of GenPolicy has one key (policy_json.cpp's field table): sizes and probabilities as
+// Every knob of GenPolicy (a row of policy.def) has one key: sizes and probabilities as
 // numbers, the per-op and per-dtype arrays as objects keyed by op or dtype name, each Weights<E> as an
 // object keyed by enumerator name, the other arrays as arrays (docs/format.md, "Generator policy").
 #pragma once
@@ -19,8 +19,8 @@ void apply_policy_json(GenPolicy& p, const nlohmann::json& j);
 // The default policy with `path`'s JSON applied; UserError "PATH: message" when it cannot be read or used.
 GenPolicy policy_from_file(const std::string& path);
 
-// "" when the field table covers every byte of GenPolicy but padding; else where a field has no key
-// (so a test fails when a field is added to GenPolicy and not to the table).
-std::string policy_json_missing_field();
+// The policy table of docs/format.md ("Generator policy"), from policy.def: one row per knob with its
+// type, default, swarm rule, --without features and doc (`uopfuzz policy --markdown` prints it).
+std::string policy_markdown();
 
 }  // namespace uf

@@ -1,8 +1,13 @@
 // Swarm testing: each program keeps a random subset of the policy's ops, dtypes, step kinds and
 // features. A program without ADD or without f32 is not a worse test; it is a different one, and rare
 // ops get more of the program to themselves.
+#include <algorithm>
+#include <functional>
+#include <ranges>
+
+#include "core/error.h"
 #include "core/uop.h"
-#include "fuzz/gen/policy.h"
+#include "fuzz/gen/policy_table.h"
 
 namespace uf {
 
@@ -21,7 +26,7 @@ void thin(std::array<double, N>& w, double keep, Rng& rng) {
   if (i >= 0) w[i] = before[i];
 }
 
-double feature(double p, double keep, Rng& rng) { return rng.chance(keep) ? p : 0.0; }
+double feature(double p, double keep, Rng& rng) { return rng.chance(keep) ? p : 0; }
 
 bool some_alu_op_usable(const GenPolicy& p) {
   for (Op op : kAluOps)
@@ -31,49 +36,55 @@ bool some_alu_op_usable(const GenPolicy& p) {
   return false;
 }
 
+template <class T>
+concept WeightTable = std::is_same_v<std::ranges::range_value_t<T>, double>;
+
+// Applies one rule to the knob `m` of `p`.
+template <class T>
+void apply(const SwarmRule& r, T GenPolicy::*m, GenPolicy& p, const GenPolicy& base, Rng& rng) {
+  T& x = p.*m;
+  const double keep = base.*r.keep;
+  if constexpr (std::is_same_v<T, double>) {
+    x = feature(x, keep, rng);
+  } else if constexpr (WeightTable<T>) {
+    if (r.kind == SwarmRule::Drop) {
+      for (int e : r.at)
+        if (e >= 0) x[e] = rng.chance(keep) ? (base.*m)[e] : 0;
+      return;
+    }
+    const T before = x;
+    thin(x, keep, rng);
+    for (int e : r.at)
+      if (e >= 0) x[e] = before[e];
+    // E.g. only float ops with only int dtypes: give back the base's ops until one fits.
+    for (int tries = 0; r.fit_ops && tries < 64 && !some_alu_op_usable(p); ++tries) {
+      const int o = rng.weighted(base.op_weight);
+      if (o >= 0) p.op_weight[o] = base.op_weight[o];
+    }
+  } else {
+    throw InternalError("policy.def: a swarm rule on a knob that is neither a probability nor weights");
+  }
+}
+
 }  // namespace
 
 GenPolicy swarm(const GenPolicy& base, Rng& rng) {
   GenPolicy p = base;
   if (!rng.chance(base.p_swarm)) return p;
-  thin(p.op_weight, base.p_keep_op, rng);
-  thin(p.dtype_weight, base.p_keep_dtype, rng);
-  // E.g. only float ops with only int dtypes: give back the base's ops until one fits.
-  for (int tries = 0; tries < 64 && !some_alu_op_usable(p); ++tries) {
-    const int o = rng.weighted(base.op_weight);
-    if (o >= 0) p.op_weight[o] = base.op_weight[o];
-  }
-  // The ALU step always stays: it is what the memory steps feed on.
-  const double alu = p.step_weight[static_cast<size_t>(Step::Alu)];
-  thin(p.step_weight, base.p_keep_step, rng);
-  p.step_weight[static_cast<size_t>(Step::Alu)] = alu;
-  // Loops have their own keep probability: most programs should have one.
-  const double loop = base.step_weight[static_cast<size_t>(Step::Loop)];
-  p.step_weight[static_cast<size_t>(Step::Loop)] = rng.chance(base.p_keep_loop) ? loop : 0.0;
-
-  const double k = base.p_keep_feature;
-  thin(p.leaf_weight, k, rng);
-  thin(p.clamp_weight, k, rng);
-  thin(p.shift_weight, k, rng);
-  thin(p.numerator_weight, k, rng);
-  thin(p.divisor_weight, k, rng);
-  thin(p.guard_weight, k, rng);
-  thin(p.acc_update_weight, k, rng);
-  auto drop = [&](auto& weights, ValueKind v) {
-    weights[static_cast<size_t>(v)] = feature(weights[static_cast<size_t>(v)], k, rng);
+  // The rules of policy.def's swarm column, in their draw order.
+  struct Bound {
+    SwarmRule rule;
+    std::function<void()> run;
   };
-  drop(p.const_value_weight, ValueKind::Edge);
-  drop(p.data_value_weight, ValueKind::Edge);
-  drop(p.data_value_weight, ValueKind::Bits);
-  p.p_dynamic_index = feature(p.p_dynamic_index, k, rng);
-  p.p_nonneg_numerator = feature(p.p_nonneg_numerator, k, rng);
-  p.p_recent = feature(p.p_recent, k, rng);
-  p.p_after_on_index = feature(p.p_after_on_index, k, rng);
-  p.p_redundant_after = feature(p.p_redundant_after, k, rng);
-  p.p_keep_all_deps = feature(p.p_keep_all_deps, k, rng);
-  p.p_war_store = feature(p.p_war_store, k, rng);
-  p.p_scratch_overwrite = feature(p.p_scratch_overwrite, k, rng);
-  p.p_dead_code = feature(p.p_dead_code, k, rng);
+  std::vector<Bound> rules;
+  for_each_knob([&](const Knob& k, auto m) {
+    for (int i = 0; i < k.swarm.count; ++i) {
+      const SwarmRule r = k.swarm.rules[i];
+      rules.push_back({r, [r, m, &p, &base, &rng] { apply(r, m, p, base, rng); }});
+    }
+  });
+  std::stable_sort(rules.begin(), rules.end(), [](const Bound& a, const Bound& b) { return a.rule.order < b.rule.order; });
+  for (const Bound& b : rules) b.run();
   return p;
 }
 

@@ -88,11 +88,11 @@ Scalar Gen::rounding_edge(DType from, DType to) {
   // rounds that back onto the tie and then to the even one, while one rounding goes to the odd one. A
   // step towards the even neighbour would round the same either way, so it is not drawn.
   const int64_t towards_odd = (bits & 1) ? -1 : 1;
-  const int64_t nudge = rng.chance(0.5) ? 0 : towards_odd;
+  const int64_t nudge = rng.chance(pol.p_exact_tie) ? 0 : towards_odd;
   if (is_int(from)) x = std::nearbyint(x) + static_cast<double>(nudge);
   else if (from == DType::F64 && nudge != 0) x = std::nextafter(x, nudge * INFINITY);
   else if (from == DType::F32 && nudge != 0) x = std::nextafter(static_cast<float>(x), static_cast<float>(nudge * INFINITY));
-  if (rng.chance(0.5)) x = -x;
+  if (rng.chance(pol.p_negate_value)) x = -x;
   if (is_int(from)) {
     if (!(std::fabs(x) < 0x1p62)) return edge_value(from);
     return canonical(from, Scalar::of_int(static_cast<int64_t>(x)));
@@ -104,20 +104,20 @@ Scalar Gen::precise_value(DType d) {
   if (is_float(d)) {  // a random significand at a moderate exponent, rounded to d
     const double significand = 1.0 + static_cast<double>(rng.next() >> 12) * 0x1p-52;
     const double x = std::ldexp(significand, static_cast<int>(rng.range(-pol.precise_exponent, pol.precise_exponent)));
-    return canonical(d, Scalar::of_float(rng.chance(0.5) ? -x : x));
+    return canonical(d, Scalar::of_float(rng.chance(pol.p_negate_value) ? -x : x));
   }
   // Integers: random bits of a random width, so that magnitudes spread over the whole range.
   const int width = static_cast<int>(rng.range(1, bits(d)));
   const uint64_t x = rng.next() & (width >= 64 ? ~0ull : (1ull << width) - 1);
-  return canonical(d, Scalar::of_uint(is_signed(d) && rng.chance(0.5) ? 0 - x : x));
+  return canonical(d, Scalar::of_uint(is_signed(d) && rng.chance(pol.p_negate_value) ? 0 - x : x));
 }
 
 Scalar Gen::fraction_value(DType d) {
   if (!is_float(d)) return Scalar::of_uint(rng.below(2));  // integers: 0 or 1, the integer parts of fractions
   // In (-1, 1), full precision, sometimes far below 1 in magnitude (subnormals of the narrow formats).
   double x = rng.unit();
-  if (rng.chance(0.3)) x = std::ldexp(x, -static_cast<int>(rng.range(1, 24)));
-  return canonical(d, Scalar::of_float(rng.chance(0.5) ? -x : x));
+  if (rng.chance(pol.p_tiny_fraction)) x = std::ldexp(x, -static_cast<int>(rng.range(1, 24)));
+  return canonical(d, Scalar::of_float(rng.chance(pol.p_negate_value) ? -x : x));
 }
 
 Scalar Gen::boundary_value(DType d) {
@@ -129,13 +129,13 @@ Scalar Gen::boundary_value(DType d) {
     for (DType t : kValueDTypes)
       if (is_float(t) && float_limits(t).significand_bits < float_limits(d).significand_bits) {
         narrower.push_back(t);
-        weight.push_back(bytes(t) == 2 ? 2.0 : bytes(t) == 1 ? 0.5 : 1.0);
+        weight.push_back(pol.boundary_format_weight[bytes(t) == 1 ? 0 : bytes(t) == 2 ? 1 : 2]);
       }
     return rounding_edge(d, narrower.empty() ? d : narrower[static_cast<size_t>(rng.weighted(weight))]);
   }
   if (is_bool(d)) return Scalar::of_uint(rng.below(2));
   const int64_t r = rng.range(-1, 1);
-  if (rng.chance(0.3)) return canonical(d, Scalar::of_int(bits(d) + r));  // a shift by the width, one off
+  if (rng.chance(pol.p_shift_width_boundary)) return canonical(d, Scalar::of_int(bits(d) + r));  // a shift by the width, one off
   // Next to a multiple of a small divisor: where floor and C division, and their fast paths, part ways.
   constexpr int64_t kDivisors[] = {2, 3, 4, 5, 7, 8, 10, 16, 31, 32, 100, 127, 128, 255, 256};
   const int64_t q = rng.range(-1000, 1000);

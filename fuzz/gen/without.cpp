@@ -1,55 +1,77 @@
 // `--without NAME`: what a target does not support, taken out of the policy (policy.h, without()).
 #include <algorithm>
 #include <cctype>
+#include <string>
 
 #include "core/uop.h"
-#include "fuzz/gen/policy.h"
+#include "core/error.h"
+#include "fuzz/gen/policy_table.h"
 
 namespace uf {
 
 namespace {
 
-// Structural features by name: each zeroes what produces it.
+// Structural features by name. What each zeroes is policy.def's `without` column.
 struct Feature {
   const char* name;
-  void (*apply)(GenPolicy&);
   const char* what;
 };
-void zero(GenPolicy& p, Step s) { p.step_weight[static_cast<size_t>(s)] = 0; }
 
 constexpr Feature kFeatures[] = {
-    {"loop", [](GenPolicy& p) { zero(p, Step::Loop); p.p_force_loop = 0; },
-     "RANGE/END loops (with their accumulators and gated accesses)"},
-    {"vector", [](GenPolicy& p) { zero(p, Step::Vector); }, "vector dtypes"},
-    {"observed", [](GenPolicy& p) { p.p_observe_intermediates = 0; }, "kernels that store every intermediate"},
+    {"loop", "RANGE/END loops (with their accumulators and gated accesses)"},
+    {"vector", "vector dtypes"},
+    {"observed", "kernels that store every intermediate"},
     // Scratch arrays and accumulator chains need an ALLOC; a loop reduction accumulates in a BUFFER.
-    {"alloc", [](GenPolicy& p) { zero(p, Step::Scratch); zero(p, Step::Accumulate); p.allow_alloc = false; },
-     "ALLOC (kernel-local memory)"},
+    {"alloc", "ALLOC (kernel-local memory)"},
     // Reading what was written needs AFTER: those steps and loop reductions go, and access() drops an
     // access that would need one (a load becomes a constant).
-    {"after", [](GenPolicy& p) {
-       for (Step s : {Step::Scratch, Step::Accumulate, Step::StoreReload}) zero(p, s);
-       p.loop_kind_weight[static_cast<size_t>(LoopKind::Reduce)] = 0;
-       p.p_redundant_after = p.p_spurious_after = 0;
-       p.allow_after = false;
-     },
-     "AFTER (ordering of accesses to one memory)"},
-    {"gated", [](GenPolicy& p) {
-       p.loop_read_weight[static_cast<size_t>(LoopRead::PadAfter)] = 0;
-       p.loop_read_weight[static_cast<size_t>(LoopRead::PadBefore)] = 0;
-       p.p_gated_store = 0;
-     },
-     "gated LOAD and STORE"},
+    {"after", "AFTER (ordering of accesses to one memory)"},
+    {"gated", "gated LOAD and STORE"},
     // Loops still index by their RANGE: that is what a loop is.
-    {"dynamic-index", [](GenPolicy& p) {
-       zero(p, Step::Gather);
-       zero(p, Step::Scatter);
-       p.p_dynamic_index = p.p_scratch_overwrite = 0;
-     },
-     "computed indices outside loops (gathers, scatters)"},
-    {"runtime-trips", [](GenPolicy& p) { p.p_runtime_trips = 0; }, "loop trip counts loaded at run time"},
-    {"dead-code", [](GenPolicy& p) { p.p_dead_code = 0; }, "nodes (a STORE among them) the SINK does not reach"},
+    {"dynamic-index", "computed indices outside loops (gathers, scatters)"},
+    {"runtime-trips", "loop trip counts loaded at run time"},
+    {"dead-code", "nodes (a STORE among them) the SINK does not reach"},
 };
+
+template <class E>
+int entry_index(const Weights<E>&, std::string_view name) {
+  const auto names = enum_names(E{});
+  for (size_t i = 0; i < names.size(); ++i)
+    if (name == names[i]) return static_cast<int>(i);
+  return -1;
+}
+
+// Zeroes a knob: all of it (entry "": a probability or flag) or one enumerator's weight of a table.
+template <class T>
+void zero_knob(T& x, std::string_view entry, const char* knob) {
+  if constexpr (std::is_arithmetic_v<T>) {
+    if (entry.empty()) return void(x = T{});
+  } else if constexpr (requires { entry_index(x, entry); }) {
+    if (const int e = entry_index(x, entry); e >= 0) return void(x[static_cast<size_t>(e)] = 0);
+  }
+  throw InternalError(std::string("policy.def: ") + knob + ": cannot zero '" + std::string(entry) + "'");
+}
+
+bool is_feature(std::string_view name) {
+  for (const Feature& f : kFeatures)
+    if (name == f.name) return true;
+  return false;
+}
+
+// Zeroes what policy.def's `without` column gives to `feature` ("feature" or "feature:Enumerator" items).
+void apply_feature(GenPolicy& p, std::string_view feature) {
+  for_each_knob([&](const Knob& k, auto m) {
+    for (std::string_view rest = k.without; !rest.empty();) {
+      const size_t space = std::min(rest.find(' '), rest.size());
+      const std::string_view item = rest.substr(0, space);
+      rest.remove_prefix(std::min(space + 1, rest.size()));
+      const size_t colon = std::min(item.find(':'), item.size());
+      const std::string_view name = item.substr(0, colon);
+      if (!is_feature(name)) throw InternalError(std::string("policy.def: ") + k.name + ": no feature '" + std::string(name) + "'");
+      if (name == feature) zero_knob(p.*m, item.substr(std::min(colon + 1, item.size())), k.name);
+    }
+  });
+}
 
 template <class E>
 void zero(Weights<E>& w, std::initializer_list<E> es) {
@@ -110,8 +132,7 @@ std::vector<std::string> without_names() {
 
 void without(GenPolicy& p, std::string_view what) {
   const std::string n = lower(what);
-  for (const Feature& f : kFeatures)
-    if (n == f.name) return f.apply(p);
+  if (is_feature(n)) return apply_feature(p, n);
   if (const auto d = parse_dtype(n); d && std::find(kValueDTypes.begin(), kValueDTypes.end(), *d) != kValueDTypes.end()) {
     p.dtype_weight[static_cast<size_t>(*d)] = 0;
     for (double w : p.dtype_weight)
