@@ -1,5 +1,5 @@
 // Integer ranges: the one interval domain behind uopfuzz's two guard analyses, the renderer's
-// (codegen/render/bounds.cpp: which index clamps and division fix-ups the emitted C can drop) and the
+// (core/int_bounds.cpp: which index clamps and division fix-ups the emitted C can drop) and the
 // generator's (fuzz/gen/facts.cpp: where a program needs a guard to stay defined).
 //
 // An IntRange [lo, hi] is a set of exact integers. __int128 holds every value of every integer dtype and

@@ -1,5 +1,5 @@
-// Range analysis over the linear order (see bounds.h for the rules and why they must cover UNDEFINED).
-#include "codegen/render/bounds.h"
+// Range analysis over the linear order (see int_bounds.h for the rules and why they must cover UNDEFINED).
+#include "core/int_bounds.h"
 
 #include <optional>
 
@@ -9,7 +9,7 @@ namespace {
 
 bool has_range(DType d) { return is_int(d) || is_bool(d); }
 
-// The arithmetic rules only trust operands within +-2^62 (see bounds.h).
+// The arithmetic rules only trust operands within +-2^62 (see int_bounds.h).
 bool small(IntRange v) { return contains(IntRange{-(int128{1} << 62), int128{1} << 62}, v); }
 
 const UOp* positive_const_divisor(const UOp* u) {
@@ -19,7 +19,7 @@ const UOp* positive_const_divisor(const UOp* u) {
   return b;
 }
 
-// The shared transfer on u's sources' ranges (`widened`: a modulo's numerator as bounds.h says).
+// The shared transfer on u's sources' ranges (`widened`: a modulo's numerator as int_bounds.h says).
 IntRange transfer_of(const UOp* u, const std::vector<IntRange>& r, std::optional<IntRange> widened = std::nullopt) {
   IntRange src[3];
   for (size_t i = 0; i < u->src.size(); ++i) src[i] = r[u->src[i]->id];
@@ -27,7 +27,7 @@ IntRange transfer_of(const UOp* u, const std::vector<IntRange>& r, std::optional
   return transfer(u->op, u->dtype, std::span<const IntRange>(src, u->src.size()));
 }
 
-// The arithmetic rules only trust operands within +-2^62; bool arithmetic prints as | ^ & (bounds.h).
+// The arithmetic rules only trust operands within +-2^62; bool arithmetic prints as | ^ & (int_bounds.h).
 IntRange arithmetic_range(const UOp* u, const std::vector<IntRange>& r) {
   const DType d = u->dtype;
   if (is_bool(d)) return {0, 1};
@@ -58,7 +58,7 @@ IntRange node_range(const UOp* u, const std::vector<IntRange>& r) {
     case Op::FLOORDIV: case Op::CDIV: case Op::FLOORMOD: case Op::CMOD: return division_range(u, r);
     case Op::RANGE: case Op::CMPLT: case Op::CMPNE: case Op::CMPEQ: case Op::MAX: case Op::WHERE:
       return transfer_of(u, r);
-    default: return dtype_range(d);  // SHL and BITCAST on purpose (bounds.h); LOAD and the rest: anything
+    default: return dtype_range(d);  // SHL and BITCAST on purpose (int_bounds.h); LOAD and the rest: anything
   }
 }
 
