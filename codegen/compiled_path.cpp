@@ -107,7 +107,8 @@ void check_load_environment(const std::string& so_path, const std::string& messa
 // in one process, a one-program plug-in runs once per program.
 std::vector<std::optional<std::string>> render_units(const std::vector<const Program*>& programs,
                                                      const std::vector<std::string>& names,
-                                                     const CompiledPathConfig& cfg, std::vector<KernelOutcome*> out) {
+                                                     const CompiledPathConfig& cfg, std::vector<KernelOutcome*> out,
+                                                     const std::vector<const Analysis*>& facts) {
   std::vector<std::optional<std::string>> sources(programs.size());
   auto take = [&](size_t i, PluginResult r) {
     if (r.ok) { sources[i] = std::move(r.source); return; }
@@ -117,7 +118,8 @@ std::vector<std::optional<std::string>> render_units(const std::vector<const Pro
   if (cfg.renderer_cmd.empty()) {
     for (size_t i = 0; i < programs.size(); ++i) {
       try {
-        sources[i] = render_function(*programs[i], names[i], cfg.render);
+        sources[i] = facts.empty() ? render_function(*programs[i], names[i], cfg.render)
+                                   : render_function(*programs[i], *facts[i], names[i], cfg.render);
       } catch (const std::exception& e) {  // a renderer bug must not take the batch down
         out[i]->status = KernelStatus::render_error;
         out[i]->message = std::string("built-in renderer: ") + e.what();
@@ -192,7 +194,9 @@ std::string render_source(const Program& p, const std::string& fn_name, const Co
 }
 
 std::vector<std::vector<KernelOutcome>> run_compiled_on_each(const std::vector<std::vector<const Program*>>& runs,
-                                                             const CompiledPathConfig& cfg) {
+                                                             const CompiledPathConfig& cfg,
+                                                             const std::vector<const Analysis*>& facts) {
+  UOPFUZZ_CHECK(facts.empty() || facts.size() == runs.size());
   const size_t n = runs.size();
   std::vector<std::vector<KernelOutcome>> out(n);
   std::vector<std::vector<std::vector<NativeBuffer>>> buffers(n);
@@ -211,7 +215,7 @@ std::vector<std::vector<KernelOutcome>> run_compiled_on_each(const std::vector<s
     names.push_back("kernel" + std::to_string(i));
     first_out.push_back(&out[i][0]);
   }
-  std::vector<std::optional<std::string>> sources = render_units(firsts, names, cfg, first_out);
+  std::vector<std::optional<std::string>> sources = render_units(firsts, names, cfg, first_out, facts);
   std::vector<Unit> units;
   units.reserve(n);
   for (size_t i = 0; i < n; ++i) {

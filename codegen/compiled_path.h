@@ -56,9 +56,11 @@ KernelOutcome run_compiled(const Program& p, const CompiledPathConfig& cfg);
 // One kernel on several data sets: runs[i] lists one program (one graph, SINK and BUFFERs) with
 // different data lines. Each kernel is rendered and compiled once, from runs[i][0], and called once
 // per data set, all in the batch's one sandbox child (compiling costs far more than a run).
-// out[i][k] is the outcome of runs[i][k]; a render or compile error is every data set's.
+// out[i][k] is the outcome of runs[i][k]; a render or compile error is every data set's. `facts`, if
+// given, holds analyze(*runs[i][0]) for each i: the built-in renderer then does not analyze again.
 std::vector<std::vector<KernelOutcome>> run_compiled_on_each(const std::vector<std::vector<const Program*>>& runs,
-                                                             const CompiledPathConfig& cfg);
+                                                             const CompiledPathConfig& cfg,
+                                                             const std::vector<const Analysis*>& facts = {});
 
 // "ok", "crash", "timeout", "compile-error", "render-error".
 std::string status_name(KernelStatus s);
