@@ -36,12 +36,15 @@ std::string compiler_version(const std::string& cc) {
 }
 
 // o.cfg, with plug-in renders bounded by the --time budget (which starts now): a hanging plug-in costs
-// its program a render-error, never the budget.
+// its program a render-error, never the budget. Rendering stops a little before the budget ends, so the
+// batch in flight still compiles and runs in time and its programs are counted, not lost to the stop.
 CompiledPathConfig budgeted(const CampaignOptions& o) {
   CompiledPathConfig cfg = o.cfg;
-  if (o.time_s > 0)
-    cfg.render_stop_at = std::chrono::steady_clock::now() +
-                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(o.time_s));
+  if (o.time_s > 0) {
+    const double compile_reserve_s = std::min(2.0, 0.1 * o.time_s);
+    cfg.render_stop_at = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                                std::chrono::duration<double>(o.time_s - compile_reserve_s));
+  }
   return cfg;
 }
 
