@@ -59,6 +59,16 @@ void sleep_until(Clock::time_point until) {
   }
 }
 
+// Waits (without blocking past `until`) for the child to end by itself; true, with its status, if it did.
+bool reaped_by(ChildProcessGroup& child, Clock::time_point until, int& status) {
+  for (;;) {
+    const ChildProcessGroup::Wait w = child.try_reap(status);
+    if (w != ChildProcessGroup::Wait::running) return w == ChildProcessGroup::Wait::ended;
+    if (Clock::now() >= until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
 std::string seconds_text(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", s);
@@ -163,12 +173,7 @@ std::string PluginServer::exit_description(Clock::time_point deadline) {
   int status = 0;
   ProcessResult r;
   r.started = true;
-  while (child_->group.try_reap(status) == ChildProcessGroup::Wait::running && Clock::now() < until)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  if (child_->group.pid() > 0) {
-    child_->group.kill_and_reap(status);
-    return "closed its stdout";
-  }
+  if (!reaped_by(child_->group, until, status)) return "closed its stdout";  // killed with its group by fault()
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   else if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   return r.describe();
@@ -226,8 +231,7 @@ void PluginServer::stop() {
   child_->to_stdin.reset();  // EOF: a well-behaved server ends by itself
   const Clock::time_point until = Clock::now() + std::chrono::milliseconds(static_cast<int>(kServerStopGraceS * 1000));
   int status = 0;
-  while (child_->group.try_reap(status) == ChildProcessGroup::Wait::running && Clock::now() < until)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  reaped_by(child_->group, until, status);
   child_.reset();  // kills what is left of the group
 }
 
