@@ -21,10 +21,13 @@
 // Setup problems (the compiler missing, an unusable cache dir, a malformed renderer command line, a
 // data line that does not fit its BUFFER) throw UserError instead: they are not findings.
 #pragma once
+#include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "codegen/plugin_describe.h"
 #include "codegen/render/render.h"
 #include "codegen/runtime/compiler.h"
 #include "core/program.h"
@@ -35,10 +38,15 @@ struct CompiledPathConfig {
   std::string cc = kDefaultCC;
   std::string cflags = kDefaultCFlags;
   std::string renderer_cmd;        // empty: the built-in renderer (render.h)
-  bool renderer_batch = false;     // renderer_cmd speaks the batch protocol (plugin.h): one process per batch
+  // How renderer_cmd is spoken to: one process per program or per batch (plugin.h), or one long-lived
+  // process per uopfuzz process (plugin_server.h); its handshake, when it gave one (protocol 2).
+  RendererProtocol renderer_protocol = RendererProtocol::program;
+  PluginDescription renderer_description;
   RenderOptions render;            // the built-in renderer's --f16/--bf16 modes (soft by default)
   double timeout_s = 10;           // one kernel run
-  double render_timeout_s = 60;    // one plug-in run
+  double render_timeout_s = 60;    // one plug-in run (or one server request)
+  // When the campaign's --time budget ends: no plug-in run or request lasts past it.
+  std::optional<std::chrono::steady_clock::time_point> render_stop_at;
   double compile_timeout_s = 300;  // one compiler call
 };
 
