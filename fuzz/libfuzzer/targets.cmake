@@ -14,11 +14,10 @@ add_compile_options(${fuzz_flags})
 find_package(Boost REQUIRED)
 find_package(Threads REQUIRED)
 find_package(OpenSSL REQUIRED)
+find_package(nlohmann_json REQUIRED)  # codegen's plug-in handshake, fuzz's policy and summaries
 add_subdirectory(${PROJECT_SOURCE_DIR}/core ${PROJECT_BINARY_DIR}/core)
 add_subdirectory(${PROJECT_SOURCE_DIR}/interp ${PROJECT_BINARY_DIR}/interp)
 add_subdirectory(${PROJECT_SOURCE_DIR}/codegen ${PROJECT_BINARY_DIR}/codegen)
-
-find_package(nlohmann_json REQUIRED)
 add_subdirectory(${PROJECT_SOURCE_DIR}/fuzz ${PROJECT_BINARY_DIR}/fuzz)
 
 foreach(t parse_target diff_target)

@@ -307,8 +307,10 @@ Divergence find_divergence(const Program& p, const CompiledPathConfig& cfg) {
   const RefResult ref = interpret(p, facts);
   const auto again = run_compiled_on_each({{&p}}, cfg, {&facts});
   const std::string plain = compare(p, ref, again.at(0).at(0)).signature;
-  if (plain.rfind("mismatch", 0) != 0) return {plain, nullptr};
-  return {unexplained_signature(p, facts, probe[0], run.refs[0], run.outs[0], plain), nullptr};
+  Divergence none;  // no node to blame: the signature alone
+  none.signature = plain.rfind("mismatch", 0) != 0 ? plain
+                                                   : unexplained_signature(p, facts, probe[0], run.refs[0], run.outs[0], plain);
+  return none;
 }
 
 std::vector<Finding> check(const std::vector<const Program*>& batch, const CompiledPathConfig& cfg, bool probe) {
