@@ -28,7 +28,7 @@ class PluginBatch : public ::testing::Test {
 
   CompiledPathConfig config(bool batch) const {
     CompiledPathConfig cfg;
-    cfg.renderer_cmd = source_path("tests/campaign/plugins/batch_passthru.py");
+    cfg.renderer_cmd = source_path("tests/fuzz/campaign/plugins/batch_passthru.py");
     cfg.renderer_batch = batch;
     cfg.cflags = "-O1";
     return cfg;

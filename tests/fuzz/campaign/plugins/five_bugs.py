@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # A deliberately broken renderer with five independent bugs of five kinds, for the test that a campaign
-# gives exactly one bucket per root cause (tests/campaign/five_bugs_test.cpp). It is uopfuzz's renderer,
+# gives exactly one bucket per root cause (tests/fuzz/campaign/five_bugs_test.cpp). It is uopfuzz's renderer,
 # then:
 #  1. every binary64 literal is printed through binary32 (0.1 becomes 0.10000000149011612): `mismatch CONST f64`;
 #  2. f32 MAX ignores a NaN operand, like C's fmaxf (the reference's MAX(nan, 1) is nan): `mismatch MAX f32`;
@@ -15,7 +15,7 @@ import struct
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "plugins"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "plugins"))
 from uopfuzz_plugin import Plugin, RenderError, uopfuzz_render  # noqa: E402
 
 LITERAL = re.compile(r"(?<![\w.])(\d+\.\d*(?:e[+-]?\d+)?|\d+e[+-]?\d+)(?![\w.])")

@@ -1,5 +1,5 @@
 // One bucket per root cause, within the budget: against a renderer with five independent bugs of five
-// kinds (tests/campaign/plugins/five_bugs.py: a wrong f64 constant, f32 MAX ignoring NaN, unguarded i32
+// kinds (tests/fuzz/campaign/plugins/five_bugs.py: a wrong f64 constant, f32 MAX ignoring NaN, unguarded i32
 // division, u32 SHL by the width, CAST f64 -> f32 rounded toward zero), a fixed-seed 120 s campaign of
 // --jobs 2 saves exactly one bucket per bug, each reduced to completion (`meta reduced = yes`) and to at
 // most 10 nodes, and ends within 5 % of its budget.
@@ -27,7 +27,7 @@ TEST(FiveBugs, OneReducedBucketPerBugWithinTheBudget) {
   constexpr double kBudget = 120;
   const auto started = Clock::now();
   const Ran r = run_uopfuzz_isolated("fuzz --seed 1 --time 120 --jobs 2 -q --renderer-batch " +
-                                         source_path("tests/campaign/plugins/five_bugs.py") + " --corpus " +
+                                         source_path("tests/fuzz/campaign/plugins/five_bugs.py") + " --corpus " +
                                          (dir / "corpus").string() + " --json " + (dir / "s.json").string(),
                                      dir / "cache");
   const double wall = seconds_since(started);

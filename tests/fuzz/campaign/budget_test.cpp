@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 TEST(Budget, ACampaignEndsOnTimeMidReductionAndKeepsItsFindingUnreduced) {
   TempDir tmp{"uopfuzz-budget"};
   const fs::path dir = tmp.path();
-  const std::string plugin = source_path("tests/campaign/plugins/acc_init_hoisted.py");
+  const std::string plugin = source_path("tests/fuzz/campaign/plugins/acc_init_hoisted.py");
   constexpr double kBudget = 60;
   const auto started = Clock::now();
   const Ran r = run_uopfuzz_isolated("fuzz --seed 7 --time 60 --jobs 2 -q --reduce-time 600 --renderer-cmd " + plugin +

@@ -21,7 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A one-bug plug-in (tests/campaign/plugins/NAME), the node its bug is in, and the campaign that finds it.
+// A one-bug plug-in (tests/fuzz/campaign/plugins/NAME), the node its bug is in, and the campaign that finds it.
 struct NarrowBug {
   std::string plugin;
   Op op;
@@ -32,7 +32,7 @@ struct NarrowBug {
 void expect_found_reduced_and_replayed_within_a_minute(const NarrowBug& bug) {
   TempDir tmp{"uopfuzz-sensitivity"};
   const fs::path dir = tmp.path();
-  const std::string plugin = source_path("tests/campaign/plugins/" + bug.plugin);
+  const std::string plugin = source_path("tests/fuzz/campaign/plugins/" + bug.plugin);
   const Ran r = run_uopfuzz_isolated("fuzz --seed " + std::to_string(bug.seed) + " --count " + std::to_string(bug.count) +
                                          " --time 60 --jobs 2 -q --renderer-cmd " + plugin + " --corpus " +
                                          (dir / "corpus").string() + " --json " + (dir / "s.json").string(),
