@@ -9,6 +9,7 @@
 
 #include "core/text.h"
 #include "fuzz/oracle/shrink.h"
+#include "tests/support/campaign.h"
 #include "tests/support/files.h"
 #include "tests/support/paths.h"
 #include "tests/support/uopfuzz.h"
@@ -99,12 +100,11 @@ TEST_F(Campaign, BrokenRendererIsFoundReducedSavedAndReplayed) {
 }
 
 void Campaign::expect_found_reduced_and_replayed(const FamilyBug& bug) const {
-  const std::string json = (dir / "s.json").string();
-  const Ran r = run("fuzz --seed " + std::to_string(bug.seed) + " --count " + std::to_string(bug.count) +
-                    " --jobs 2 -q --without loop --renderer-cmd " + source_path("tests/fuzz/campaign/plugins/" + bug.plugin) +
-                    " --corpus " + (dir / "corpus").string() + " --json " + json);
-  ASSERT_EQ(r.code, 1) << r.out;  // new reproducers saved
-  const auto s = summary(json);
+  nlohmann::json s;
+  ASSERT_NO_FATAL_FAILURE(run_finding_campaign("--seed " + std::to_string(bug.seed) + " --count " + std::to_string(bug.count) +
+                                                   " --jobs 2 -q --without loop --renderer-cmd " +
+                                                   source_path("tests/fuzz/campaign/plugins/" + bug.plugin),
+                                               dir, &s));
   ASSERT_FALSE(s["saved"].empty()) << s.dump(2);
   EXPECT_TRUE(s["errors"].empty()) << s.dump(2);
   bool family_saved = false;
