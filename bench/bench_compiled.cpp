@@ -11,6 +11,7 @@
 #include <chrono>
 
 #include "bench/workloads.h"
+#include "codegen/plugin_server.h"
 #include "codegen/runtime/compiler.h"
 #include "codegen/runtime/native.h"
 #include "codegen/render/render.h"
@@ -206,6 +207,34 @@ void BM_reduce(benchmark::State& state) {
   state.SetLabel(f.signature);
 }
 
+// The built-in renderer against a pass-through plug-in (tests/codegen/plugins/server_faults.py: the C of
+// `uopfuzz render`), spoken to in server mode and one process per program, side by side: programs/s of
+// check on batches of 32 new programs, as a campaign worker runs them. Arg: 0 built-in, 1 server, 2 program.
+void BM_renderer_protocol(benchmark::State& state) {
+  const size_t n = settings().smoke ? 2 : 32;
+  CompiledPathConfig cfg;
+  if (state.range(0) > 0) {
+    ::setenv("UOPFUZZ", settings().uopfuzz.c_str(), 1);  // the plug-in calls `$UOPFUZZ render`
+    cfg.renderer_cmd = settings().source_dir + "/tests/codegen/plugins/server_faults.py";
+    cfg.renderer_protocol = state.range(0) == 1 ? RendererProtocol::server : RendererProtocol::program;
+  }
+  fresh_cache_dir();
+  int64_t programs = 0, render_errors = 0;
+  for (auto _ : state) {
+    const uint64_t first = next_seeds(n);
+    std::vector<Program> ps;
+    for (size_t i = 0; i < n; ++i) ps.push_back(generate(program_seed(1, 0, first + i)));
+    std::vector<const Program*> ptrs;
+    for (const Program& p : ps) ptrs.push_back(&p);
+    for (const Finding& f : check(ptrs, cfg))
+      render_errors += f.defined() && f.observation.verdict == Verdict::render_error;
+    programs += static_cast<int64_t>(n);
+  }
+  stop_plugin_servers();
+  state.counters["programs"] = Counter(static_cast<double>(programs), Counter::kIsRate);
+  state.counters["render_errors"] = Counter(static_cast<double>(render_errors));  // a pass-through: expect 0
+}
+
 }  // namespace
 
 void register_compiled() {
@@ -229,6 +258,15 @@ void register_compiled() {
   for (int64_t n : sweep)
     RegisterBenchmark("compile_sweep", BM_compile_sweep)->Arg(n)->Iterations(1)->UseRealTime()->Unit(benchmark::kSecond);
   RegisterBenchmark("reduce", BM_reduce)->Iterations(1)->UseRealTime()->Unit(benchmark::kSecond);
+  const struct {
+    const char* name;
+    int64_t arg;
+  } modes[] = {{"renderer_protocol/builtin", 0}, {"renderer_protocol/server", 1}, {"renderer_protocol/program", 2}};
+  for (const auto& mode : modes) {
+    auto* b = RegisterBenchmark(mode.name, BM_renderer_protocol)->Arg(mode.arg)->UseRealTime();
+    b->Unit(benchmark::kMillisecond);
+    if (!smoke) b->MinTime(4.0);
+  }
 }
 
 }  // namespace uf::bench

@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "codegen/runtime/compiler.h"
 #include "codegen/runtime/fp_flags.h"
+#include "fuzz/gen/policy.h"
 #include "fuzz/oracle/oracle.h"
 
 namespace uf::cli {
@@ -14,9 +15,66 @@ void CompiledFlags::add_to(CLI::App* app) {
   app->add_option("--cflags", cflags, "compiler flags (default: exact and fast, or the file's meta cflags)");
   app->add_option("--renderer-cmd", renderer_cmd, "render with this command instead: CMD PROGRAM_FILE FUNCTION_NAME");
   app->add_option("--renderer-batch", renderer_batch, "render with this batch plug-in instead: CMD LIST_FILE (docs/format.md section 5)");
+  app->add_option("--renderer-protocol", renderer_protocol,
+                  "speak to the plug-in this way: program, batch or server (default: the best its handshake offers)");
   app->add_option("--f16", f16, "f16 in the built-in renderer: soft (float + rounding helpers, default) or native (_Float16 where the compiler has it)");
   app->add_option("--bf16", bf16, "bf16 in the built-in renderer: soft (default) or native (renders soft: no tested compiler has __bf16 arithmetic)");
   app->add_option("--timeout", timeout_s, "seconds one kernel run may take before it is a timeout")->check(CLI::PositiveNumber);
+}
+
+namespace {
+
+// A handshake's `without` names must be --without names: UserError naming the plug-in otherwise.
+void check_plugin_without(const PluginDescription& d, const std::string& cmd) {
+  const std::vector<std::string> valid = without_names();
+  for (const std::string& name : d.without)
+    if (std::find(valid.begin(), valid.end(), name) == valid.end())
+      throw UserError("renderer '" + cmd + "' --uopfuzz-describe: key 'without' has '" + name +
+                      "', which is no --without name (valid: " + CLI::detail::join(valid, " ") + ")");
+}
+
+RendererProtocol parse_protocol(const std::string& name, const std::string& where) {
+  const std::optional<RendererProtocol> p = protocol_from_name(name);
+  if (!p) throw UserError("uopfuzz: " + where + " '" + name + "': expected program, batch or server");
+  return *p;
+}
+
+}  // namespace
+
+// Which plug-in, and how it is spoken to: the flags, else the recorded meta; then its handshake. A
+// protocol named by --renderer-protocol or by the file is used as named; otherwise a protocol-2 plug-in is
+// spoken to in its best mode (whichever flag named it), a protocol-1 one as its flag says.
+void CompiledFlags::resolve_renderer(CompiledPathConfig& cfg, const Program* recorded) const {
+  if (!renderer_cmd.empty() && !renderer_batch.empty()) throw UserError("give --renderer-cmd or --renderer-batch, not both");
+  std::optional<RendererProtocol> asked;
+  if (!renderer_batch.empty() || !renderer_cmd.empty()) {
+    cfg.renderer_cmd = renderer_batch.empty() ? renderer_cmd : renderer_batch;
+  } else if (recorded) {
+    if (const std::string* v = recorded->meta_value("renderer")) cfg.renderer_cmd = *v;
+    if (const std::string* v = recorded->meta_value("renderer_protocol")) asked = parse_protocol(*v, "meta renderer_protocol");
+  }
+  if (cfg.renderer_cmd == "builtin") cfg.renderer_cmd.clear();
+  if (!renderer_protocol.empty()) asked = parse_protocol(renderer_protocol, "--renderer-protocol");
+  if (cfg.renderer_cmd.empty()) {
+    if (!renderer_protocol.empty()) throw UserError("uopfuzz: --renderer-protocol needs a plug-in (--renderer-cmd)");
+    return;
+  }
+  cfg.renderer_description = describe_plugin(cfg.renderer_cmd);
+  const PluginDescription& d = cfg.renderer_description;
+  if (d.protocol < 2) {
+    if (asked == RendererProtocol::server)
+      throw UserError("renderer '" + cfg.renderer_cmd + "' gives no handshake (--uopfuzz-describe), so it has no server mode");
+    cfg.renderer_protocol = asked.value_or(renderer_batch.empty() ? RendererProtocol::program : RendererProtocol::batch);
+    return;
+  }
+  check_plugin_without(d, cfg.renderer_cmd);
+  if (asked && !d.serves(*asked)) {
+    std::string offered;
+    for (RendererProtocol p : d.modes) offered += (offered.empty() ? "" : ", ") + protocol_name(p);
+    throw UserError("renderer '" + cfg.renderer_cmd + "' does not serve " + protocol_name(*asked) + " (its handshake offers " +
+                    offered + ")");
+  }
+  cfg.renderer_protocol = asked.value_or(d.best_mode());
 }
 
 CompiledPathConfig CompiledFlags::config(const Program* recorded) const {
@@ -31,19 +89,7 @@ CompiledPathConfig CompiledFlags::config(const Program* recorded) const {
   for (const IeeeFlag& f : ieee_changing_flags(cfg.cflags))
     std::cerr << "uopfuzz: warning: " << f.flag << " changes IEEE floating-point semantics on purpose (" << f.effect
               << "): differences from the reference are expected under it, and are not compiler bugs\n";
-  if (!renderer_cmd.empty() && !renderer_batch.empty()) throw UserError("give --renderer-cmd or --renderer-batch, not both");
-  if (!renderer_batch.empty()) {
-    cfg.renderer_cmd = renderer_batch;
-    cfg.renderer_batch = true;
-  } else if (!renderer_cmd.empty()) {
-    cfg.renderer_cmd = renderer_cmd;
-  } else if (recorded) {
-    if (const std::string* v = recorded->meta_value("renderer")) cfg.renderer_cmd = *v;
-    const std::string* protocol = recorded->meta_value("renderer_protocol");
-    cfg.renderer_batch = protocol && *protocol == "batch";
-  }
-  if (cfg.renderer_cmd == "builtin") cfg.renderer_cmd.clear();
-  if (cfg.renderer_cmd.empty()) cfg.renderer_batch = false;
+  resolve_renderer(cfg, recorded);
   // Narrow-float modes: the flag, else the recorded meta, else soft.
   auto mode = [&](const std::string& flag, const char* meta) {
     std::string v = "soft";

@@ -1,4 +1,5 @@
 // `uopfuzz gen`, `uopfuzz policy`, `uopfuzz reduce`, `uopfuzz fuzz`.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -149,10 +150,12 @@ struct FuzzCliOptions {
 
 int run_fuzz(FuzzCliOptions o) {
   if (o.campaign.time_s <= 0 && o.campaign.count <= 0) o.campaign.time_s = 60;
+  o.campaign.cfg = o.flags.config();
+  for (const std::string& name : o.campaign.cfg.renderer_description.without)  // what the plug-in's target cannot take
+    if (std::find(o.without.begin(), o.without.end(), name) == o.without.end()) o.without.push_back(name);
   o.campaign.policy = policy_without(o.policy, o.without);
   o.campaign.without_names = CLI::detail::join(o.without, ",");
   o.campaign.policy_file = o.policy;
-  o.campaign.cfg = o.flags.config();
   o.campaign.reduce = !o.no_reduce;
   if (!o.matrix.empty()) {
     o.campaign.matrix = parse_matrix(o.matrix);

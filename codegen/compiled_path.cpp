@@ -6,6 +6,7 @@
 
 #include "codegen/runtime/native.h"
 #include "codegen/plugin.h"
+#include "codegen/plugin_server.h"
 #include "codegen/render/render.h"
 #include "codegen/runtime/sandbox.h"
 #include "core/error.h"
@@ -102,33 +103,63 @@ void check_load_environment(const std::string& so_path, const std::string& messa
                       "to another directory");
 }
 
+// When a plug-in run or request must end: after render_timeout_s, or sooner when the budget ends first.
+std::chrono::steady_clock::time_point render_deadline(const CompiledPathConfig& cfg) {
+  const auto by_timeout = std::chrono::steady_clock::now() +
+                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(cfg.render_timeout_s));
+  return cfg.render_stop_at ? std::min(by_timeout, *cfg.render_stop_at) : by_timeout;
+}
+double render_timeout(const CompiledPathConfig& cfg) {
+  return std::max(0.0, std::chrono::duration<double>(render_deadline(cfg) - std::chrono::steady_clock::now()).count());
+}
+
+// Each program through the plug-in as cfg.renderer_protocol says: a server request each, one batch
+// process for them all, or one process each.
+std::vector<PluginResult> render_with_plugin_protocol(const std::vector<const Program*>& programs,
+                                                      const std::vector<std::string>& names, const CompiledPathConfig& cfg) {
+  std::vector<PluginResult> out;
+  switch (cfg.renderer_protocol) {
+    case RendererProtocol::server: {
+      PluginServer& server = plugin_server(cfg.renderer_cmd);
+      for (size_t i = 0; i < programs.size(); ++i) out.push_back(server.render(*programs[i], names[i], render_deadline(cfg)));
+      break;
+    }
+    case RendererProtocol::batch: return render_batch_with_plugin(programs, names, cfg.renderer_cmd, render_timeout(cfg));
+    case RendererProtocol::program:
+      for (size_t i = 0; i < programs.size(); ++i)
+        out.push_back(render_with_plugin(*programs[i], names[i], cfg.renderer_cmd, render_timeout(cfg)));
+      break;
+  }
+  return out;
+}
+
 // The kernel function (built-in) or translation unit (plug-in) of each program (names[i] its symbol);
-// nullopt, with out[i] a render_error, when the renderer fails on it. A batch plug-in renders them all
-// in one process, a one-program plug-in runs once per program.
+// nullopt, with out[i] a render_error, when the renderer fails on it.
 std::vector<std::optional<std::string>> render_units(const std::vector<const Program*>& programs,
                                                      const std::vector<std::string>& names,
-                                                     const CompiledPathConfig& cfg, std::vector<KernelOutcome*> out) {
+                                                     const CompiledPathConfig& cfg, std::vector<KernelOutcome*> out,
+                                                     const std::vector<const Analysis*>& facts) {
   std::vector<std::optional<std::string>> sources(programs.size());
-  auto take = [&](size_t i, PluginResult r) {
-    if (r.ok) { sources[i] = std::move(r.source); return; }
-    out[i]->status = KernelStatus::render_error;
-    out[i]->message = std::move(r.message);
-  };
   if (cfg.renderer_cmd.empty()) {
     for (size_t i = 0; i < programs.size(); ++i) {
       try {
-        sources[i] = render_function(*programs[i], names[i], cfg.render);
+        sources[i] = facts.empty() ? render_function(*programs[i], names[i], cfg.render)
+                                   : render_function(*programs[i], *facts[i], names[i], cfg.render);
       } catch (const std::exception& e) {  // a renderer bug must not take the batch down
         out[i]->status = KernelStatus::render_error;
         out[i]->message = std::string("built-in renderer: ") + e.what();
       }
     }
-  } else if (cfg.renderer_batch) {
-    std::vector<PluginResult> r = render_batch_with_plugin(programs, names, cfg.renderer_cmd, cfg.render_timeout_s);
-    for (size_t i = 0; i < programs.size(); ++i) take(i, std::move(r[i]));
-  } else {
-    for (size_t i = 0; i < programs.size(); ++i)
-      take(i, render_with_plugin(*programs[i], names[i], cfg.renderer_cmd, cfg.render_timeout_s));
+    return sources;
+  }
+  std::vector<PluginResult> r = render_with_plugin_protocol(programs, names, cfg);
+  for (size_t i = 0; i < programs.size(); ++i) {
+    if (r[i].ok) {
+      sources[i] = std::move(r[i].source);
+    } else {
+      out[i]->status = KernelStatus::render_error;
+      out[i]->message = std::move(r[i].message);
+    }
   }
   return sources;
 }
@@ -185,14 +216,15 @@ std::string status_name(KernelStatus s) {
 
 std::string render_source(const Program& p, const std::string& fn_name, const CompiledPathConfig& cfg) {
   if (cfg.renderer_cmd.empty()) return render_c(p, fn_name, cfg.render);
-  PluginResult r = cfg.renderer_batch ? std::move(render_batch_with_plugin({&p}, {fn_name}, cfg.renderer_cmd, cfg.render_timeout_s).at(0))
-                                      : render_with_plugin(p, fn_name, cfg.renderer_cmd, cfg.render_timeout_s);
+  PluginResult r = std::move(render_with_plugin_protocol({&p}, {fn_name}, cfg).at(0));
   if (!r.ok) throw UserError(r.message);
   return r.source;
 }
 
 std::vector<std::vector<KernelOutcome>> run_compiled_on_each(const std::vector<std::vector<const Program*>>& runs,
-                                                             const CompiledPathConfig& cfg) {
+                                                             const CompiledPathConfig& cfg,
+                                                             const std::vector<const Analysis*>& facts) {
+  UOPFUZZ_CHECK(facts.empty() || facts.size() == runs.size());
   const size_t n = runs.size();
   std::vector<std::vector<KernelOutcome>> out(n);
   std::vector<std::vector<std::vector<NativeBuffer>>> buffers(n);
@@ -211,7 +243,7 @@ std::vector<std::vector<KernelOutcome>> run_compiled_on_each(const std::vector<s
     names.push_back("kernel" + std::to_string(i));
     first_out.push_back(&out[i][0]);
   }
-  std::vector<std::optional<std::string>> sources = render_units(firsts, names, cfg, first_out);
+  std::vector<std::optional<std::string>> sources = render_units(firsts, names, cfg, first_out, facts);
   std::vector<Unit> units;
   units.reserve(n);
   for (size_t i = 0; i < n; ++i) {

@@ -21,10 +21,13 @@
 // Setup problems (the compiler missing, an unusable cache dir, a malformed renderer command line, a
 // data line that does not fit its BUFFER) throw UserError instead: they are not findings.
 #pragma once
+#include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "codegen/plugin_describe.h"
 #include "codegen/render/render.h"
 #include "codegen/runtime/compiler.h"
 #include "core/program.h"
@@ -35,10 +38,15 @@ struct CompiledPathConfig {
   std::string cc = kDefaultCC;
   std::string cflags = kDefaultCFlags;
   std::string renderer_cmd;        // empty: the built-in renderer (render.h)
-  bool renderer_batch = false;     // renderer_cmd speaks the batch protocol (plugin.h): one process per batch
+  // How renderer_cmd is spoken to: one process per program or per batch (plugin.h), or one long-lived
+  // process per uopfuzz process (plugin_server.h); its handshake, when it gave one (protocol 2).
+  RendererProtocol renderer_protocol = RendererProtocol::program;
+  PluginDescription renderer_description;
   RenderOptions render;            // the built-in renderer's --f16/--bf16 modes (soft by default)
   double timeout_s = 10;           // one kernel run
-  double render_timeout_s = 60;    // one plug-in run
+  double render_timeout_s = 60;    // one plug-in run (or one server request)
+  // When the campaign's --time budget ends: no plug-in run or request lasts past it.
+  std::optional<std::chrono::steady_clock::time_point> render_stop_at;
   double compile_timeout_s = 300;  // one compiler call
 };
 
@@ -56,9 +64,11 @@ KernelOutcome run_compiled(const Program& p, const CompiledPathConfig& cfg);
 // One kernel on several data sets: runs[i] lists one program (one graph, SINK and BUFFERs) with
 // different data lines. Each kernel is rendered and compiled once, from runs[i][0], and called once
 // per data set, all in the batch's one sandbox child (compiling costs far more than a run).
-// out[i][k] is the outcome of runs[i][k]; a render or compile error is every data set's.
+// out[i][k] is the outcome of runs[i][k]; a render or compile error is every data set's. `facts`, if
+// given, holds analyze(*runs[i][0]) for each i: the built-in renderer then does not analyze again.
 std::vector<std::vector<KernelOutcome>> run_compiled_on_each(const std::vector<std::vector<const Program*>>& runs,
-                                                             const CompiledPathConfig& cfg);
+                                                             const CompiledPathConfig& cfg,
+                                                             const std::vector<const Analysis*>& facts = {});
 
 // "ok", "crash", "timeout", "compile-error", "render-error".
 std::string status_name(KernelStatus s);

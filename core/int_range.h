@@ -1,5 +1,5 @@
 // Integer ranges: the one interval domain behind uopfuzz's two guard analyses, the renderer's
-// (codegen/render/bounds.cpp: which index clamps and division fix-ups the emitted C can drop) and the
+// (core/int_bounds.cpp: which index clamps and division fix-ups the emitted C can drop) and the
 // generator's (fuzz/gen/facts.cpp: where a program needs a guard to stay defined).
 //
 // An IntRange [lo, hi] is a set of exact integers. __int128 holds every value of every integer dtype and
@@ -13,7 +13,10 @@
 // whole dtype. The ranges need not be the tightest: a caller may use a function less precisely (by
 // widening its operands), never more.
 #pragma once
+#include <span>
+
 #include "core/dtype.h"
+#include "core/ops.h"
 
 namespace uf {
 
@@ -50,5 +53,13 @@ IntRange floordiv(IntRange a, IntRange b, DType d);
 IntRange cdiv(IntRange a, IntRange b, DType d);
 IntRange floormod(IntRange a, IntRange b, DType d);
 IntRange cmod(IntRange a, IntRange b, DType d);
+
+// The one op -> range transfer both analyses use: the range of op's result in d, given a range for each
+// of its sources (src[i] for source i). It knows the ops above (the ALU ones by their own functions;
+// SHR whatever the amount), MAX, WHERE (the hull of its arms), CAST and BITCAST between int and bool
+// dtypes (wrap; to bool: [0, 1]), the comparisons ([0, 1]) and RANGE (0 .. end-1; a loop whose end is at
+// most 0 never runs, so [0, 0] covers it). Any other op gives the whole dtype. A caller that trusts an
+// op less (the renderer's bounds, on purpose) widens its answer or skips the call; none may tighten it.
+IntRange transfer(Op op, DType d, std::span<const IntRange> src);
 
 }  // namespace uf

@@ -10,6 +10,8 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <iterator>
+#include <optional>
 #include <string_view>
 
 namespace uf {
@@ -60,5 +62,20 @@ class NameIndex {
   std::array<uint8_t, N> lens_{};
   std::array<int16_t, kSize> table_{};
 };
+
+// The enumerator whose row of `Rows` (kOpInfo, kDTypeInfo: row i describes enumerator i) is named `s`,
+// or nullopt. The one lookup behind parse_op and parse_dtype.
+template <class E, const auto& Rows>
+std::optional<E> parse_by_name(std::string_view s) {
+  constexpr size_t N = std::size(Rows);
+  static constexpr NameIndex<N> kIndex([] {
+    std::array<std::string_view, N> names{};
+    for (size_t i = 0; i < N; ++i) names[i] = Rows[i].name;
+    return names;
+  }());
+  const int i = kIndex.find(s);
+  if (i < 0) return std::nullopt;
+  return static_cast<E>(i);
+}
 
 }  // namespace uf

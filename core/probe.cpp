@@ -6,7 +6,6 @@
 #include <map>
 
 #include "core/int_range.h"
-#include "core/loops.h"
 
 namespace uf {
 
@@ -35,8 +34,9 @@ Scalar never_an_iteration(DType d) {
 
 class Instrumenter {
  public:
-  Instrumenter(const Program& p, ProbeScope scope, std::span<const IntRange> bounds)
-      : probe_{p, {}}, g_(*probe_.program.graph), scope_(scope), bounds_(bounds), order_(linearize(p)), loops_(analyze_loops(p, order_)) {
+  Instrumenter(const Program& p, ProbeScope scope, const std::vector<const UOp*>& order, const Loops& loops,
+               std::span<const IntRange> bounds)
+      : probe_{p, {}}, g_(*probe_.program.graph), scope_(scope), bounds_(bounds), order_(order), loops_(loops) {
     position_.assign(p.graph->size(), 0);
     for (size_t i = 0; i < loops_.schedule.size(); ++i) position_[loops_.schedule[i]->id] = static_cast<int64_t>(i);
     next_slot_ = p.buffers.empty() ? 0 : p.buffers.back()->slot + 1;
@@ -135,8 +135,8 @@ class Instrumenter {
   Graph& g_;
   ProbeScope scope_;
   std::span<const IntRange> bounds_;
-  std::vector<const UOp*> order_;
-  Loops loops_;
+  const std::vector<const UOp*>& order_;
+  const Loops& loops_;
   std::vector<int64_t> position_;  // by node id: position in the schedule
   std::vector<const UOp*> effects_;
   int64_t next_slot_ = 0;
@@ -146,7 +146,12 @@ class Instrumenter {
 }  // namespace
 
 Probe instrument(const Program& p, ProbeScope scope, std::span<const IntRange> bounds) {
-  return Instrumenter(p, scope, bounds).run();
+  const std::vector<const UOp*> order = linearize(p);
+  return Instrumenter(p, scope, order, analyze_loops(p, order), bounds).run();
+}
+
+Probe instrument(const Program& p, const Analysis& a, ProbeScope scope) {
+  return Instrumenter(p, scope, a.order, a.loops, a.bounds).run();
 }
 
 std::vector<int64_t> probe_time(const ProbePoint& point, int64_t element) {

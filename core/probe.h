@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "core/analysis.h"
 #include "core/int_range.h"
 #include "core/program.h"
 
@@ -47,9 +48,11 @@ struct Probe {
   Program program;
   std::vector<ProbePoint> points;  // in schedule order
 };
-// `bounds` (by node id, e.g. codegen's int_bounds) bounds the trip counts of loops whose end is computed;
-// without it only loops with a constant end index the probes, and the others keep their last iteration.
+// `bounds` (by node id, e.g. int_bounds) bounds the trip counts of loops whose end is computed; without
+// it only loops with a constant end index the probes, and the others keep their last iteration.
 Probe instrument(const Program& p, ProbeScope scope, std::span<const IntRange> bounds = {});
+// The same on p's facts already computed (a = analyze(p)), trip counts bounded by a.bounds.
+Probe instrument(const Program& p, const Analysis& a, ProbeScope scope);
 
 // When element `element` (of [point.index, point.index + count)) was written, as a key that orders
 // writes by execution: [RANGE position, iteration, ...] per enclosing loop, then the node's position.

@@ -16,16 +16,7 @@ void internal_failure(const char* file, int line, const char* what) {
   throw InternalError(std::string(file) + ":" + std::to_string(line) + ": invariant failed: " + what);
 }
 
-std::optional<DType> parse_dtype(std::string_view s) {
-  static constexpr NameIndex<kNumDTypes> kIndex([] {
-    std::array<std::string_view, kNumDTypes> names{};
-    for (int i = 0; i < kNumDTypes; ++i) names[static_cast<size_t>(i)] = kDTypeInfo[i].name;
-    return names;
-  }());
-  const int i = kIndex.find(s);
-  if (i < 0) return std::nullopt;
-  return static_cast<DType>(i);
-}
+std::optional<DType> parse_dtype(std::string_view s) { return parse_by_name<DType, kDTypeInfo>(s); }
 
 bool same_value(DType d, Scalar a, Scalar b) {
   if (is_float(d) && std::isnan(a.f) && std::isnan(b.f)) return true;

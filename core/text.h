@@ -6,6 +6,7 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/program.h"
 
@@ -29,6 +30,11 @@ struct MetaLine {
   const char* error = nullptr;
 };
 MetaLine parse_meta_line(std::string_view line);
+
+// The words of `s`: its runs of non-blanks (blanks are what `>>` skips: space, tab, CR, LF, VT, FF).
+std::vector<std::string> words(std::string_view s);
+// The lines of `text` (each without its '\n'; a last line without one counts too).
+std::vector<std::string> lines(std::string_view text);
 
 // Formats a UserError from a program file as `FILE:LINE: message` (or `FILE: message` without a line).
 std::string located(const std::string& filename, const UserError& e);

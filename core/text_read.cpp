@@ -1,5 +1,6 @@
 // The .uop reader. One pass over the lines; data/expect/got lines are resolved once the buffers are known.
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstring>
 #include <unordered_set>
@@ -18,16 +19,24 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-void split(std::string_view s, std::vector<std::string_view>& out) {
+// The runs of characters that are not `blank` in `s`, into `out` (views of s).
+template <class IsBlank>
+void split_on(std::string_view s, std::vector<std::string_view>& out, IsBlank blank) {
   out.clear();
   size_t i = 0;
   while (i < s.size()) {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+    while (i < s.size() && blank(s[i])) ++i;
     size_t j = i;
-    while (j < s.size() && s[j] != ' ' && s[j] != '\t') ++j;
+    while (j < s.size() && !blank(s[j])) ++j;
     if (j > i) out.push_back(s.substr(i, j - i));
     i = j;
   }
+}
+
+// A .uop line's words: only space and tab separate them (any other control character is part of a
+// word, and so an error where the word is checked).
+void split(std::string_view s, std::vector<std::string_view>& out) {
+  split_on(s, out, [](char c) { return c == ' ' || c == '\t'; });
 }
 
 template <class T>
@@ -346,6 +355,22 @@ class Reader {
 };
 
 }  // namespace
+
+std::vector<std::string> words(std::string_view s) {
+  std::vector<std::string_view> views;
+  split_on(s, views, [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; });
+  return {views.begin(), views.end()};
+}
+
+std::vector<std::string> lines(std::string_view text) {
+  std::vector<std::string> out;
+  while (!text.empty()) {
+    const size_t end = std::min(text.find('\n'), text.size());
+    out.emplace_back(text.substr(0, end));
+    text.remove_prefix(std::min(end + 1, text.size()));
+  }
+  return out;
+}
 
 MetaLine parse_meta_line(std::string_view line) {
   MetaLine m;

@@ -10,16 +10,7 @@
 
 namespace uf {
 
-std::optional<Op> parse_op(std::string_view s) {
-  static constexpr NameIndex<kNumOps> kIndex([] {
-    std::array<std::string_view, kNumOps> names{};
-    for (int i = 0; i < kNumOps; ++i) names[static_cast<size_t>(i)] = kOpInfo[i].name;
-    return names;
-  }());
-  const int i = kIndex.find(s);
-  if (i < 0) return std::nullopt;
-  return static_cast<Op>(i);
-}
+std::optional<Op> parse_op(std::string_view s) { return parse_by_name<Op, kOpInfo>(s); }
 
 const UOp* UOp::base() const {
   const UOp* u = this;

@@ -212,7 +212,11 @@ case float_code(Op::N):                                                         
 }  // namespace interp_machine
 
 RefResult interpret(const Program& p, const std::vector<const UOp*>& order, const Limits& limits) {
-  return interp_machine::Machine(p, order, limits).run();
+  return interp_machine::Machine(p, order, nullptr, limits).run();
+}
+
+RefResult interpret(const Program& p, const Analysis& a, const Limits& limits) {
+  return interp_machine::Machine(p, a.order, &a.loops, limits).run();
 }
 
 RefResult interpret(const Program& p, const Limits& limits) { return interpret(p, linearize(p), limits); }

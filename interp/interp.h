@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "core/analysis.h"
 #include "core/program.h"
 
 namespace uf {
@@ -51,5 +52,7 @@ struct Limits {
 // wrong length or two BUFFERs share a slot, InternalError if `order` runs a node before a source.
 RefResult interpret(const Program& p, const std::vector<const UOp*>& order, const Limits& limits = {});
 RefResult interpret(const Program& p, const Limits& limits = {});
+// The same on p's facts already computed (a = analyze(p), or of a copy of p with other data lines).
+RefResult interpret(const Program& p, const Analysis& a, const Limits& limits = {});
 
 }  // namespace uf

@@ -76,9 +76,15 @@ inline bool has_loops_or_gates(const std::vector<const UOp*>& order) {
 
 class Machine {
  public:
-  Machine(const Program& p, const std::vector<const UOp*>& order, const Limits& limits)
+  // `known`: the loop structure of `order` if the caller has it (core/analysis.h), else null.
+  Machine(const Program& p, const std::vector<const UOp*>& order, const Loops* known, const Limits& limits)
+      : Machine(p, order, known, has_loops_or_gates(order), limits) {}
+
+ private:
+  Machine(const Program& p, const std::vector<const UOp*>& order, const Loops* known, bool structured, const Limits& limits)
       : p_(p), loop_steps_left_(limits.max_loop_steps),
-        loops_(has_loops_or_gates(order) ? analyze_loops(p, order) : Loops{}),
+        own_loops_(structured && !known ? analyze_loops(p, order) : Loops{}),
+        loops_(structured && known ? *known : own_loops_),
         order_(loops_.any() ? loops_.schedule : order), arrays_(p.graph->size()), values_(arrays_.values()),
         ran_(arrays_.ran()) {
     if (!loops_.schedule.empty()) mark_gated_only_addresses();
@@ -88,6 +94,7 @@ class Machine {
     for (const UOp* b : p_.buffers) add_memory(b);
   }
 
+ public:
   RefResult run() {
     RefResult r;
     r.undefined = execute(0, order_.size());
@@ -176,7 +183,8 @@ class Machine {
   const Program& p_;
   uint64_t loop_steps_left_;
   bool over_budget_ = false;
-  const Loops loops_;                      // empty for a program without loops or gated accesses
+  const Loops own_loops_;                  // computed here when the caller did not pass them
+  const Loops& loops_;                     // empty for a program without loops or gated accesses
   const std::vector<const UOp*>& order_;   // the schedule (loops_.schedule) or the caller's order
   std::vector<uint8_t> gated_only_;        // by node id: an INDEX only gated accesses use (empty: none)
   std::vector<std::pair<const UOp*, int64_t>> iterations_;  // the loops running, outermost first

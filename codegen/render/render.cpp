@@ -3,9 +3,8 @@
 
 #include <map>
 
-#include "codegen/render/bounds.h"
 #include "codegen/render/rules.h"
-#include "core/loops.h"
+#include "core/int_bounds.h"
 
 namespace uf {
 
@@ -25,26 +24,24 @@ const char* const kKeywords[] = {
 
 class Renderer {
  public:
-  Renderer(const Program& p, const std::string& fn, const RenderOptions& opts) : p_(p), fn_(fn), opts_(opts) {}
+  Renderer(const Program& p, const Analysis& a, const std::string& fn, const RenderOptions& opts)
+      : p_(p), fn_(fn), opts_(opts), bounds_(a.bounds), order_(a.order), loops_(a.loops) {}
 
   std::string run() {
-    const std::vector<const UOp*> order = linearize(p_);
     const size_t n = p_.graph->size();
     uses_.assign(n, 0);
-    for (const UOp* u : order)
+    for (const UOp* u : order_)
       for (const UOp* s : u->src) ++uses_[s->id];
-    bounds_ = int_bounds(order, n);
     expr_.assign(n, std::string());
     named_.assign(n, false);
     // Loops: the schedule's nested blocks as plain `for` loops (a RANGE opens one, its body_end closes it).
-    const Loops loops = analyze_loops(p_, order);
     std::vector<size_t> closing;  // body ends of the open loops, innermost last
-    for (size_t i = 0; i < loops.schedule.size(); ++i) {
+    for (size_t i = 0; i < loops_.schedule.size(); ++i) {
       while (!closing.empty() && closing.back() == i) close_loop(closing);
-      const UOp* u = loops.schedule[i];
+      const UOp* u = loops_.schedule[i];
       if (u->op == Op::RANGE) {
         open_loop(u);
-        closing.push_back(loops.body_end[i]);
+        closing.push_back(loops_.body_end[i]);
         continue;
       }
       node(u);
@@ -253,7 +250,9 @@ class Renderer {
   const std::string& fn_;
   const RenderOptions opts_;
   std::vector<int> uses_;
-  std::vector<IntRange> bounds_;
+  const std::vector<IntRange>& bounds_;
+  const std::vector<const UOp*>& order_;
+  const Loops& loops_;
   std::vector<std::string> expr_;
   std::vector<bool> named_;
   std::vector<std::string> lines_, heap_;
@@ -277,10 +276,23 @@ bool is_c_identifier(const std::string& s) {
   return true;
 }
 
-std::string render_function(const Program& p, const std::string& fn_name, const RenderOptions& opts) {
+namespace {
+
+void check_function_name(const std::string& fn_name) {
   if (!is_c_identifier(fn_name) || fn_name.rfind("uf_", 0) == 0 || fn_name.rfind("__", 0) == 0)
     throw UserError("render: '" + fn_name + "' is not a usable C function name");
-  return Renderer(p, fn_name, opts).run();
+}
+
+}  // namespace
+
+std::string render_function(const Program& p, const Analysis& a, const std::string& fn_name, const RenderOptions& opts) {
+  check_function_name(fn_name);
+  return Renderer(p, a, fn_name, opts).run();
+}
+
+std::string render_function(const Program& p, const std::string& fn_name, const RenderOptions& opts) {
+  check_function_name(fn_name);  // before the analysis, whose loop errors would otherwise come first
+  return Renderer(p, analyze(p), fn_name, opts).run();
 }
 
 std::string render_c(const Program& p, const std::string& fn_name, const RenderOptions& opts) {

@@ -17,13 +17,14 @@
 //  - every ALLOC is zero-initialised (a read before a write is UNDEFINED in the reference but must not
 //    be undefined behaviour in C); size 1 is a scalar, small arrays live on the stack, large ones
 //    (beyond a 64 KiB stack budget per kernel) come from calloc and are freed at the end;
-//  - an index not proven inside its memory by the bounds analysis (bounds.h) is clamped by uf_idx, so
+//  - an index not proven inside its memory by the bounds analysis (core/int_bounds.h) is clamped by uf_idx, so
 //    a kernel never touches memory outside its buffers;
 //  - arithmetic goes through the prelude's exact helpers (rules.cpp says which and why).
 // Output is deterministic: the same program, name and options give the same text, character for character.
 #pragma once
 #include <string>
 
+#include "core/analysis.h"
 #include "core/program.h"
 
 namespace uf {
@@ -43,6 +44,8 @@ struct RenderOptions {
 const std::string& render_prelude(const RenderOptions& opts = {});
 // Throws UserError if `fn_name` is not a C identifier, or starts with the prelude's reserved `uf_`.
 std::string render_function(const Program& p, const std::string& fn_name, const RenderOptions& opts = {});
+// The same with p's facts already computed (a = analyze(p)), for a caller that has them.
+std::string render_function(const Program& p, const Analysis& a, const std::string& fn_name, const RenderOptions& opts = {});
 std::string render_c(const Program& p, const std::string& fn_name = "kernel", const RenderOptions& opts = {});
 
 bool is_c_identifier(const std::string& s);

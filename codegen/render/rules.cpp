@@ -1,7 +1,7 @@
 // The data table of per-op C rules, and the CAST/BITCAST/constant rules that depend on two dtypes.
 //
-// One row per ALU op, one format per dtype class: bool, integer, narrow float (f16, bf16, fp8s), f32,
-// f64. `$0 $1 $2` are the
+// One row per ALU op (CAST and BITCAST aside: cast_expr), one format per dtype class: boolean, integer,
+// narrow_float (f16, bf16, fp8s), f32, f64, and native_f16. `$0 $1 $2` are the
 // operands' C expressions and `$t` the operand dtype's name (helpers are named uf_OP_DTYPE, defined in
 // the prelude). Why each class is written the way it is:
 //  - integers go through prelude helpers (wrapping on uint64_t: no signed overflow, no promotion traps);
@@ -15,15 +15,21 @@
 //  - EXP2/LOG2/SIN are the binary64 library calls on the double value, then rounded (not exp2f/sinf);
 //  - TRUNC goes through uf_trunc_* so a zero result is +0.0 like Python's math.trunc;
 //  - bool ADD/MUL/SUB are or/and/xor, NEG is the identity.
-// The sixth column is f16 under --f16 native (values of C type uf_h, `$t` is `h`); nullptr there means
-// the narrow-float helper of column three, which then rounds with uf_round_h. Native are only ops whose
+// native_f16 is f16 under --f16 native (values of C type uf_h, `$t` is `h`); unset, it means the
+// narrow_float helper, which then rounds with uf_round_h. Native are only ops whose
 // _Float16 result is the reference's: + - * 1/x sqrt are correctly rounded whether done in binary16 or
 // in float and rounded once more (24 >= 2*11+2), and the prelude's uf_hadd & co. cast every result to
 // _Float16, which ends any excess precision; NEG is a sign flip (-0.0 included); comparisons, WHERE
 // and MAX compare exactly. MULACC, EXP2, LOG2, SIN and POW stay helpers (binary64, rounded once).
+//
+// The table is indexed by op and built at compile time (rules_by_op): a missing or repeated row, a row
+// for an op without one, or a column the op's operand class (ops.def) needs left unset or one it never
+// takes set, does not compile.
 #include "codegen/render/rules.h"
 
+#include <array>
 #include <cmath>
+#include <utility>
 
 #include "core/error.h"
 
@@ -31,60 +37,127 @@ namespace uf {
 
 namespace {
 
+// Which column of a rule an operand dtype reads.
+enum class DTypeClass : uint8_t { Boolean, Integer, NarrowFloat, F32, F64, NativeF16 };
+
+// One format per dtype class; nullptr: the type rules never allow the op on that class (native_f16:
+// the narrow_float helper).
+struct Formats {
+  const char* boolean = nullptr;
+  const char* integer = nullptr;
+  const char* narrow_float = nullptr;
+  const char* f32 = nullptr;
+  const char* f64 = nullptr;
+  const char* native_f16 = nullptr;
+};
+
 struct OpRule {
-  Op op;
-  // bool, int, narrow float, f32, f64 (nullptr: the type rules never allow it); native f16 (nullptr: as
-  // narrow float, a helper)
-  const char* fmt[6];
-  const char* fast;    // the division fast path, when the caller proves it exact
+  Op op = Op::CONST;
+  Formats formats;
+  const char* fast = nullptr;  // the division fast path, when the caller proves it exact
 };
 
-#define ALL5(f) {f, f, f, f, f, nullptr}  // one format for the five classes; native f16 as narrow float
-const OpRule kRules[] = {
-    {Op::ADD, {"($0|$1)", "uf_add_$t($0,$1)", "uf_round_$t((double)$0+(double)$1)", "($0+$1)", "($0+$1)", "uf_hadd($0,$1)"}, nullptr},
-    {Op::SUB, {"($0^$1)", "uf_sub_$t($0,$1)", "uf_round_$t((double)$0-(double)$1)", "($0-$1)", "($0-$1)", "uf_hsub($0,$1)"}, nullptr},
-    {Op::MUL, {"($0&$1)", "uf_mul_$t($0,$1)", "uf_round_$t((double)$0*(double)$1)", "($0*$1)", "($0*$1)", "uf_hmul($0,$1)"}, nullptr},
-    {Op::MAX, ALL5("uf_max_$t($0,$1)"), nullptr},
-    {Op::CMPLT, ALL5("($0<$1)"), nullptr},
-    {Op::CMPNE, ALL5("($0!=$1)"), nullptr},
-    {Op::CMPEQ, ALL5("($0==$1)"), nullptr},
-    {Op::NEG, {"$0", "uf_neg_$t($0)", "uf_neg_$t($0)", "(-$0)", "(-$0)", "(-$0)"}, nullptr},
-    {Op::AND, {"($0&$1)", "($0&$1)", nullptr, nullptr, nullptr}, nullptr},
-    {Op::OR, {"($0|$1)", "($0|$1)", nullptr, nullptr, nullptr}, nullptr},
-    {Op::XOR, {"($0^$1)", "($0^$1)", nullptr, nullptr, nullptr}, nullptr},
-    {Op::SHL, {nullptr, "uf_shl_$t($0,$1)", nullptr, nullptr, nullptr}, nullptr},
-    {Op::SHR, {nullptr, "uf_shr_$t($0,$1)", nullptr, nullptr, nullptr}, nullptr},
-    {Op::FLOORDIV, {nullptr, "uf_floordiv_$t($0,$1)", nullptr, nullptr, nullptr}, "($0/$1)"},
-    {Op::FLOORMOD, {nullptr, "uf_floormod_$t($0,$1)", nullptr, nullptr, nullptr}, "($0%$1)"},
-    {Op::CDIV, {nullptr, "uf_cdiv_$t($0,$1)", nullptr, nullptr, nullptr}, "($0/$1)"},
-    {Op::CMOD, {nullptr, "uf_cmod_$t($0,$1)", nullptr, nullptr, nullptr}, "($0%$1)"},
-    {Op::POW, {nullptr, "uf_pow_$t($0,$1)", "uf_round_$t(uf_pow((double)$0,(double)$1))",
-               "uf_f32(uf_pow((double)$0,(double)$1))", "uf_pow($0,$1)"}, nullptr},
-    {Op::RECIP, {nullptr, nullptr, "uf_round_$t(1.0/(double)$0)", "(1.0f/$0)", "(1.0/$0)", "uf_hrecip($0)"}, nullptr},
-    {Op::SQRT, {nullptr, nullptr, "uf_round_$t(sqrt((double)$0))", "sqrtf($0)", "sqrt($0)", "uf_hsqrt($0)"}, nullptr},
-    {Op::EXP2, {nullptr, nullptr, "uf_round_$t(uf_exp2((double)$0))", "uf_f32(uf_exp2((double)$0))", "uf_exp2($0)"}, nullptr},
-    {Op::LOG2, {nullptr, nullptr, "uf_round_$t(uf_log2((double)$0))", "uf_f32(uf_log2((double)$0))", "uf_log2($0)"}, nullptr},
-    {Op::SIN, {nullptr, nullptr, "uf_round_$t(uf_sin((double)$0))", "uf_f32(uf_sin((double)$0))", "uf_sin($0)"}, nullptr},
-    {Op::TRUNC, {nullptr, nullptr, "uf_trunc_f($0)", "uf_trunc_f($0)", "uf_trunc_d($0)", "uf_trunc_h($0)"}, nullptr},
-    {Op::WHERE, ALL5("($0?$1:$2)"), nullptr},
-    {Op::MULACC, {nullptr, "uf_mulacc_$t($0,$1,$2)", "uf_round_$t((double)$0*(double)$1+(double)$2)",
-                  "uf_f32((double)$0*(double)$1+(double)$2)", "(($0*$1)+$2)"}, nullptr},
-};
-#undef ALL5
+// One format for the five classes; native f16 as narrow float (a helper).
+constexpr Formats all_classes(const char* f) { return {f, f, f, f, f, nullptr}; }
 
-const OpRule* find_rule(Op op) {
-  for (const OpRule& r : kRules)
-    if (r.op == op) return &r;
-  return nullptr;
+// The ops with a row: the ALU ops but CAST and BITCAST, whose C depends on two dtypes (cast_expr).
+constexpr bool has_rule(Op op) { return is_alu(op) && !is_conversion(op); }
+
+// Whether the type rules let `op` take operands of class c (the columns a row must fill, and no others).
+constexpr bool takes(Op op, DTypeClass c) {
+  const bool boolean = c == DTypeClass::Boolean, integer = c == DTypeClass::Integer;
+  switch (info(op).operands) {
+    case OperandClass::ANY: return true;
+    case OperandClass::INT: return integer;
+    case OperandClass::INT_BOOL: return boolean || integer;
+    case OperandClass::FLOAT: return !boolean && !integer;
+    case OperandClass::NUM: return !boolean;
+  }
+  return false;
 }
 
-int dtype_class(DType d, const RenderOptions& opts) {
-  if (native_f16(d, opts)) return 5;
-  if (is_bool(d)) return 0;
-  if (is_int(d)) return 1;
-  if (carried_as_float(d)) return 2;
-  if (d == DType::F32) return 3;
-  return 4;
+// The rows indexed by op. Every op with a rule has exactly one row, and each row fills exactly the
+// columns its op's operand class allows (native_f16 optional); consteval makes any slip a compile error.
+template <size_t N>
+consteval std::array<OpRule, kNumOps> rules_by_op(const OpRule (&rows)[N]) {
+  static_assert(N == kOpsWhere<has_rule>.size(), "a rule table has one row per ALU op but CAST and BITCAST");
+  std::array<OpRule, kNumOps> table{};
+  std::array<bool, kNumOps> seen{};
+  for (const OpRule& r : rows) {
+    const auto i = static_cast<size_t>(r.op);
+    if (!has_rule(r.op)) throw "a rule for an op that has none (not ALU, or CAST/BITCAST)";
+    if (seen[i]) throw "two rules for one op";
+    const Formats& f = r.formats;
+    const std::pair<DTypeClass, const char*> columns[] = {{DTypeClass::Boolean, f.boolean},
+                                                          {DTypeClass::Integer, f.integer},
+                                                          {DTypeClass::NarrowFloat, f.narrow_float},
+                                                          {DTypeClass::F32, f.f32},
+                                                          {DTypeClass::F64, f.f64}};
+    for (const auto& [c, fmt] : columns)
+      if (takes(r.op, c) != (fmt != nullptr)) throw "a rule's columns are not its operand class's";
+    if (f.native_f16 && !takes(r.op, DTypeClass::NarrowFloat)) throw "a native f16 rule for an op without floats";
+    seen[i] = true;
+    table[i] = r;
+  }
+  return table;
+}
+
+constexpr std::array<OpRule, kNumOps> kRules = rules_by_op({
+    {Op::ADD, {"($0|$1)", "uf_add_$t($0,$1)", "uf_round_$t((double)$0+(double)$1)", "($0+$1)", "($0+$1)", "uf_hadd($0,$1)"}},
+    {Op::SUB, {"($0^$1)", "uf_sub_$t($0,$1)", "uf_round_$t((double)$0-(double)$1)", "($0-$1)", "($0-$1)", "uf_hsub($0,$1)"}},
+    {Op::MUL, {"($0&$1)", "uf_mul_$t($0,$1)", "uf_round_$t((double)$0*(double)$1)", "($0*$1)", "($0*$1)", "uf_hmul($0,$1)"}},
+    {Op::MAX, all_classes("uf_max_$t($0,$1)")},
+    {Op::CMPLT, all_classes("($0<$1)")},
+    {Op::CMPNE, all_classes("($0!=$1)")},
+    {Op::CMPEQ, all_classes("($0==$1)")},
+    {Op::NEG, {"$0", "uf_neg_$t($0)", "uf_neg_$t($0)", "(-$0)", "(-$0)", "(-$0)"}},
+    {Op::AND, {.boolean = "($0&$1)", .integer = "($0&$1)"}},
+    {Op::OR, {.boolean = "($0|$1)", .integer = "($0|$1)"}},
+    {Op::XOR, {.boolean = "($0^$1)", .integer = "($0^$1)"}},
+    {Op::SHL, {.integer = "uf_shl_$t($0,$1)"}},
+    {Op::SHR, {.integer = "uf_shr_$t($0,$1)"}},
+    {Op::FLOORDIV, {.integer = "uf_floordiv_$t($0,$1)"}, "($0/$1)"},
+    {Op::FLOORMOD, {.integer = "uf_floormod_$t($0,$1)"}, "($0%$1)"},
+    {Op::CDIV, {.integer = "uf_cdiv_$t($0,$1)"}, "($0/$1)"},
+    {Op::CMOD, {.integer = "uf_cmod_$t($0,$1)"}, "($0%$1)"},
+    {Op::POW, {.integer = "uf_pow_$t($0,$1)",
+               .narrow_float = "uf_round_$t(uf_pow((double)$0,(double)$1))",
+               .f32 = "uf_f32(uf_pow((double)$0,(double)$1))",
+               .f64 = "uf_pow($0,$1)"}},
+    {Op::RECIP, {.narrow_float = "uf_round_$t(1.0/(double)$0)", .f32 = "(1.0f/$0)", .f64 = "(1.0/$0)", .native_f16 = "uf_hrecip($0)"}},
+    {Op::SQRT, {.narrow_float = "uf_round_$t(sqrt((double)$0))", .f32 = "sqrtf($0)", .f64 = "sqrt($0)", .native_f16 = "uf_hsqrt($0)"}},
+    {Op::EXP2, {.narrow_float = "uf_round_$t(uf_exp2((double)$0))", .f32 = "uf_f32(uf_exp2((double)$0))", .f64 = "uf_exp2($0)"}},
+    {Op::LOG2, {.narrow_float = "uf_round_$t(uf_log2((double)$0))", .f32 = "uf_f32(uf_log2((double)$0))", .f64 = "uf_log2($0)"}},
+    {Op::SIN, {.narrow_float = "uf_round_$t(uf_sin((double)$0))", .f32 = "uf_f32(uf_sin((double)$0))", .f64 = "uf_sin($0)"}},
+    {Op::TRUNC, {.narrow_float = "uf_trunc_f($0)", .f32 = "uf_trunc_f($0)", .f64 = "uf_trunc_d($0)", .native_f16 = "uf_trunc_h($0)"}},
+    {Op::WHERE, all_classes("($0?$1:$2)")},
+    {Op::MULACC, {.integer = "uf_mulacc_$t($0,$1,$2)",
+                  .narrow_float = "uf_round_$t((double)$0*(double)$1+(double)$2)",
+                  .f32 = "uf_f32((double)$0*(double)$1+(double)$2)",
+                  .f64 = "(($0*$1)+$2)"}},
+});
+
+DTypeClass dtype_class(DType d, const RenderOptions& opts) {
+  if (native_f16(d, opts)) return DTypeClass::NativeF16;
+  if (is_bool(d)) return DTypeClass::Boolean;
+  if (is_int(d)) return DTypeClass::Integer;
+  if (carried_as_float(d)) return DTypeClass::NarrowFloat;
+  return d == DType::F32 ? DTypeClass::F32 : DTypeClass::F64;
+}
+
+// The format of `rule` for operands of class c (nullptr: none, which the type rules exclude).
+const char* format_for(const OpRule& rule, DTypeClass c) {
+  const Formats& f = rule.formats;
+  switch (c) {
+    case DTypeClass::Boolean: return f.boolean;
+    case DTypeClass::Integer: return f.integer;
+    case DTypeClass::NarrowFloat: return f.narrow_float;
+    case DTypeClass::F32: return f.f32;
+    case DTypeClass::F64: return f.f64;
+    // native f16 without a native rule: the helper, rounding with uf_round_h
+    case DTypeClass::NativeF16: return f.native_f16 ? f.native_f16 : f.narrow_float;
+  }
+  return nullptr;
 }
 
 std::string expand(const char* fmt, std::span<const std::string> ops, const std::string& tag) {
@@ -188,11 +261,9 @@ std::string alu_expr(Op op, DType result, DType from, DType operand, std::span<c
   if (op == Op::CAST) return cast_expr(from, result, ops[0], opts);
   if (op == Op::BITCAST)
     return "uf_frombits_" + helper_tag(result, opts) + "(uf_bits_" + helper_tag(from, opts) + "(" + ops[0] + "))";
-  const OpRule* rule = find_rule(op);
-  UOPFUZZ_CHECK(rule != nullptr);
-  const int cls = dtype_class(operand, opts);
-  const char* fmt = fast && rule->fast ? rule->fast : rule->fmt[cls];
-  if (!fmt && cls == 5) fmt = rule->fmt[2];  // native f16 without a native rule: the helper, rounding with uf_round_h
+  UOPFUZZ_CHECK(has_rule(op));
+  const OpRule& rule = kRules[static_cast<size_t>(op)];
+  const char* fmt = fast && rule.fast ? rule.fast : format_for(rule, dtype_class(operand, opts));
   UOPFUZZ_CHECK(fmt != nullptr);
   return expand(fmt, ops, helper_tag(operand, opts));
 }

@@ -148,6 +148,13 @@ void redirect_standard_streams(SpawnFileActions& fa, int out_fd, int err_fd) {
   posix_spawn_file_actions_adddup2(fa.get(), err_fd, 2);
 }
 
+// stdin and stdout from and into the given pipe ends, stderr into a file of its own (truncated).
+void redirect_to_pipes_and_file(SpawnFileActions& fa, int in_fd, int out_fd, const std::string& err_path) {
+  posix_spawn_file_actions_adddup2(fa.get(), in_fd, 0);
+  posix_spawn_file_actions_adddup2(fa.get(), out_fd, 1);
+  posix_spawn_file_actions_addopen(fa.get(), 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+}
+
 // No blocked signals, default dispositions for those the harness handles, and a process group of its own.
 void isolate_signals_and_group(SpawnAttributes& attr) {
   sigset_t none, defaults;
@@ -183,11 +190,9 @@ std::vector<char*> exec_environment(const std::vector<std::string>& overrides) {
   return envp;
 }
 
-// Starts `exe` with stdout and stderr into the write ends of the pipes; posix_spawn's error number.
-int spawn(const std::string& exe, const std::vector<std::string>& argv, const ProcessOptions& opt, const Pipe& out,
-          const Pipe& err, pid_t& pid) {
-  SpawnFileActions fa;
-  redirect_standard_streams(fa, out.write_end.get(), err.write_end.get());
+// Starts `exe` with its standard streams as `fa` says; posix_spawn's error number.
+int spawn(const std::string& exe, const std::vector<std::string>& argv, const ProcessOptions& opt,
+          SpawnFileActions& fa, pid_t& pid) {
   SpawnAttributes attr;
   isolate_signals_and_group(attr);
   std::vector<char*> args = exec_argv(argv);
@@ -242,6 +247,28 @@ int collect_output(ChildProcessGroup& child, int out_fd, int err_fd, const std::
 
 void cancel_processes() { g_cancelled = 1; }
 
+bool processes_cancelled() { return g_cancelled != 0; }
+
+std::optional<PipedProcess> spawn_piped(const std::vector<std::string>& argv, const std::string& stderr_path,
+                                        const ProcessOptions& opt, std::string& message) {
+  if (g_cancelled) throw Interrupted("interrupted before starting " + (argv.empty() ? std::string("a process") : argv[0]));
+  if (argv.empty()) { message = "empty command"; return std::nullopt; }
+  const std::string exe = find_executable(argv[0]);
+  if (exe.empty()) { message = "'" + argv[0] + "': command not found (or not executable)"; return std::nullopt; }
+  std::optional<Pipe> in = Pipe::open();
+  std::optional<Pipe> out = in ? Pipe::open() : std::nullopt;
+  if (!in || !out) { message = std::string("pipe: ") + strerror(errno); return std::nullopt; }
+  pid_t pid = -1;
+  SpawnFileActions fa;
+  redirect_to_pipes_and_file(fa, in->read_end.get(), out->write_end.get(), stderr_path);
+  const int rc = spawn(exe, argv, opt, fa, pid);
+  if (rc != 0) { message = "cannot run '" + exe + "': " + strerror(rc); return std::nullopt; }
+  set_nonblocking(in->write_end.get());
+  set_nonblocking(out->read_end.get());
+  // The child's ends close here: its exit is then EOF on stdout, and our closing stdin is its EOF.
+  return PipedProcess{ChildProcessGroup(pid), std::move(in->write_end), std::move(out->read_end)};
+}
+
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& opt) {
   if (g_cancelled) throw Interrupted("interrupted before running " + (argv.empty() ? std::string("a process") : argv[0]));
   ProcessResult r;
@@ -253,7 +280,9 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   std::optional<Pipe> err = out ? Pipe::open() : std::nullopt;
   if (!out || !err) { r.message = std::string("pipe: ") + strerror(errno); return r; }
   pid_t pid = -1;
-  const int rc = spawn(exe, argv, opt, *out, *err, pid);
+  SpawnFileActions fa;
+  redirect_standard_streams(fa, out->write_end.get(), err->write_end.get());
+  const int rc = spawn(exe, argv, opt, fa, pid);
   out->write_end.reset();  // the child has its own copies; ours would keep the pipes from reaching EOF
   err->write_end.reset();
   if (rc != 0) {

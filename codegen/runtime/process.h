@@ -4,11 +4,17 @@
 // stdin from /dev/null, and collects stdout and stderr. When the deadline passes, or stdout grows
 // past its bound, the whole group is killed (SIGKILL), so a hanging or runaway child, and anything it
 // started, can never hang the harness. stderr beyond its bound is read and dropped.
+//
+// spawn_piped starts a long-lived child the same way but leaves its stdin and stdout as pipes to the
+// caller, who speaks to it (a plug-in server, codegen/plugin_server.h) and bounds every wait itself.
 #pragma once
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "codegen/runtime/fd.h"
 
 namespace uf {
 
@@ -35,11 +41,25 @@ struct ProcessResult {
 // Throws Interrupted once cancel_processes() was called (then the child has been killed and reaped).
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& opt = {});
 
+// A child with pipes to its stdin and from its stdout (both ends ours non-blocking and close-on-exec);
+// destroying it kills and reaps its process group.
+struct PipedProcess {
+  ChildProcessGroup group;
+  UniqueFd to_stdin, from_stdout;
+};
+// Starts argv as run_process does (PATH search, own process group, opt.env; opt's limits are the
+// caller's to keep), with stderr truncating the file `stderr_path`. nullopt, with `message` saying why,
+// when it cannot be started. Throws Interrupted once cancel_processes() was called.
+std::optional<PipedProcess> spawn_piped(const std::vector<std::string>& argv, const std::string& stderr_path,
+                                        const ProcessOptions& opt, std::string& message);
+
 // For a process that is stopping (a campaign worker on SIGTERM; async-signal-safe): the child of a
 // run_process in flight is killed within 50 ms, and every run_process from then on throws Interrupted.
 // Children run in their own process groups, so without this a worker killed later would leave its
 // compiler running.
 void cancel_processes();
+// Whether cancel_processes() was called: a caller waiting on a spawn_piped child stops then too.
+bool processes_cancelled();
 struct Interrupted : std::runtime_error {
   using std::runtime_error::runtime_error;
 };

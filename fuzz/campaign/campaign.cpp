@@ -11,9 +11,11 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <numeric>
 #include <optional>
 #include <sstream>
 
+#include "codegen/plugin_server.h"
 #include "codegen/runtime/fd.h"
 #include "codegen/runtime/process.h"
 #include "fuzz/campaign/corpus.h"
@@ -132,6 +134,7 @@ std::string fixed(double v, int decimals) {
     send_report(report_fd, ErrorReport{"worker " + std::to_string(w) + ": " + e.what()});
     code = 2;
   }
+  stop_plugin_servers();  // _exit runs no destructors, and a hung server would outlive us
   ::_exit(code);
 }
 
@@ -242,8 +245,27 @@ void reap(const std::vector<WorkerProcess>& workers, CampaignSummary& s) {
 
 }  // namespace
 
+nlohmann::json target_json(const CompiledPathConfig& cfg) {
+  if (cfg.renderer_cmd.empty())
+    return {{"name", "builtin"}, {"version", ""}, {"protocol", 0}, {"mode", "builtin"}, {"language", "c"}};
+  const PluginDescription& d = cfg.renderer_description;
+  const bool named = d.protocol >= 2;
+  return {{"name", named ? d.target.name : cfg.renderer_cmd}, {"version", named ? d.target.version : ""},
+          {"protocol", d.protocol}, {"mode", protocol_name(cfg.renderer_protocol)}, {"language", named ? d.language : "c"}};
+}
+
+std::vector<std::string> without_list(const CampaignOptions& o) {
+  std::vector<std::string> names;
+  std::istringstream in(o.without_names);
+  for (std::string name; std::getline(in, name, ',');)
+    if (!name.empty()) names.push_back(name);
+  return names;
+}
+
 nlohmann::json CampaignSummary::to_json() const {
   nlohmann::json j;
+  j["target"] = target;
+  j["without"] = without;
   j["programs"] = counts.programs;
   j["valid"] = counts.valid;
   j["undefined"] = counts.undefined;
@@ -292,6 +314,10 @@ std::string CampaignSummary::to_text() const {
     << counts.compile_errors << " compile-error, " << counts.render_errors << " render-error; " << buckets.size() << " buckets, "
     << saved.size() << " new reproducers\n"
     << "uopfuzz: coverage: " << coverage.summary() << "\n";
+  if (target.value("protocol", 0) > 0)
+    o << "uopfuzz: target: " << target.value("name", "") << " " << target.value("version", "") << " (protocol "
+      << target.value("protocol", 0) << ", " << target.value("mode", "") << " mode)"
+      << (without.empty() ? "" : "; without ") << std::accumulate(without.begin(), without.end(), std::string(), [](std::string a, const std::string& b) { return a.empty() ? b : a + "," + b; }) << "\n";
   if (compiler_calls > 0)
     o << "uopfuzz: compiler: " << compiler_calls << " calls ("
       << fixed(static_cast<double>(counts.valid) / static_cast<double>(compiler_calls), 1) << " programs each), busy "
@@ -325,6 +351,8 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
   }
   s.jobs = o.jobs;
   s.inputs = o.inputs;
+  s.target = target_json(o.cfg);
+  s.without = without_list(o);
   s.seconds = clock.seconds();
   s.interrupted = g_interrupted != 0;
   events.finish(s);

@@ -82,9 +82,20 @@ struct CampaignSummary {
   };
   std::optional<FirstFinding> first_finding;
 
+  // What was tested (target_json) and the merged --without names: the user's and the plug-in's.
+  nlohmann::json target = nlohmann::json::object();
+  std::vector<std::string> without;
+
   nlohmann::json to_json() const;
   std::string to_text() const;
 };
+
+// The renderer as the summary and the event log show it: {name, version, protocol, mode, language}. The
+// built-in renderer is {"builtin", "", 0, "builtin", "c"}; a protocol-1 plug-in, which names no target,
+// is named by its command.
+nlohmann::json target_json(const CompiledPathConfig& cfg);
+// o.without_names as a list.
+std::vector<std::string> without_list(const CampaignOptions& o);
 
 CampaignSummary run_campaign(const CampaignOptions& options);
 

@@ -80,8 +80,11 @@ std::string reproducer_text(Program p, const Observation& failure, const Finding
   set("cflags", ctx.cfg.cflags);
   set("renderer", ctx.cfg.renderer_cmd.empty() ? "builtin" : ctx.cfg.renderer_cmd);
   // The protocol belongs with the command: a program reduced under another renderer drops a stale one.
-  if (ctx.cfg.renderer_batch) p.set_meta("renderer_protocol", "batch");
-  else std::erase_if(p.meta, [](const auto& kv) { return kv.first == "renderer_protocol"; });
+  // So is the target it names (a protocol-2 plug-in's handshake).
+  std::erase_if(p.meta, [](const auto& kv) { return kv.first == "renderer_protocol" || kv.first == "target"; });
+  if (!ctx.cfg.renderer_cmd.empty() && ctx.cfg.renderer_protocol != RendererProtocol::program)
+    p.set_meta("renderer_protocol", protocol_name(ctx.cfg.renderer_protocol));
+  if (!ctx.cfg.renderer_cmd.empty()) set("target", ctx.cfg.renderer_description.target.text());
   // A native mode is recorded so the finding replays in it; soft (the default) leaves no line.
   std::erase_if(p.meta, [](const auto& kv) { return kv.first == "f16" || kv.first == "bf16"; });
   if (ctx.cfg.renderer_cmd.empty() && ctx.cfg.render.f16_native) p.set_meta("f16", "native");

@@ -51,7 +51,9 @@ EventLog::EventLog(const std::string& path, const CampaignOptions& o) {
   write({{"event", "start"}, {"time", utc_timestamp()}, {"seed", o.seed}, {"jobs", o.jobs}, {"inputs", o.inputs},
          {"time_limit", o.time_s}, {"count", o.count}, {"cc", o.cfg.cc}, {"cc_version", cc_version},
          {"cflags", o.cfg.cflags}, {"renderer", o.cfg.renderer_cmd.empty() ? "builtin" : o.cfg.renderer_cmd},
-         {"renderer_protocol", o.cfg.renderer_batch ? "batch" : "one"},
+         {"renderer_protocol", o.cfg.renderer_cmd.empty() || o.cfg.renderer_protocol == RendererProtocol::program
+                                   ? "one" : protocol_name(o.cfg.renderer_protocol)},
+         {"target", target_json(o.cfg)}, {"without", without_list(o)},
          {"f16", o.cfg.render.f16_native ? "native" : "soft"}, {"bf16", o.cfg.render.bf16_native ? "native" : "soft"},
          {"corpus", o.corpus_dir}},
         0);

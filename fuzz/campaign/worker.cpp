@@ -35,6 +35,19 @@ std::string compiler_version(const std::string& cc) {
   }
 }
 
+// o.cfg, with plug-in renders bounded by the --time budget (which starts now): a hanging plug-in costs
+// its program a render-error, never the budget. Rendering stops a little before the budget ends, so the
+// batch in flight still compiles and runs in time and its programs are counted, not lost to the stop.
+CompiledPathConfig budgeted(const CampaignOptions& o) {
+  CompiledPathConfig cfg = o.cfg;
+  if (o.time_s > 0) {
+    const double compile_reserve_s = std::min(2.0, 0.1 * o.time_s);
+    cfg.render_stop_at = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                                std::chrono::duration<double>(o.time_s - compile_reserve_s));
+  }
+  return cfg;
+}
+
 // Worker w's share of --count: programs program_seed(seed, w, 0 .. quota-1).
 uint64_t quota(const CampaignOptions& o, int w) {
   if (o.count <= 0) return UINT64_MAX;
@@ -45,7 +58,7 @@ class Worker {
  public:
   Worker(const CampaignOptions& o, int w, int report_fd)
       : o_(o), w_(w), fd_(report_fd), quota_(quota(o, w)), corpus_(o.corpus_dir),
-        ctx_{std::to_string(w), o.cfg, compiler_version(o.cfg.cc)},
+        cfg_(budgeted(o)), ctx_{std::to_string(w), cfg_, compiler_version(o.cfg.cc)},
         batch_(std::clamp(o.first_batch, o.min_batch, o.max_batch)) {}
 
   void run() {
@@ -79,7 +92,7 @@ class Worker {
     std::vector<const Program*> ptrs;
     for (const Program& p : programs) { ptrs.push_back(&p); coverage_.add(p); }
     const Stopwatch timer;
-    const std::vector<Finding> found = check(ptrs, extra_inputs(programs, seeds), o_.cfg);
+    const std::vector<Finding> found = check(ptrs, extra_inputs(programs, seeds), cfg_);
     const double dt = timer.seconds();
 
     BatchReport batch;
@@ -134,7 +147,7 @@ class Worker {
       if (o_.reduce && left > 0) {  // else the budget is spent: the file says it is unreduced
         ReduceOptions ro;
         ro.time_limit_s = std::min(o_.reduce_time_s, left);
-        ReduceResult red = reduce(found, obs.signature, o_.cfg, ro);
+        ReduceResult red = reduce(found, obs.signature, cfg_, ro);
         send_report(fd_, ReducedReport{*path, obs.signature, red.steps, red.candidates, red.compiler_calls, red.seconds,
                                        red.complete, red.passes});
         if (red.observation.signature == obs.signature && (red.steps > 0 || red.complete)) {
@@ -145,7 +158,7 @@ class Worker {
         }
       }
       if (!o_.matrix.empty() && !g_stop) {  // blame: a handful of one-kernel compiles of the small program
-        final.set_meta("blame", blame_text(triage(final, obs.signature, o_.cfg, o_.matrix)));
+        final.set_meta("blame", blame_text(triage(final, obs.signature, cfg_, o_.matrix)));
         changed = true;
       }
     } catch (const Interrupted&) {
@@ -195,6 +208,7 @@ class Worker {
   const uint64_t quota_;
   const Stopwatch clock_;
   Corpus corpus_;
+  const CompiledPathConfig cfg_;  // o_.cfg, with no plug-in request lasting past the --time budget
   const FindingContext ctx_;
   std::set<std::string> seen_;  // buckets this worker has reported
   Coverage coverage_;

@@ -108,26 +108,11 @@ Facts float_facts(Op op, DType d, std::span<const Facts* const> s) {
   }
 }
 
+// The shared transfer (core/int_range.h) on the sources' integer ranges.
 IntRange int_result(Op op, DType d, std::span<const Facts* const> s) {
-  const IntRange a = s[0]->ints;
-  const IntRange b = s.size() > 1 ? s[1]->ints : a;
-  switch (op) {
-    case Op::ADD: return add(a, b, d);
-    case Op::SUB: return sub(a, b, d);
-    case Op::MUL: return mul(a, b, d);
-    case Op::MULACC: return mulacc(a, b, s[2]->ints, d);
-    case Op::MAX: return maximum(a, b);
-    case Op::NEG: return neg(a, d);
-    case Op::AND: return bit_and(a, b, d);
-    case Op::OR: case Op::XOR: return or_xor(a, b, d);
-    case Op::SHL: return shl(a, b, d);
-    case Op::SHR: return shr(a);
-    case Op::FLOORDIV: return floordiv(a, b, d);
-    case Op::CDIV: return cdiv(a, b, d);
-    case Op::FLOORMOD: return floormod(a, b, d);
-    case Op::CMOD: return cmod(a, b, d);
-    default: return dtype_range(d);
-  }
+  IntRange src[3];
+  for (size_t i = 0; i < s.size(); ++i) src[i] = s[i]->ints;
+  return transfer(op, d, std::span<const IntRange>(src, s.size()));
 }
 
 Facts cast_facts(DType from, DType to, const Facts& a) {

@@ -16,7 +16,6 @@
 #include <cstring>
 #include <limits>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -114,31 +113,17 @@ std::string mutate_data(Program p, Rng& r) {
   return input_text(std::move(p));
 }
 
-std::vector<std::string> split_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string l; std::getline(in, l);) lines.push_back(l);
-  return lines;
-}
-
 std::string join_lines(const std::vector<std::string>& lines) {
   std::string s;
   for (const std::string& l : lines) s += l + "\n";
   return s;
 }
 
-// Node lines are canonical: `%ID = OP DTYPE rest`. Returns the words.
-std::vector<std::string> words(const std::string& line) {
-  std::vector<std::string> w;
-  std::istringstream in(line);
-  for (std::string s; in >> s;) w.push_back(s);
-  return w;
-}
-
+// Node lines are canonical: `%ID = OP DTYPE rest`.
 std::vector<size_t> node_lines(const std::vector<std::string>& lines, bool (*want)(uf::Op)) {
   std::vector<size_t> out;
   for (size_t i = 0; i < lines.size(); ++i) {
-    const auto w = words(lines[i]);
+    const auto w = uf::words(lines[i]);
     if (w.size() < 4 || w[0].empty() || w[0][0] != '%') continue;
     if (const auto op = uf::parse_op(w[2]); op && want(*op)) out.push_back(i);
   }
@@ -146,11 +131,11 @@ std::vector<size_t> node_lines(const std::vector<std::string>& lines, bool (*wan
 }
 
 std::string mutate_const(const std::string& text, Rng& r) {
-  auto lines = split_lines(text);
+  auto lines = uf::lines(text);
   const auto at = node_lines(lines, [](uf::Op op) { return op == uf::Op::CONST; });
   if (at.empty()) return "";
   std::string& line = lines[r.pick(at)];
-  auto w = words(line);
+  auto w = uf::words(line);
   if (w.size() != 5) return "";
   const auto d = uf::parse_dtype(w[3]);
   if (!d) return "";
@@ -162,11 +147,11 @@ std::string mutate_const(const std::string& text, Rng& r) {
 bool plain_alu(uf::Op op) { return uf::is_alu(op) && op != uf::Op::CAST && op != uf::Op::BITCAST; }
 
 std::string mutate_op(const std::string& text, Rng& r, bool swap_operands) {
-  auto lines = split_lines(text);
+  auto lines = uf::lines(text);
   const auto at = node_lines(lines, plain_alu);
   if (at.empty()) return "";
   std::string& line = lines[r.pick(at)];
-  auto w = words(line);
+  auto w = uf::words(line);
   const uf::Op op = *uf::parse_op(w[2]);
   if (swap_operands) {
     if (w.size() != 6) return "";

@@ -8,7 +8,6 @@
 #include <optional>
 #include <utility>
 
-#include "codegen/render/bounds.h"
 #include "core/error.h"
 
 namespace uf {
@@ -113,44 +112,79 @@ Divergence first_divergence(const Probe& probe, const RefResult& ref, const Kern
 
 // A mismatch that no probed value explains: every value stored was right, so what went wrong is where
 // (or whether) a store wrote. That needs every STORE's value probed: a vector STORE's is not.
-std::string unexplained_signature(const Program& p, const Probe& probe, const RefResult& probe_ref,
+std::string unexplained_signature(const Program& p, const Analysis& facts, const Probe& probe, const RefResult& probe_ref,
                                   const KernelOutcome& probe_out, const std::string& fallback) {
   if (probe_ref.undefined || probe_out.status != KernelStatus::ok) return fallback;
   Observation again = compare(probe.program, probe_ref, probe_out);
   std::erase_if(again.got, [&](const auto& slot_values) { return !p.buffer(slot_values.first); });  // p's own
   if (again.got.empty()) return fallback;  // the probe run did not reproduce it
-  for (const UOp* u : linearize(p))
+  for (const UOp* u : facts.order)
     if (u->op == Op::STORE && u->src[1]->is_vector()) return fallback;
   return store_signature(p, again) + " address";
 }
+// Probe programs run both ways, in one compiled batch; each is analyzed once, for both.
+struct ProbeRuns {
+  std::vector<RefResult> refs;
+  std::vector<KernelOutcome> outs;
+};
+
+ProbeRuns run_probes(const std::vector<Probe>& probes, const CompiledPathConfig& cfg) {
+  std::vector<Analysis> facts;
+  facts.reserve(probes.size());
+  std::vector<std::vector<const Program*>> runs;
+  std::vector<const Analysis*> facts_of;
+  for (const Probe& pr : probes) {
+    facts.push_back(analyze(pr.program));
+    runs.push_back({&pr.program});
+    facts_of.push_back(&facts.back());
+  }
+  ProbeRuns r;
+  for (std::vector<KernelOutcome>& o : run_compiled_on_each(runs, cfg, facts_of)) r.outs.push_back(std::move(o[0]));
+  for (size_t k = 0; k < probes.size(); ++k) r.refs.push_back(interpret(probes[k].program, facts[k]));
+  return r;
+}
+
 // All the probes of a batch's mismatches in one compiled run; a mismatch no probe explains keeps its
-// STORE signature.
-void sign_mismatches(const std::vector<const Program*>& batch, std::vector<Finding>& found, const CompiledPathConfig& cfg) {
+// STORE signature. A failing copy with other data shares its program's facts.
+void sign_mismatches(const std::vector<const Program*>& batch, const std::vector<Analysis>& facts,
+                     std::vector<Finding>& found, const CompiledPathConfig& cfg) {
   std::vector<size_t> mismatching;
   for (size_t i = 0; i < found.size(); ++i)
     if (found[i].defined() && found[i].observation.verdict == Verdict::mismatch) mismatching.push_back(i);
   if (mismatching.empty()) return;
   std::vector<Probe> probes;
-  std::vector<const Program*> probe_programs;
   probes.reserve(mismatching.size());
-  for (size_t i : mismatching) probes.push_back(signature_probe(found[i].failing(*batch[i])));
-  for (const Probe& pr : probes) probe_programs.push_back(&pr.program);
-  const auto probe_outs = run_compiled(probe_programs, cfg);
+  for (size_t i : mismatching) probes.push_back(signature_probe(found[i].failing(*batch[i]), facts[i]));
+  const ProbeRuns run = run_probes(probes, cfg);
   for (size_t k = 0; k < mismatching.size(); ++k) {
-    Observation& o = found[mismatching[k]].observation;
-    const RefResult probe_ref = interpret(probes[k].program);
-    const Divergence d = first_divergence(probes[k], probe_ref, probe_outs[k]);
+    const size_t i = mismatching[k];
+    Observation& o = found[i].observation;
+    const Divergence d = first_divergence(probes[k], run.refs[k], run.outs[k]);
     o.signature = d.node ? d.signature
-                         : unexplained_signature(found[mismatching[k]].failing(*batch[mismatching[k]]), probes[k],
-                                                 probe_ref, probe_outs[k], o.signature);
+                         : unexplained_signature(found[i].failing(*batch[i]), facts[i], probes[k], run.refs[k],
+                                                 run.outs[k], o.signature);
   }
 }
 
-std::vector<RefResult> interpret_all(const std::vector<const Program*>& batch) {
+// The reference on every program, each analyzed once (facts[i] of batch[i]) for everything check does.
+std::vector<RefResult> interpret_all(const std::vector<const Program*>& batch, std::vector<Analysis>& facts) {
   std::vector<RefResult> refs;
   refs.reserve(batch.size());
-  for (const Program* p : batch) refs.push_back(interpret(*p));
+  facts.reserve(batch.size());
+  for (const Program* p : batch) {
+    facts.push_back(analyze(*p));
+    refs.push_back(interpret(*p, facts.back()));
+  }
   return refs;
+}
+
+// The facts of the programs a caller interpreted itself (an UNDEFINED one's are not needed).
+std::vector<Analysis> analyze_defined(const std::vector<const Program*>& batch, const std::vector<RefResult>& refs) {
+  UOPFUZZ_CHECK(refs.size() == batch.size());
+  std::vector<Analysis> facts(batch.size());
+  for (size_t i = 0; i < batch.size(); ++i)
+    if (!refs[i].undefined) facts[i] = analyze(*batch[i]);
+  return facts;
 }
 
 // One program's data sets that run: the program itself, then its copies with each extra data set the
@@ -162,7 +196,8 @@ struct DataSetRuns {
   std::vector<size_t> input;            // runs[k] is data set input[k] (0: the program's own data)
 };
 
-DataSetRuns data_set_runs(const Program& p, RefResult own, const std::vector<DataSet>& extra, Finding& f) {
+DataSetRuns data_set_runs(const Program& p, const Analysis& facts, RefResult own, const std::vector<DataSet>& extra,
+                          Finding& f) {
   DataSetRuns d;
   d.copies.reserve(extra.size());
   d.runs.push_back(&p);
@@ -173,7 +208,7 @@ DataSetRuns data_set_runs(const Program& p, RefResult own, const std::vector<Dat
     copy.data = extra[k];
     copy.expect.clear();
     copy.got.clear();
-    RefResult ref = interpret(copy);
+    RefResult ref = interpret(copy, facts);  // same graph, other data: same facts
     if (ref.undefined) { ++f.undefined_inputs; continue; }
     d.copies.push_back(std::move(copy));
     d.runs.push_back(&d.copies.back());
@@ -203,34 +238,35 @@ void judge(DataSetRuns& d, const std::vector<KernelOutcome>& outs, Finding& f) {
 
 // check's one body: every defined program on its own data and on its extra data sets (none when
 // `extra` is empty), one compiled kernel per program.
-std::vector<Finding> check_on_inputs(const std::vector<const Program*>& batch, std::vector<RefResult> refs,
-                                     const std::vector<std::vector<DataSet>>& extra, const CompiledPathConfig& cfg,
-                                     bool probe) {
-  UOPFUZZ_CHECK(refs.size() == batch.size());
+std::vector<Finding> check_on_inputs(const std::vector<const Program*>& batch, const std::vector<Analysis>& facts,
+                                     std::vector<RefResult> refs, const std::vector<std::vector<DataSet>>& extra,
+                                     const CompiledPathConfig& cfg, bool probe) {
+  UOPFUZZ_CHECK(refs.size() == batch.size() && facts.size() == batch.size());
   static const std::vector<DataSet> kNone;
   std::vector<Finding> found(batch.size());
   std::vector<DataSetRuns> programs;
   std::vector<size_t> index;
+  std::vector<const Analysis*> facts_of;  // by entry of `programs`
   for (size_t i = 0; i < batch.size(); ++i) {
     found[i].undefined = refs[i].undefined;
     if (!found[i].defined()) continue;
-    programs.push_back(data_set_runs(*batch[i], std::move(refs[i]), extra.empty() ? kNone : extra[i], found[i]));
+    programs.push_back(data_set_runs(*batch[i], facts[i], std::move(refs[i]), extra.empty() ? kNone : extra[i], found[i]));
     index.push_back(i);
+    facts_of.push_back(&facts[i]);
   }
   if (programs.empty()) return found;
   std::vector<std::vector<const Program*>> runs;
   for (const DataSetRuns& d : programs) runs.push_back(d.runs);
-  const auto outs = run_compiled_on_each(runs, cfg);
+  const auto outs = run_compiled_on_each(runs, cfg, facts_of);
   for (size_t k = 0; k < programs.size(); ++k) judge(programs[k], outs[k], found[index[k]]);
-  if (probe) sign_mismatches(batch, found, cfg);
+  if (probe) sign_mismatches(batch, facts, found, cfg);
   return found;
 }
 
 }  // namespace
 
-Probe signature_probe(const Program& p) {
-  return instrument(p, ProbeScope::every_value, int_bounds(linearize(p), p.graph->size()));
-}
+Probe signature_probe(const Program& p, const Analysis& facts) { return instrument(p, facts, ProbeScope::every_value); }
+Probe signature_probe(const Program& p) { return signature_probe(p, analyze(p)); }
 
 std::string verdict_name(Verdict v) {
   for (const auto& [status, verdict] : kStatusVerdicts)
@@ -263,31 +299,41 @@ Observation compare(const Program& p, const RefResult& ref, const KernelOutcome&
 }
 
 Divergence find_divergence(const Program& p, const CompiledPathConfig& cfg) {
-  const Probe probe = signature_probe(p);
-  const auto outs = run_compiled({&probe.program}, cfg);
-  const RefResult probe_ref = interpret(probe.program);
-  Divergence d = first_divergence(probe, probe_ref, outs.at(0));
+  const Analysis facts = analyze(p);
+  const std::vector<Probe> probe{signature_probe(p, facts)};
+  const ProbeRuns run = run_probes(probe, cfg);
+  Divergence d = first_divergence(probe[0], run.refs[0], run.outs[0]);
   if (d.node) return d;
-  const RefResult ref = interpret(p);
-  const auto again = run_compiled({&p}, cfg);
-  const std::string plain = compare(p, ref, again.at(0)).signature;
+  const RefResult ref = interpret(p, facts);
+  const auto again = run_compiled_on_each({{&p}}, cfg, {&facts});
+  const std::string plain = compare(p, ref, again.at(0).at(0)).signature;
   if (plain.rfind("mismatch", 0) != 0) return {plain, nullptr};
-  return {unexplained_signature(p, probe, probe_ref, outs.at(0), plain), nullptr};
+  return {unexplained_signature(p, facts, probe[0], run.refs[0], run.outs[0], plain), nullptr};
 }
 
 std::vector<Finding> check(const std::vector<const Program*>& batch, const CompiledPathConfig& cfg, bool probe) {
-  return check(batch, interpret_all(batch), cfg, probe);
+  std::vector<Analysis> facts;
+  std::vector<RefResult> refs = interpret_all(batch, facts);
+  return check_on_inputs(batch, facts, std::move(refs), {}, cfg, probe);
 }
 
 std::vector<Finding> check(const std::vector<const Program*>& batch, std::vector<RefResult> refs,
                            const CompiledPathConfig& cfg, bool probe) {
-  return check_on_inputs(batch, std::move(refs), {}, cfg, probe);
+  const std::vector<Analysis> facts = analyze_defined(batch, refs);
+  return check_on_inputs(batch, facts, std::move(refs), {}, cfg, probe);
+}
+
+std::vector<Finding> check(const std::vector<const Program*>& batch, const std::vector<Analysis>& facts,
+                           std::vector<RefResult> refs, const CompiledPathConfig& cfg, bool probe) {
+  return check_on_inputs(batch, facts, std::move(refs), {}, cfg, probe);
 }
 
 std::vector<Finding> check(const std::vector<const Program*>& batch, const std::vector<std::vector<DataSet>>& extra_inputs,
                            const CompiledPathConfig& cfg, bool probe) {
   UOPFUZZ_CHECK(extra_inputs.size() == batch.size());
-  return check_on_inputs(batch, interpret_all(batch), extra_inputs, cfg, probe);
+  std::vector<Analysis> facts;
+  std::vector<RefResult> refs = interpret_all(batch, facts);
+  return check_on_inputs(batch, facts, std::move(refs), extra_inputs, cfg, probe);
 }
 
 }  // namespace uf

@@ -58,7 +58,9 @@ struct Divergence {
 Divergence find_divergence(const Program& p, const CompiledPathConfig& cfg);
 
 // The probe program signatures use: every value (ProbeScope::every_value), loops indexed up to the
-// renderer's bounds on their trip counts (codegen's int_bounds).
+// renderer's bounds on their trip counts (core's int_bounds, from p's facts: facts = analyze(p), or
+// those of p with other data lines).
+Probe signature_probe(const Program& p, const Analysis& facts);
 Probe signature_probe(const Program& p);
 
 // What checking one program found: UNDEFINED under the reference (not a test, so nothing ran), or the
@@ -90,6 +92,10 @@ std::vector<Finding> check(const std::vector<const Program*>& batch, const Compi
 // a program the interpreter rejects from a compiled path that cannot run, both UserErrors.
 std::vector<Finding> check(const std::vector<const Program*>& batch, std::vector<RefResult> refs,
                            const CompiledPathConfig& cfg, bool probe = true);
+// The same with the facts too (facts[i] = analyze(*batch[i]), refs[i] = interpret(*batch[i], facts[i])): for
+// a caller that checks one batch several times (triage, once per compiler of its matrix).
+std::vector<Finding> check(const std::vector<const Program*>& batch, const std::vector<Analysis>& facts,
+                           std::vector<RefResult> refs, const CompiledPathConfig& cfg, bool probe = true);
 // The same on several data sets per program (`uopfuzz fuzz --inputs K`): program i is checked on its own
 // data and on each of extra_inputs[i], its one compiled kernel run once per data set. An extra data set
 // that the reference finds UNDEFINED is skipped (`undefined_inputs`), not a failure; the first data set

@@ -59,11 +59,14 @@ void check_matrix_compilers(const std::vector<MatrixEntry>& matrix) {
 std::vector<TriageRow> triage(const Program& p, const std::string& signature, const CompiledPathConfig& base,
                               const std::vector<MatrixEntry>& matrix) {
   std::vector<TriageRow> rows;
+  if (matrix.empty()) return rows;
+  const std::vector<Analysis> facts{analyze(p)};  // the program and its reference are the same on every row
+  const RefResult ref = interpret(p, facts[0]);
   for (const MatrixEntry& e : matrix) {
     CompiledPathConfig cfg = base;
     cfg.cc = e.cc;
     cfg.cflags = e.cflags;
-    const Finding f = std::move(check({&p}, cfg).at(0));
+    const Finding f = std::move(check({&p}, facts, {ref}, cfg).at(0));
     TriageRow row{e, Blame::passes, ""};
     if (!f.defined()) row.outcome = Blame::undefined;
     else if (f.observation.verdict != Verdict::ok) {

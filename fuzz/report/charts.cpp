@@ -6,6 +6,7 @@
 
 #include "core/dtype.h"
 #include "core/ops.h"
+#include "core/text.h"
 #include "fuzz/report/html.h"
 #include "fuzz/report/report.h"
 #include "fuzz/report/svg.h"
@@ -24,18 +25,6 @@ std::vector<std::string> ordered(std::set<std::string> names, int (*rank)(const 
   std::vector<std::string> v(names.begin(), names.end());
   std::stable_sort(v.begin(), v.end(), [&](const std::string& a, const std::string& b) { return rank(a) < rank(b); });
   return v;
-}
-
-std::vector<std::string> words(const std::string& s) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i < s.size()) {
-    const size_t j = s.find(' ', i);
-    out.push_back(s.substr(i, j - i));
-    if (j == std::string::npos) break;
-    i = j + 1;
-  }
-  return out;
 }
 
 // One table of the summaries' coverage_counts (`op_dtype` or `cast`), summed over the runs, drawn as a

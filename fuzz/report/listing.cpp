@@ -3,7 +3,6 @@
 
 #include <functional>
 #include <set>
-#include <sstream>
 #include <vector>
 
 #include "codegen/render/render.h"
@@ -14,20 +13,6 @@
 namespace uf::report {
 
 namespace {
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string l; std::getline(in, l);) out.push_back(l);
-  return out;
-}
-
-std::vector<std::string> words(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  for (std::string w; in >> w;) out.push_back(w);
-  return out;
-}
 
 // The node-line text the signature's diverging node has: `mismatch MUL i16` -> "= MUL i16",
 // `mismatch CAST f64>u32` -> "= CAST u32" (a CAST line names its target); empty for other classes.
@@ -83,7 +68,7 @@ std::string pre(const std::vector<std::string>& lines, const std::string& cls,
 std::string reproducer_html(const Bucket& b, bool brief) {
   std::string s = "<section class=\"repro\" id=\"repro-" + esc(b.id) + "\"><h3>" + esc(b.signature) + "</h3>";
   if (b.repro_path.empty()) return s + "<p>No reproducer found on disk for this bucket.</p></section>";
-  const std::vector<std::string> lines = lines_of(read_file(b.repro_path).value_or(""));
+  const std::vector<std::string> lines = uf::lines(read_file(b.repro_path).value_or(""));
   s += "<p class=\"path\">" + esc(b.repro_path) + "</p>";
 
   // The slots whose `got` line is there: their expect and got lines are the divergence, in numbers.
@@ -110,7 +95,7 @@ std::string reproducer_html(const Bucket& b, bool brief) {
   // of its own to point at; a reduced reproducer's function is a few lines.
   s += "<p class=\"note\">The kernel as uopfuzz's built-in renderer writes it (<code>uopfuzz render</code>); "
        "a plug-in's own C is not re-run here.</p>";
-  s += pre(lines_of(c), "c", [](const std::string&) { return false; }, "uopfuzz render " + b.repro_path, kListingLines);
+  s += pre(uf::lines(c), "c", [](const std::string&) { return false; }, "uopfuzz render " + b.repro_path, kListingLines);
   return s + "</section>";
 }
 

@@ -44,6 +44,21 @@ std::string fact(const std::string& label, const std::string& value) {
   return "<div class=\"fact\"><b>" + value + "</b>" + esc(label) + "</div>";
 }
 
+// Under the renderer: the target its handshake named, the mode, and the merged --without set (summary keys).
+std::string target_note(const json& summary) {
+  std::string note;
+  if (summary.contains("target") && summary["target"].is_object() && summary["target"].value("protocol", 0) > 0) {
+    const json& t = summary["target"];
+    note += esc(t.value("name", "") + " " + t.value("version", "")) + " (" + esc(t.value("mode", "")) + ")";
+  }
+  if (summary.contains("without") && summary["without"].is_array() && !summary["without"].empty()) {
+    std::string names;
+    for (const json& n : summary["without"]) names += (names.empty() ? "" : ",") + (n.is_string() ? n.get<std::string>() : "");
+    note += (note.empty() ? "" : "<br>") + std::string("without ") + esc(names);
+  }
+  return note.empty() ? "" : "<br><small>" + note + "</small>";
+}
+
 std::string header(const std::vector<Run>& runs, const std::vector<Bucket>& buckets) {
   int64_t programs = 0, runs_n = 0, fails = 0, saved = 0;
   double seconds = 0;
@@ -68,7 +83,7 @@ std::string header(const std::vector<Run>& runs, const std::vector<Bucket>& buck
                            : esc(str(st, "cc")) + (str(st, "cc_version").empty() ? "" : "<br><small>" + esc(str(st, "cc_version")) + "</small>");
     s += "<tr><td>" + esc(r.label) + "</td><td>" + esc(r.started().empty() ? "—" : r.started()) + "</td><td class=\"n\">" +
          num(r.summary.value("seconds", 0.0), 1) + "</td><td>" + cc + "</td><td><code>" +
-         esc(str(st, "cflags")) + "</code></td><td>" + esc(str(st, "renderer")) + "</td><td class=\"n\">" +
+         esc(str(st, "cflags")) + "</code></td><td>" + esc(str(st, "renderer")) + target_note(r.summary) + "</td><td class=\"n\">" +
          (st.contains("seed") ? esc(st["seed"].dump()) : "") + "</td><td class=\"n\">" + (st.contains("jobs") ? esc(st["jobs"].dump()) : "") +
          "</td><td class=\"n\">" + grouped(i64(r.summary, "programs")) + "</td><td class=\"n\">" + grouped(i64(r.summary, "runs")) +
          "</td><td class=\"n\">" + grouped(failures(r.summary)) + "</td><td class=\"n\">" + grouped(i64(r.summary, "buckets")) +

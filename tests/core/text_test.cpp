@@ -122,5 +122,21 @@ TEST(Text, CanonicalOrderIsTheFilesOrderWithoutDeadCode) {
   EXPECT_EQ(print_program(parse_program(with_dead_code)), text);
 }
 
+// words and lines split as `>>` and getline do (what their callers used before they shared them).
+TEST(Text, WordsAndLinesSplitLikeTheStreams) {
+  for (const std::string s : {"", " ", "a", "  mismatch\tCAST  f64>u32 \r", "got 1 = 2\n", "\v\fx\ry"}) {
+    std::istringstream in(s);
+    std::vector<std::string> expected;
+    for (std::string w; in >> w;) expected.push_back(w);
+    EXPECT_EQ(words(s), expected) << s;
+  }
+  for (const std::string s : {"", "\n", "a", "a\n", "a\n\nb", "a\r\nb\n\n"}) {
+    std::istringstream in(s);
+    std::vector<std::string> expected;
+    for (std::string l; std::getline(in, l);) expected.push_back(l);
+    EXPECT_EQ(lines(s), expected) << s;
+  }
+}
+
 }  // namespace
 }  // namespace uf::testing

@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
-#include <sstream>
 #include <stdexcept>
 
 #include "core/text.h"
@@ -14,13 +13,6 @@
 
 namespace uf::testing {
 namespace {
-
-std::vector<std::string> words(const std::string& line) {
-  std::istringstream in(line);
-  std::vector<std::string> out;
-  for (std::string t; in >> t;) out.push_back(t);
-  return out;
-}
 
 DType dtype_or_throw(const std::string& s) {
   if (auto d = parse_dtype(s)) return *d;

@@ -8,8 +8,8 @@
 #include <random>
 
 #include "codegen/compiled_path.h"
-#include "codegen/render/bounds.h"
 #include "codegen/render/render.h"
+#include "core/int_bounds.h"
 #include "tests/support/files.h"
 #include "tests/support/int_model.h"
 #include "tests/support/programs.h"

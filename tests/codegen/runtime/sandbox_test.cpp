@@ -28,7 +28,7 @@ Program behaving(const std::string& behaviour) {
   return b.finish({b.store(out, 0, b.cf(0.0f))});
 }
 
-std::string behave_cmd() { return "sh '" + source_path("tests/codegen/runtime/plugins/behave.sh") + "'"; }
+std::string behave_cmd() { return "sh '" + source_path("tests/codegen/plugins/behave.sh") + "'"; }
 
 TEST(CodegenSandbox, EveryFailureIsClassifiedAndTheBatchGoesOn) {
   TempCache cache;

@@ -1,4 +1,6 @@
-// Value ranges of integer and bool nodes, for the renderer's two decisions that need them:
+// Value ranges of integer and bool nodes, a program's integer bounds: computed once per program with its
+// other facts (core/analysis.h), for the renderer's two decisions that need them, and for the probes'
+// bounds on computed trip counts (core/probe.h):
 //  - the division fast path: FLOORDIV/FLOORMOD print as C's `/` and `%` when the numerator is provably
 //    >= 0 and the divisor is a positive constant (then truncation and floor agree);
 //  - index guards: an INDEX whose index is provably inside its memory is printed without a clamp.
@@ -6,7 +8,8 @@
 // Soundness is with respect to the C the renderer emits, not only the reference: an UNDEFINED input
 // (a negative shift, a NaN cast) still produces some value in C, and the ranges must cover it, because
 // an index guard dropped on a wrong range would let a kernel write outside its buffers. The transfer
-// functions of core/int_range.h promise exactly that; every other case gives the whole dtype:
+// of core/int_range.h (the one the generator's facts use too) promises exactly that; these rules decide
+// where it is trusted, and every other case gives the whole dtype:
 //  - CONST [v,v]; RANGE [0, end.hi-1] (its body never runs when end <= 0); comparisons and CAST to bool [0,1]; LOAD, BITCAST, float->int CAST: the whole dtype;
 //  - int/bool->int CAST: wrap;
 //  - ADD SUB MUL MULACC NEG only while every operand lies within +-2^62; bool ones are [0,1] (they print

@@ -1,0 +1,114 @@
+// The protocol-2 handshake (see plugin_describe.h).
+#include "codegen/plugin_describe.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "codegen/runtime/process.h"
+#include "core/error.h"
+
+namespace uf {
+
+namespace {
+
+struct ProtocolRow {
+  RendererProtocol protocol;
+  const char* name;
+};
+constexpr ProtocolRow kProtocols[] = {
+    {RendererProtocol::server, "server"},
+    {RendererProtocol::batch, "batch"},
+    {RendererProtocol::program, "program"},
+};
+
+[[noreturn]] void malformed(const std::string& cmd, const std::string& key, const std::string& what) {
+  throw UserError("renderer '" + cmd + "' --uopfuzz-describe: key '" + key + "' " + what);
+}
+
+// j[key] when it holds a value of `type`, else a UserError naming the key.
+const nlohmann::json& field(const nlohmann::json& j, const std::string& key, nlohmann::json::value_t type,
+                            const char* expected, const std::string& cmd) {
+  const auto it = j.find(key.substr(key.rfind('.') + 1));
+  if (it == j.end()) malformed(cmd, key, "is missing");
+  const bool number_ok = type == nlohmann::json::value_t::number_integer && it->is_number_integer();
+  if (it->type() != type && !number_ok) malformed(cmd, key, std::string("must be ") + expected);
+  return *it;
+}
+
+std::vector<std::string> strings(const nlohmann::json& list, const std::string& key, const std::string& cmd) {
+  std::vector<std::string> out;
+  for (const nlohmann::json& v : list) {
+    if (!v.is_string()) malformed(cmd, key, "must be a list of strings");
+    out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string protocol_name(RendererProtocol p) {
+  for (const ProtocolRow& r : kProtocols)
+    if (r.protocol == p) return r.name;
+  return "?";
+}
+
+std::optional<RendererProtocol> protocol_from_name(const std::string& name) {
+  for (const ProtocolRow& r : kProtocols)
+    if (name == r.name) return r.protocol;
+  return std::nullopt;
+}
+
+std::string PluginTarget::text() const {
+  if (name.empty()) return "";
+  return version.empty() ? name : name + " " + version;
+}
+
+bool PluginDescription::serves(RendererProtocol p) const {
+  return std::find(modes.begin(), modes.end(), p) != modes.end();
+}
+
+RendererProtocol PluginDescription::best_mode() const {
+  for (const ProtocolRow& r : kProtocols)  // the table is in order of preference
+    if (serves(r.protocol)) return r.protocol;
+  return RendererProtocol::program;
+}
+
+std::optional<PluginDescription> parse_description(const std::string& json, const std::string& cmd) {
+  const nlohmann::json j = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return std::nullopt;
+  using T = nlohmann::json::value_t;
+  PluginDescription d;
+  d.protocol = field(j, "protocol", T::number_integer, "an integer", cmd).get<int>();
+  if (d.protocol > kPluginProtocol)
+    throw UserError("renderer '" + cmd + "' speaks protocol " + std::to_string(d.protocol) + "; this uopfuzz speaks up to " +
+                    std::to_string(kPluginProtocol) + " (a newer uopfuzz is needed)");
+  if (d.protocol < kPluginProtocol) malformed(cmd, "protocol", "must be 2 in a handshake");
+  for (const std::string& m : strings(field(j, "modes", T::array, "a list", cmd), "modes", cmd)) {
+    const std::optional<RendererProtocol> p = protocol_from_name(m);
+    if (!p) malformed(cmd, "modes", "has '" + m + "' (expected server, batch or program)");
+    d.modes.push_back(*p);
+  }
+  if (d.modes.empty()) malformed(cmd, "modes", "must not be empty");
+  d.language = field(j, "language", T::string, "a string", cmd).get<std::string>();
+  if (d.language != "c")
+    throw UserError("renderer '" + cmd + "' renders '" + d.language + "'; this uopfuzz compiles only 'c'");
+  const nlohmann::json& target = field(j, "target", T::object, "an object {name, version}", cmd);
+  d.target.name = field(target, "target.name", T::string, "a string", cmd).get<std::string>();
+  d.target.version = field(target, "target.version", T::string, "a string", cmd).get<std::string>();
+  d.without = strings(field(j, "without", T::array, "a list", cmd), "without", cmd);
+  return d;
+}
+
+PluginDescription describe_plugin(const std::string& cmd) {
+  std::vector<std::string> argv = split_command(cmd);
+  if (argv.empty()) throw UserError("the renderer command is empty");
+  argv.push_back("--uopfuzz-describe");
+  ProcessOptions po;
+  po.timeout_s = kDescribeTimeoutS;
+  po.max_stdout = size_t{1} << 20;
+  const ProcessResult r = run_process(argv, po);
+  if (!r.ok()) return PluginDescription{};
+  return parse_description(r.out, cmd).value_or(PluginDescription{});
+}
+
+}  // namespace uf

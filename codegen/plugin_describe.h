@@ -1,0 +1,43 @@
+// The protocol-2 handshake (docs/format.md section 5): `CMD... --uopfuzz-describe` prints one JSON
+// object saying what the plug-in serves and tests. A plug-in that does not answer speaks protocol 1.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace uf {
+
+// How uopfuzz speaks to a plug-in, in the order it prefers them (the table of their names is in
+// plugin_describe.cpp).
+enum class RendererProtocol { server, batch, program };
+std::string protocol_name(RendererProtocol p);  // "server", "batch", "program"
+std::optional<RendererProtocol> protocol_from_name(const std::string& name);
+
+struct PluginTarget {
+  std::string name, version;
+  std::string text() const;  // "NAME VERSION" (meta target), "" when there is no name
+};
+
+struct PluginDescription {
+  int protocol = 1;                       // 1: no handshake (the other fields are empty)
+  std::vector<RendererProtocol> modes;    // what it serves
+  std::string language;                   // of its renders: "c"
+  PluginTarget target;
+  std::vector<std::string> without;       // --without names of what the target cannot take (unchecked here)
+
+  // The mode uopfuzz uses: the first of server, batch, program that it serves.
+  RendererProtocol best_mode() const;
+  bool serves(RendererProtocol p) const;
+};
+
+inline constexpr double kDescribeTimeoutS = 10;
+inline constexpr int kPluginProtocol = 2;  // the highest protocol this uopfuzz speaks
+
+// Runs the handshake (stdin /dev/null, own process group, kDescribeTimeoutS, 1 MiB of stdout): a protocol-1
+// description when the plug-in exits non-zero, prints no JSON object or times out. Throws UserError, naming
+// the command and the key, for a malformed description, a higher protocol or another language.
+PluginDescription describe_plugin(const std::string& cmd);
+// The checks of describe_plugin on a JSON text it printed (nullopt: not a JSON object, so protocol 1).
+std::optional<PluginDescription> parse_description(const std::string& json, const std::string& cmd);
+
+}  // namespace uf

@@ -1,0 +1,177 @@
+// Protocol 2 (docs/format.md section 5): the handshake, and the server mode on a pass-through plug-in
+// (tests/codegen/plugins/server_faults.py): the same results as the built-in renderer from one process,
+// and each fault (exit, signal, hang, garbage, wrong id, dying at start) a render-error of exactly that
+// program, the next one rendered by a restarted server, never a wait past the deadline.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "codegen/compiled_path.h"
+#include "codegen/plugin_describe.h"
+#include "codegen/plugin_server.h"
+#include "core/error.h"
+#include "tests/support/files.h"
+#include "tests/support/golden.h"
+#include "tests/support/paths.h"
+#include "tests/support/uopfuzz.h"
+
+namespace uf::testing {
+namespace {
+
+std::string plugin() { return source_path("tests/codegen/plugins/server_faults.py"); }
+
+class PluginServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ::setenv("UOPFUZZ", uopfuzz_binary().c_str(), 1);
+    ::setenv("UOPFUZZ_PLUGIN_COUNTER", counter.c_str(), 1);
+    for (const GoldenProgram& g : golden_programs()) {
+      if (g.undefined_at) continue;
+      programs.push_back(g.program);
+      if (programs.size() == 6) break;
+    }
+  }
+  void TearDown() override {
+    stop_plugin_servers();
+    for (const char* v : {"UOPFUZZ_PLUGIN_COUNTER", "UOPFUZZ_FAULT_AT_START", "UOPFUZZ_DESCRIBE"}) ::unsetenv(v);
+  }
+  CompiledPathConfig config() const {
+    CompiledPathConfig cfg;
+    cfg.renderer_cmd = plugin();
+    cfg.renderer_protocol = RendererProtocol::server;
+    cfg.cflags = "-O1";
+    cfg.render_timeout_s = 3;
+    return cfg;
+  }
+  std::vector<const Program*> batch() const {
+    std::vector<const Program*> b;
+    for (const Program& p : programs) b.push_back(&p);
+    return b;
+  }
+  std::vector<std::string> starts() {
+    std::vector<std::string> lines = std::filesystem::exists(counter) ? read_lines(counter) : std::vector<std::string>{};
+    std::filesystem::remove(counter);
+    return lines;
+  }
+
+  TempCache cache;
+  TempDir tmp{"uopfuzz-server"};
+  std::string counter = (tmp / "starts").string();
+  std::vector<Program> programs;
+};
+
+TEST_F(PluginServerTest, OneServerGivesTheBuiltInRenderersResults) {
+  ASSERT_EQ(programs.size(), 6u);
+  const auto served = run_compiled(batch(), config());
+  const auto builtin = run_compiled(batch(), CompiledPathConfig{});
+  EXPECT_EQ(starts(), std::vector<std::string>{"server"});
+  for (size_t i = 0; i < programs.size(); ++i) {
+    ASSERT_EQ(served[i].status, KernelStatus::ok) << served[i].message;
+    ASSERT_EQ(builtin[i].status, KernelStatus::ok) << builtin[i].message;
+    for (const UOp* b : programs[i].buffers) {
+      const Values& a = served[i].buffers.at(b->slot);
+      const Values& c = builtin[i].buffers.at(b->slot);
+      ASSERT_EQ(a.size(), c.size());
+      for (size_t k = 0; k < a.size(); ++k) EXPECT_TRUE(same_value(b->dtype, a[k], c[k])) << i << " slot " << b->slot;
+    }
+  }
+  EXPECT_EQ(render_source(programs[0], "k", config()), render_source(programs[0], "k", CompiledPathConfig{}));
+  EXPECT_EQ(starts(), std::vector<std::string>{});  // the same server still
+}
+
+struct Fault {
+  const char* name;
+  const char* says;  // in the render-error's message
+};
+
+TEST_F(PluginServerTest, EachFaultCostsExactlyItsProgramAndTheServerRestarts) {
+  for (const Fault& f : {Fault{"exit", "exit 3"}, Fault{"segv", "signal 11"}, Fault{"hang", "timed out after 3 s"},
+                         Fault{"garbage", "protocol error: a line that is not a JSON object"},
+                         Fault{"wrong-id", "protocol error: a reply to another request"}, Fault{"refuse", "refused as asked"}}) {
+    SCOPED_TRACE(f.name);
+    std::vector<Program> three(programs.begin(), programs.begin() + 3);
+    three[1].set_meta("fault", f.name);
+    const auto started = Clock::now();
+    const auto out = run_compiled({&three[0], &three[1], &three[2]}, config());
+    EXPECT_LT(seconds_since(started), 8.0);
+    EXPECT_EQ(out[0].status, KernelStatus::ok) << out[0].message;
+    EXPECT_EQ(out[2].status, KernelStatus::ok) << out[2].message;
+    ASSERT_EQ(out[1].status, KernelStatus::render_error);
+    EXPECT_NE(out[1].message.find(f.says), std::string::npos) << out[1].message;
+    const bool killed = std::string(f.name) != "refuse";
+    EXPECT_EQ(starts().size(), killed ? 2u : 1u);  // the one before (or still running) and a restarted one
+    if (std::string(f.name) == "exit") {
+      EXPECT_NE(out[1].message.find("exiting as asked"), std::string::npos) << out[1].message;
+    }
+    stop_plugin_servers();
+    starts();
+  }
+}
+
+TEST_F(PluginServerTest, AServerThatDiesAtStartBacksOffWithinTheBudget) {
+  ::setenv("UOPFUZZ_FAULT_AT_START", "1", 1);
+  CompiledPathConfig cfg = config();
+  const auto started = Clock::now();
+  std::vector<const Program*> many;
+  for (int k = 0; k < 5; ++k)
+    for (const Program& p : programs) many.push_back(&p);
+  cfg.render_stop_at = Clock::now() + std::chrono::seconds(4);
+  const auto out = run_compiled(many, cfg);
+  EXPECT_LT(seconds_since(started), 6.0);
+  for (const KernelOutcome& o : out) ASSERT_EQ(o.status, KernelStatus::render_error);
+  EXPECT_NE(out[0].message.find("exit 4"), std::string::npos) << out[0].message;
+  EXPECT_NE(out[0].message.find("dying at start as asked"), std::string::npos) << out[0].message;
+  const size_t n = starts().size();
+  EXPECT_GE(n, 4u);
+  EXPECT_LT(n, 20u) << "no back-off";  // 0.1 + 0.2 + ... s between starts after the third
+}
+
+TEST_F(PluginServerTest, AHangEndsWithTheBudgetNotTheTimeout) {
+  CompiledPathConfig cfg = config();
+  cfg.render_timeout_s = 60;
+  cfg.render_stop_at = Clock::now() + std::chrono::seconds(2);
+  programs[0].set_meta("fault", "hang");
+  const auto started = Clock::now();
+  const auto out = run_compiled({&programs[0], &programs[1]}, cfg);
+  EXPECT_LT(seconds_since(started), 4.0);
+  EXPECT_EQ(out[0].status, KernelStatus::render_error);
+  EXPECT_EQ(out[1].status, KernelStatus::render_error);  // no time left for it: a render-error, never lost
+  EXPECT_NE(out[1].message.find("no time left"), std::string::npos) << out[1].message;
+}
+
+TEST_F(PluginServerTest, TheHandshakeDescribesThePlugin) {
+  const PluginDescription d = describe_plugin(plugin());
+  EXPECT_EQ(d.protocol, 2);
+  EXPECT_EQ(d.best_mode(), RendererProtocol::server);
+  EXPECT_TRUE(d.serves(RendererProtocol::batch));
+  EXPECT_EQ(d.target.text(), "server-faults 1.0");
+  EXPECT_EQ(d.without, std::vector<std::string>{"mulacc"});
+  ::setenv("UOPFUZZ_DESCRIBE", "none", 1);
+  EXPECT_EQ(describe_plugin(plugin()).protocol, 1);  // no handshake: protocol 1
+  EXPECT_EQ(describe_plugin("sh -c 'echo void kernel0'").protocol, 1);
+}
+
+TEST_F(PluginServerTest, AMalformedHandshakeNamesTheKey) {
+  auto error = [](const std::string& json) {
+    try {
+      parse_description(json, "p");
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string ok_rest = R"("language": "c", "target": {"name": "t", "version": "1"}, "without": []})";
+  EXPECT_EQ(parse_description("not json", "p"), std::nullopt);
+  EXPECT_TRUE(parse_description(R"({"protocol": 2, "modes": ["batch"], )" + ok_rest, "p"));
+  EXPECT_NE(error(R"({"protocol": 3, "modes": ["server"], )" + ok_rest).find("protocol 3"), std::string::npos);
+  EXPECT_NE(error(R"({"protocol": "2", "modes": ["server"], )" + ok_rest).find("'protocol'"), std::string::npos);
+  EXPECT_NE(error(R"({"protocol": 2, "modes": [], )" + ok_rest).find("'modes'"), std::string::npos);
+  EXPECT_NE(error(R"({"protocol": 2, "modes": ["fast"], )" + ok_rest).find("'modes'"), std::string::npos);
+  EXPECT_NE(error(R"({"protocol": 2, "modes": ["server"], "language": "c", "target": {"name": "t"}, "without": []})")
+                .find("'target.version'"), std::string::npos);
+  EXPECT_NE(error(R"({"protocol": 2, "modes": ["server"], "language": "ptx", "target": {"name": "t", "version": "1"}, "without": []})")
+                .find("'ptx'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace uf::testing
