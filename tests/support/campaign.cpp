@@ -15,7 +15,9 @@ void run_finding_campaign(const std::string& args, const std::filesystem::path& 
                                      dir / "cache");
   const double wall = seconds_since(started);
   ASSERT_EQ(r.code, 1) << r.out;  // a reproducer saved
-  if (budget_s > 0) EXPECT_LE(wall, budget_s * 1.05) << r.out;
+  if (budget_s > 0) {
+    EXPECT_LE(wall, budget_s * 1.05) << r.out;
+  }
   *summary = nlohmann::json::parse(read_text(dir / "s.json"));
 }
 
