@@ -173,7 +173,7 @@ void BM_compile_sweep(benchmark::State& state) {
 }
 
 // Reduce a fuzz-found failure (the first generated program that mismatches under the broken
-// renderer plug-in, tests/campaign/broken_renderer.sh) with the default ReduceOptions.
+// renderer plug-in, tests/fuzz/campaign/broken_renderer.sh) with the default ReduceOptions.
 void BM_reduce(benchmark::State& state) {
   const Failing& f = failing_program();
   const CompiledPathConfig cfg = broken_config();

@@ -129,7 +129,7 @@ std::string fresh_cache_dir() {
 CompiledPathConfig broken_config() {
   ::setenv("UOPFUZZ", settings().uopfuzz.c_str(), 1);  // the plug-in script calls `$UOPFUZZ render`
   CompiledPathConfig cfg;
-  cfg.renderer_cmd = "sh " + settings().source_dir + "/tests/campaign/broken_renderer.sh";
+  cfg.renderer_cmd = "sh " + settings().source_dir + "/tests/fuzz/campaign/broken_renderer.sh";
   return cfg;
 }
 

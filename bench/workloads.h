@@ -13,7 +13,7 @@ namespace uf::bench {
 struct Settings {
   bool smoke = false;         // tiny sizes: CTest checks that every benchmark runs, never how fast
   std::string uopfuzz;        // the uopfuzz binary (spawned by the CLI and reduce benchmarks)
-  std::string source_dir;     // the repository (for tests/campaign/broken_renderer.sh)
+  std::string source_dir;     // the repository (for tests/fuzz/campaign/broken_renderer.sh)
   std::string work_dir;       // a fresh temporary directory, removed at exit
   std::string cache_root;     // work_dir/cache: private compile caches live below it
 };
@@ -41,7 +41,7 @@ size_t live_nodes(const std::vector<Program>& ps);
 std::string fresh_cache_dir();
 
 // The compiled-path configuration of the reduce benchmark: the built-in renderer with integer MUL
-// rendered as ADD (tests/campaign/broken_renderer.sh as a --renderer-cmd plug-in).
+// rendered as ADD (tests/fuzz/campaign/broken_renderer.sh as a --renderer-cmd plug-in).
 CompiledPathConfig broken_config();
 
 // A generated program that mismatches under broken_config(), with its signature; searched once (a few

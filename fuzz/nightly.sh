@@ -12,7 +12,7 @@
 #
 # For example, a short run against a renderer plug-in (exits 1 when it finds something):
 #   fuzz/nightly.sh --budget 60 --compilers gcc --flagsets default --corpus /tmp/c --out /tmp/o \
-#       -- --renderer-cmd tests/campaign/broken_renderer.sh
+#       -- --renderer-cmd tests/fuzz/campaign/broken_renderer.sh
 #
 # Every option also reads an environment variable (NIGHTLY_BUDGET, NIGHTLY_SEED, NIGHTLY_SHARD,
 # NIGHTLY_COMPILERS, NIGHTLY_FLAGSETS, NIGHTLY_F16, NIGHTLY_JOBS, NIGHTLY_CORPUS, NIGHTLY_OUT, UOPFUZZ_BIN).
@@ -67,7 +67,7 @@ for n in "$budget" "$seed" "$shard" "$jobs"; do
   [[ $n =~ ^[0-9]+$ ]] || { echo "nightly: not a number: $n" >&2; exit 2; }
 done
 [[ -x $uopfuzz ]] || { echo "nightly: $uopfuzz is not an executable (build first, or --uopfuzz BIN)" >&2; exit 2; }
-# Renderer plug-ins that call uopfuzz themselves (tests/campaign/broken_renderer.sh) find it here.
+# Renderer plug-ins that call uopfuzz themselves (tests/fuzz/campaign/broken_renderer.sh) find it here.
 export UOPFUZZ=${UOPFUZZ:-$uopfuzz}
 command -v jq >/dev/null || { echo "nightly: needs jq (tools/setup installs it)" >&2; exit 2; }
 if [[ -z $compilers ]]; then

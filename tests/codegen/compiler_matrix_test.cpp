@@ -12,7 +12,7 @@
 
 #include "codegen/runtime/compiler.h"
 #include "codegen/runtime/process.h"
-#include "tests/codegen/golden_run.h"
+#include "tests/support/golden_run.h"
 #include "tests/support/files.h"
 #include "tests/support/golden.h"
 

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "codegen/runtime/compiler.h"
-#include "tests/codegen/golden_run.h"
+#include "tests/support/golden_run.h"
 
 namespace uf::testing {
 namespace {

@@ -28,7 +28,7 @@ class PluginBatch : public ::testing::Test {
 
   CompiledPathConfig config(bool batch) const {
     CompiledPathConfig cfg;
-    cfg.renderer_cmd = source_path("tests/campaign/plugins/batch_passthru.py");
+    cfg.renderer_cmd = source_path("tests/fuzz/campaign/plugins/batch_passthru.py");
     cfg.renderer_protocol = batch ? RendererProtocol::batch : RendererProtocol::program;
     cfg.cflags = "-O1";
     return cfg;

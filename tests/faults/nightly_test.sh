@@ -35,7 +35,7 @@ case $mode in
     ;;
   new)
     "$root/fuzz/nightly.sh" "${common[@]}" --budget 60 -- --count 16 --cflags -O1 --no-reduce \
-      --renderer-cmd "$root/tests/campaign/broken_renderer.sh" >"$work/log" 2>&1
+      --renderer-cmd "$root/tests/fuzz/campaign/broken_renderer.sh" >"$work/log" 2>&1
     code=$?
     cat "$work/log"
     ((code == 1)) || fail "exit $code, expected 1"

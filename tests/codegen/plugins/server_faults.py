@@ -6,7 +6,7 @@
 #   $UOPFUZZ_FAULT_AT_START=1: every server process exits at once, before reading a request.
 #   $UOPFUZZ_HANG_EVERY=N: each server process hangs on its N-th, 2N-th, ... request.
 #   $UOPFUZZ_DESCRIBE=TEXT: the handshake prints TEXT instead; =none: no handshake (protocol 1).
-#   $UOPFUZZ_BREAK_MUL=1: integer multiplication rendered as addition (as tests/campaign/broken_renderer.sh).
+#   $UOPFUZZ_BREAK_MUL=1: integer multiplication rendered as addition (as tests/fuzz/campaign/broken_renderer.sh).
 #   $UOPFUZZ_PLUGIN_COUNTER=FILE: each start appends its mode ("server", "one", "batch") to FILE.
 import json
 import os

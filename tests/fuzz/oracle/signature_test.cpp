@@ -15,8 +15,8 @@ namespace {
 // constant, not the first reader.
 TEST(Signature, AWrongConstantIsSignedByTheConstant) {
   TempDir tmp{"uopfuzz-signature"};
-  const std::string program = source_path("tests/campaign/plugins/constant_read_twice.uop");
-  const std::string plugin = " --renderer-cmd " + source_path("tests/campaign/plugins/f64_constants_as_float.py");
+  const std::string program = source_path("tests/fuzz/campaign/plugins/constant_read_twice.uop");
+  const std::string plugin = " --renderer-cmd " + source_path("tests/fuzz/campaign/plugins/f64_constants_as_float.py");
   const Ran r = run_uopfuzz_isolated("run " + program + plugin, tmp.path() / "cache");
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.out.find("verdict: mismatch (mismatch CONST f64)"), std::string::npos) << r.out;

@@ -10,7 +10,7 @@ import re
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "plugins"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "plugins"))
 from uopfuzz_plugin import Plugin, RenderError, uopfuzz_render  # noqa: E402
 
 TOKEN = r"(\(-[0-9][0-9a-z.+]*\)|[A-Za-z_][A-Za-z0-9_]*|[0-9][0-9a-z.+]*)"

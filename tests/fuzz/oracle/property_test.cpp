@@ -19,6 +19,7 @@
 #include "fuzz/oracle/reduce.h"
 #include "fuzz/oracle/shrink.h"
 #include "tests/support/paths.h"
+#include "tests/support/reduce.h"
 
 namespace uf::testing {
 namespace {
@@ -87,10 +88,7 @@ TEST(Property, ReferenceEqualsCompiled) {
 // The property can fail: against a renderer that gets integer MUL wrong, it reports a small reproducer
 // that parses back and still fails alike.
 TEST(Property, FailsWithAReducedReproducerAgainstABrokenRenderer) {
-  ::setenv("UOPFUZZ", uopfuzz_binary().c_str(), 1);
-  CompiledPathConfig broken;
-  broken.renderer_cmd = broken_renderer();
-  broken.cflags = "-O1";
+  const CompiledPathConfig broken = broken_renderer_config();
   const PropertyRun run = reference_equals_compiled(broken, 8, 1, 120);
   ASSERT_FALSE(run.passed);
   const size_t start = run.message.find("uops ");

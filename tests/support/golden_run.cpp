@@ -1,5 +1,5 @@
 // The golden ALU vectors through one compiler: cases grouped by (op, dtypes), 25 to a program, one batch.
-#include "tests/codegen/golden_run.h"
+#include "tests/support/golden_run.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # A deliberately broken renderer with five independent bugs of five kinds, for the test that a campaign
-# gives exactly one bucket per root cause (tests/campaign/five_bugs_test.cpp). It is uopfuzz's renderer,
+# gives exactly one bucket per root cause (tests/fuzz/campaign/five_bugs_test.cpp). It is uopfuzz's renderer,
 # then:
 #  1. every binary64 literal is printed through binary32 (0.1 becomes 0.10000000149011612): `mismatch CONST f64`;
 #  2. f32 MAX ignores a NaN operand, like C's fmaxf (the reference's MAX(nan, 1) is nan): `mismatch MAX f32`;
@@ -11,14 +11,13 @@
 # literals. Speaks both plug-in protocols of protocol 1 (plugins/uopfuzz_plugin.py).
 import os
 import re
-import struct
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "plugins"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "plugins"))
 from uopfuzz_plugin import Plugin, RenderError, uopfuzz_render  # noqa: E402
+from f64_constants_as_float import LITERAL, through_float  # noqa: E402  bug 1 is that plug-in's (this folder)
 
-LITERAL = re.compile(r"(?<![\w.])(\d+\.\d*(?:e[+-]?\d+)?|\d+e[+-]?\d+)(?![\w.])")
 # uf_f32 of a binary64 operand is CAST f64 -> f32; the renderer's other uses pass `(double)` or a call.
 CAST_F64_F32 = re.compile(r"\buf_f32\((?!\(double\)|uf_)")
 
@@ -36,13 +35,6 @@ static inline float uf5_f64_to_f32(double x) {
 #define uf_cdiv_i32(a, b) uf5_cdiv_i32(a, b)
 #define uf_shl_u32(a, b) uf5_shl_u32(a, b)
 """
-
-
-def through_float(m):
-    x = float(m.group(1))
-    if x > 3.4028234663852886e38:
-        return m.group(1)  # beyond binary32: leave it (inf would be a different bug)
-    return repr(struct.unpack("f", struct.pack("f", x))[0])
 
 
 def render(program, name):

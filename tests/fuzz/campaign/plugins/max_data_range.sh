@@ -4,7 +4,7 @@
 # magnitude lies in [LO, HI) (default [4096, 32767): three binades that generated data reaches mostly
 # through random bit patterns). A data-dependent bug: a kernel shows it only on data that takes it
 # there, so one data set per kernel seldom sees it and `fuzz --inputs 16` does
-# (tests/campaign/inputs_test.cpp).
+# (tests/fuzz/campaign/inputs_test.cpp).
 set -e
 lo=${MAX_BUG_LO:-4096.0}
 hi=${MAX_BUG_HI:-32767.0}

@@ -1,14 +1,14 @@
-// A renderer that gets a vector lane order wrong (tests/campaign/broken_vector_renderer.sh) is found by
+// A renderer that gets a vector lane order wrong (tests/fuzz/campaign/broken_vector_renderer.sh) is found by
 // a fixed-seed campaign, reduced to a handful of nodes, and the reproducer replays with its signature.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "core/text.h"
 #include "fuzz/oracle/shrink.h"
+#include "tests/support/campaign.h"
 #include "tests/support/paths.h"
 #include "tests/support/uopfuzz.h"
 
@@ -22,13 +22,10 @@ TEST(VectorCampaign, WrongLaneOrderIsFoundReducedAndReplayed) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   auto run = [&](const std::string& args) { return run_uopfuzz_isolated(args, dir / "cache"); };
-  const std::string corpus = (dir / "corpus").string();
-  const auto fuzz = run("fuzz --seed 8 --count 48 --jobs 1 -q --without loop --cflags -O1 --reduce-time 60 --renderer-cmd " +
-                        std::string(UOPFUZZ_BROKEN_VECTOR_RENDERER) + " --corpus " + corpus + " --json " +
-                        (dir / "s.json").string());
-  ASSERT_EQ(fuzz.code, 1) << fuzz.out;
-  std::ifstream in(dir / "s.json");
-  const auto s = nlohmann::json::parse(in);
+  nlohmann::json s;
+  ASSERT_NO_FATAL_FAILURE(run_finding_campaign("--seed 8 --count 48 --jobs 1 -q --without loop --cflags -O1 --reduce-time 60 --renderer-cmd " +
+                                                   std::string(UOPFUZZ_BROKEN_VECTOR_RENDERER),
+                                               dir, &s));
   ASSERT_FALSE(s["saved"].empty());
   for (const auto& path : s["saved"]) {
     const Program p = read_program(path.get<std::string>());

@@ -1,5 +1,5 @@
 // The renderer's text: the example programs of tests/programs/ as golden C files, and their run results.
-// Golden files live in tests/codegen/golden/NAME.c and hold render_function(tests/programs/NAME.uop, NAME)
+// Golden files live in tests/codegen/render/golden/NAME.c and hold render_function(tests/programs/NAME.uop, NAME)
 // exactly. To regenerate after an intended change: UOPFUZZ_UPDATE_GOLDEN=1 (the test then reports SKIPPED).
 #include <gtest/gtest.h>
 
@@ -26,7 +26,7 @@ namespace {
 const char* const kExamples[] = {"elementwise", "alloc_after",  "chain",
                                   "floordiv_negative", "divmod_fast", "casts_where"};
 
-std::string golden_c(const std::string& name) { return source_path("tests/codegen/golden/" + name + ".c"); }
+std::string golden_c(const std::string& name) { return source_path("tests/codegen/render/golden/" + name + ".c"); }
 
 Program chain(int depth) {  // v = v*v + v, `depth` times: tests/programs/chain.uop at any depth
   Builder b;

@@ -1,4 +1,4 @@
-// Three broken renderers of loops (tests/campaign/plugins): each is caught on a hand-written loop
+// Three broken renderers of loops (tests/fuzz/campaign/plugins): each is caught on a hand-written loop
 // program and signed by the value where it goes wrong (values inside loops are probed per iteration),
 // and `uopfuzz reduce` brings that program to at most 15 nodes in the same bucket, replaying under the
 // plug-in and agreeing under the built-in renderer.
@@ -41,8 +41,8 @@ class LoopPlugin : public ::testing::TestWithParam<LoopBug> {
 
 TEST_P(LoopPlugin, IsCaughtAndReducedToAFewNodes) {
   const LoopBug& bug = GetParam();
-  const std::string plugin = " --renderer-cmd " + source_path("tests/campaign/plugins/" + bug.plugin);
-  const std::string input = source_path("tests/campaign/plugins/" + bug.input);
+  const std::string plugin = " --renderer-cmd " + source_path("tests/fuzz/campaign/plugins/" + bug.plugin);
+  const std::string input = source_path("tests/fuzz/campaign/plugins/" + bug.input);
   const std::string& signature = bug.signature;
   const Program original = read_program(input);
   const Ran found = run("run " + input + plugin);
@@ -88,7 +88,7 @@ TEST(LoopPlugins, RenderEveryExampleProgram) {
     for (const auto& e : fs::directory_iterator(source_path("tests/programs"))) {
       if (e.path().extension() != ".uop") continue;
       const Ran r = run_uopfuzz_isolated("run " + e.path().string() + " --renderer-cmd " +
-                                             source_path(std::string("tests/campaign/plugins/") + plugin),
+                                             source_path(std::string("tests/fuzz/campaign/plugins/") + plugin),
                                          tmp.path() / "cache");
       EXPECT_TRUE(r.code == 0 || r.out.find("verdict: mismatch") != std::string::npos)
           << plugin << " on " << e.path() << ":\n" << r.out;

@@ -1,5 +1,5 @@
 // One bucket per root cause, within the budget: against a renderer with five independent bugs of five
-// kinds (tests/campaign/plugins/five_bugs.py: a wrong f64 constant, f32 MAX ignoring NaN, unguarded i32
+// kinds (tests/fuzz/campaign/plugins/five_bugs.py: a wrong f64 constant, f32 MAX ignoring NaN, unguarded i32
 // division, u32 SHL by the width, CAST f64 -> f32 rounded toward zero), a fixed-seed 120 s campaign of
 // --jobs 2 saves exactly one bucket per bug, each reduced to completion (`meta reduced = yes`) and to at
 // most 10 nodes, and ends within 5 % of its budget.
@@ -12,9 +12,9 @@
 
 #include "core/text.h"
 #include "fuzz/oracle/shrink.h"
+#include "tests/support/campaign.h"
 #include "tests/support/files.h"
 #include "tests/support/paths.h"
-#include "tests/support/uopfuzz.h"
 
 namespace uf::testing {
 namespace {
@@ -24,16 +24,9 @@ namespace fs = std::filesystem;
 TEST(FiveBugs, OneReducedBucketPerBugWithinTheBudget) {
   TempDir tmp{"uopfuzz-five-bugs"};
   const fs::path dir = tmp.path();
-  constexpr double kBudget = 120;
-  const auto started = Clock::now();
-  const Ran r = run_uopfuzz_isolated("fuzz --seed 1 --time 120 --jobs 2 -q --renderer-batch " +
-                                         source_path("tests/campaign/plugins/five_bugs.py") + " --corpus " +
-                                         (dir / "corpus").string() + " --json " + (dir / "s.json").string(),
-                                     dir / "cache");
-  const double wall = seconds_since(started);
-  ASSERT_EQ(r.code, 1) << r.out;
-  EXPECT_LE(wall, kBudget * 1.05) << r.out;
-  const auto s = nlohmann::json::parse(read_text(dir / "s.json"));
+  nlohmann::json s;
+  ASSERT_NO_FATAL_FAILURE(run_finding_campaign(
+      "--seed 1 --jobs 2 -q --renderer-batch " + source_path("tests/fuzz/campaign/plugins/five_bugs.py"), dir, &s, 120));
   std::map<std::string, int> buckets;  // signature -> saved files
   for (const auto& path : s["saved"]) {
     const std::string file = path.get<std::string>();

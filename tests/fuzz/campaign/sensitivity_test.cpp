@@ -12,6 +12,7 @@
 
 #include "core/text.h"
 #include "fuzz/oracle/shrink.h"
+#include "tests/support/campaign.h"
 #include "tests/support/files.h"
 #include "tests/support/paths.h"
 #include "tests/support/uopfuzz.h"
@@ -21,7 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A one-bug plug-in (tests/campaign/plugins/NAME), the node its bug is in, and the campaign that finds it.
+// A one-bug plug-in (tests/fuzz/campaign/plugins/NAME), the node its bug is in, and the campaign that finds it.
 struct NarrowBug {
   std::string plugin;
   Op op;
@@ -32,13 +33,11 @@ struct NarrowBug {
 void expect_found_reduced_and_replayed_within_a_minute(const NarrowBug& bug) {
   TempDir tmp{"uopfuzz-sensitivity"};
   const fs::path dir = tmp.path();
-  const std::string plugin = source_path("tests/campaign/plugins/" + bug.plugin);
-  const Ran r = run_uopfuzz_isolated("fuzz --seed " + std::to_string(bug.seed) + " --count " + std::to_string(bug.count) +
-                                         " --time 60 --jobs 2 -q --renderer-cmd " + plugin + " --corpus " +
-                                         (dir / "corpus").string() + " --json " + (dir / "s.json").string(),
-                                     dir / "cache");
-  ASSERT_EQ(r.code, 1) << r.out;  // a reproducer saved
-  const auto s = nlohmann::json::parse(read_text(dir / "s.json"));
+  const std::string plugin = source_path("tests/fuzz/campaign/plugins/" + bug.plugin);
+  nlohmann::json s;
+  ASSERT_NO_FATAL_FAILURE(run_finding_campaign("--seed " + std::to_string(bug.seed) + " --count " + std::to_string(bug.count) +
+                                                   " --time 60 --jobs 2 -q --renderer-cmd " + plugin,
+                                               dir, &s));
   bool found = false;
   for (const auto& path : s["saved"]) {
     const Program p = read_program(path.get<std::string>());

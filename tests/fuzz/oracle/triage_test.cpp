@@ -108,7 +108,7 @@ TEST_F(Triage, FuzzWithAMatrixSavesEachBucketWithItsBlame) {
 }
 
 TEST_F(Triage, ABatchRendererIsRecordedAndReplayedAsOne) {
-  const std::string plugin = source_path("tests/campaign/plugins/batch_passthru.py");
+  const std::string plugin = source_path("tests/fuzz/campaign/plugins/batch_passthru.py");
   const std::string f = file("refused.uop", std::string("meta refuse = by design\n") + kMul);
   const std::string out = (tmp / "reduced.uop").string();
   const Ran red = run("reduce " + f + " --time 30 -o " + out + " --renderer-batch " + plugin);

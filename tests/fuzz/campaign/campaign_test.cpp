@@ -9,6 +9,7 @@
 
 #include "core/text.h"
 #include "fuzz/oracle/shrink.h"
+#include "tests/support/campaign.h"
 #include "tests/support/files.h"
 #include "tests/support/paths.h"
 #include "tests/support/uopfuzz.h"
@@ -18,7 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A plug-in whose one helper of a narrow float family is wrong (tests/campaign/plugins/NAME), and the
+// A plug-in whose one helper of a narrow float family is wrong (tests/fuzz/campaign/plugins/NAME), and the
 // fixed campaign that must find it: a bucket whose signature contains `family` (e.g. "bf16").
 struct FamilyBug {
   std::string plugin;
@@ -99,12 +100,11 @@ TEST_F(Campaign, BrokenRendererIsFoundReducedSavedAndReplayed) {
 }
 
 void Campaign::expect_found_reduced_and_replayed(const FamilyBug& bug) const {
-  const std::string json = (dir / "s.json").string();
-  const Ran r = run("fuzz --seed " + std::to_string(bug.seed) + " --count " + std::to_string(bug.count) +
-                    " --jobs 2 -q --without loop --renderer-cmd " + source_path("tests/campaign/plugins/" + bug.plugin) +
-                    " --corpus " + (dir / "corpus").string() + " --json " + json);
-  ASSERT_EQ(r.code, 1) << r.out;  // new reproducers saved
-  const auto s = summary(json);
+  nlohmann::json s;
+  ASSERT_NO_FATAL_FAILURE(run_finding_campaign("--seed " + std::to_string(bug.seed) + " --count " + std::to_string(bug.count) +
+                                                   " --jobs 2 -q --without loop --renderer-cmd " +
+                                                   source_path("tests/fuzz/campaign/plugins/" + bug.plugin),
+                                               dir, &s));
   ASSERT_FALSE(s["saved"].empty()) << s.dump(2);
   EXPECT_TRUE(s["errors"].empty()) << s.dump(2);
   bool family_saved = false;
@@ -143,8 +143,8 @@ TEST_F(Campaign, Bf16SingleRoundingIsFoundReducedAndReplayed) {
 // The double-rounding band itself, on a hand-written program: the plug-in is caught there and `reduce`
 // brings the program to at most 12 nodes.
 TEST_F(Campaign, Bf16SingleRoundingIsCaughtOnTheDoubleRoundingBandAndReduced) {
-  const std::string plugin = " --renderer-cmd " + source_path("tests/campaign/plugins/bf16_single_rounding.sh");
-  const std::string band = source_path("tests/campaign/plugins/bf16_double_rounding_band.uop");
+  const std::string plugin = " --renderer-cmd " + source_path("tests/fuzz/campaign/plugins/bf16_single_rounding.sh");
+  const std::string band = source_path("tests/fuzz/campaign/plugins/bf16_double_rounding_band.uop");
   const std::string signature = "mismatch CAST f64>bf16";
   const Ran found = run("run " + band + plugin);
   EXPECT_EQ(found.code, 1) << found.out;
