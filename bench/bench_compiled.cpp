@@ -35,7 +35,8 @@ double since(clock_type::time_point t0) { return std::chrono::duration<double>(c
 double children_cpu() {
   rusage r{};
   ::getrusage(RUSAGE_CHILDREN, &r);
-  return static_cast<double>(r.ru_utime.tv_sec + r.ru_stime.tv_sec) + 1e-6 * static_cast<double>(r.ru_utime.tv_usec + r.ru_stime.tv_usec);
+  return static_cast<double>(r.ru_utime.tv_sec + r.ru_stime.tv_sec) +
+         1e-6 * static_cast<double>(r.ru_utime.tv_usec + r.ru_stime.tv_usec);
 }
 
 // The built-in renderer's translation unit for `ps`: the prelude once, then one function each.
@@ -118,7 +119,10 @@ void BM_batch_phases(benchmark::State& state) {
     const CompileResult c = compile_shared({tu});
     cpu_compile += children_cpu() - cpu0;
     t_compile += since(t0);
-    if (!c.ok || c.cached) { state.SkipWithError(c.ok ? "unexpected cache hit" : "batch did not compile"); break; }
+    if (!c.ok || c.cached) {
+      state.SkipWithError(c.ok ? "unexpected cache hit" : "batch did not compile");
+      break;
+    }
 
     t0 = clock_type::now();
     std::vector<KernelCall> calls;
@@ -226,8 +230,7 @@ void BM_renderer_protocol(benchmark::State& state) {
     for (size_t i = 0; i < n; ++i) ps.push_back(generate(program_seed(1, 0, first + i)));
     std::vector<const Program*> ptrs;
     for (const Program& p : ps) ptrs.push_back(&p);
-    for (const Finding& f : check(ptrs, cfg))
-      render_errors += f.defined() && f.observation.verdict == Verdict::render_error;
+    for (const Finding& f : check(ptrs, cfg)) render_errors += f.defined() && f.observation.verdict == Verdict::render_error;
     programs += static_cast<int64_t>(n);
   }
   stop_plugin_servers();
@@ -247,7 +250,10 @@ void register_compiled() {
   }
   // Loops against straight-line programs, side by side, at the campaign's batch sizes.
   for (int64_t n : smoke ? std::vector<int64_t>{2} : std::vector<int64_t>{32, 128}) {
-    auto* b = RegisterBenchmark("fuzz_iteration/straight_line", BM_fuzz_iteration)->Args({n, 1})->UseRealTime()->Unit(benchmark::kMillisecond);
+    auto* b = RegisterBenchmark("fuzz_iteration/straight_line", BM_fuzz_iteration)
+                  ->Args({n, 1})
+                  ->UseRealTime()
+                  ->Unit(benchmark::kMillisecond);
     if (!smoke) b->MinTime(4.0);
   }
   for (int64_t n : batches) {

@@ -79,8 +79,8 @@ void BM_interpret_loop_body(benchmark::State& state) {
   verify(p);
   const auto order = linearize(p);
   const Loops loops = analyze_loops(p, order);
-  const size_t at = static_cast<size_t>(std::find(loops.schedule.begin(), loops.schedule.end(), loops.ranges.at(0)) -
-                                        loops.schedule.begin());
+  const size_t at =
+      static_cast<size_t>(std::find(loops.schedule.begin(), loops.schedule.end(), loops.ranges.at(0)) - loops.schedule.begin());
   const int64_t runs = static_cast<int64_t>(order.size()) + (kTrips - 1) * static_cast<int64_t>(loops.body_end[at] - at - 1);
   int64_t nodes = 0;
   for (auto _ : state) {
@@ -111,7 +111,8 @@ void BM_render_generated(benchmark::State& state) {
   const size_t per_set = live_nodes(ps);
   int64_t nodes = 0, bytes = 0;
   for (auto _ : state) {
-    for (size_t i = 0; i < ps.size(); ++i) bytes += static_cast<int64_t>(render_function(ps[i], "kernel" + std::to_string(i)).size());
+    for (size_t i = 0; i < ps.size(); ++i)
+      bytes += static_cast<int64_t>(render_function(ps[i], "kernel" + std::to_string(i)).size());
     nodes += static_cast<int64_t>(per_set);
   }
   state.counters["nodes"] = Counter(static_cast<double>(nodes), Counter::kIsRate);
@@ -170,16 +171,24 @@ void register_front() {
   const bool smoke = settings().smoke;
   const std::vector<int64_t> sizes = smoke ? std::vector<int64_t>{1000} : std::vector<int64_t>{1000, 10000, 100000};
   RegisterBenchmark("parse/generated", BM_parse_generated)->Unit(benchmark::kMillisecond);
-  RegisterBenchmark("parse/straight_line", BM_parse_straight_line)->Arg(static_cast<int64_t>(big()))->Unit(benchmark::kMillisecond);
-  for (int64_t n : sizes) RegisterBenchmark("interpret/straight_line", BM_interpret_straight_line)->Arg(n)->Unit(benchmark::kMicrosecond);
+  RegisterBenchmark("parse/straight_line", BM_parse_straight_line)
+      ->Arg(static_cast<int64_t>(big()))
+      ->Unit(benchmark::kMillisecond);
+  for (int64_t n : sizes)
+    RegisterBenchmark("interpret/straight_line", BM_interpret_straight_line)->Arg(n)->Unit(benchmark::kMicrosecond);
   for (int64_t n : sizes)
     if (n <= 10000) RegisterBenchmark("interpret/loop_body", BM_interpret_loop_body)->Arg(n)->Unit(benchmark::kMicrosecond);
   RegisterBenchmark("interpret/generated", BM_interpret_generated)->Unit(benchmark::kMillisecond);
   RegisterBenchmark("render/generated", BM_render_generated)->Unit(benchmark::kMillisecond);
   RegisterBenchmark("render/straight_line", BM_render_straight_line)->Arg(smoke ? 1000 : 10000)->Unit(benchmark::kMillisecond);
   RegisterBenchmark("generate", BM_generate)->Unit(benchmark::kMicrosecond);
-  RegisterBenchmark("interp_file/in_process", BM_interp_file_in_process)->Arg(static_cast<int64_t>(big()))->Unit(benchmark::kMillisecond);
-  RegisterBenchmark("interp_file/cli", BM_interp_file_cli)->Arg(static_cast<int64_t>(big()))->Unit(benchmark::kMillisecond)->UseRealTime();
+  RegisterBenchmark("interp_file/in_process", BM_interp_file_in_process)
+      ->Arg(static_cast<int64_t>(big()))
+      ->Unit(benchmark::kMillisecond);
+  RegisterBenchmark("interp_file/cli", BM_interp_file_cli)
+      ->Arg(static_cast<int64_t>(big()))
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
 }
 
 }  // namespace uf::bench

@@ -34,16 +34,18 @@ int main(int argc, char** argv) {
   // Our own flags first; everything else goes to Google Benchmark.
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--smoke") == 0) s.smoke = true;
-    else if (std::strncmp(argv[i], "--uopfuzz=", 10) == 0) s.uopfuzz = argv[i] + 10;
+    if (std::strcmp(argv[i], "--smoke") == 0)
+      s.smoke = true;
+    else if (std::strncmp(argv[i], "--uopfuzz=", 10) == 0)
+      s.uopfuzz = argv[i] + 10;
     else if (std::strncmp(argv[i], "--emit-straight-line=", 21) == 0) {  // for tools/bench and profiling
       const std::string arg = argv[i] + 21;
       const size_t colon = arg.find(':');
       std::ofstream out(arg.substr(colon + 1));
       out << uf::print_program(uf::bench::straight_line(std::stoul(arg.substr(0, colon))));
       return out ? 0 : 2;
-    }
-    else argv[kept++] = argv[i];
+    } else
+      argv[kept++] = argv[i];
   }
   argc = kept;
 

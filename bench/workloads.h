@@ -11,11 +11,11 @@ namespace uf::bench {
 
 // Settings shared by every benchmark, from the command line (bench_main.cpp).
 struct Settings {
-  bool smoke = false;         // tiny sizes: CTest checks that every benchmark runs, never how fast
-  std::string uopfuzz;        // the uopfuzz binary (spawned by the CLI and reduce benchmarks)
-  std::string source_dir;     // the repository (for tests/fuzz/campaign/broken_renderer.sh)
-  std::string work_dir;       // a fresh temporary directory, removed at exit
-  std::string cache_root;     // work_dir/cache: private compile caches live below it
+  bool smoke = false;      // tiny sizes: CTest checks that every benchmark runs, never how fast
+  std::string uopfuzz;     // the uopfuzz binary (spawned by the CLI and reduce benchmarks)
+  std::string source_dir;  // the repository (for tests/fuzz/campaign/broken_renderer.sh)
+  std::string work_dir;    // a fresh temporary directory, removed at exit
+  std::string cache_root;  // work_dir/cache: private compile caches live below it
 };
 Settings& settings();
 

@@ -11,9 +11,7 @@ Program load_program(const std::string& path) {
     Program p = read_program(path);
     verify(p);
     return p;
-  } catch (const UserError& e) {
-    throw UserError(located(path, e));
-  }
+  } catch (const UserError& e) { throw UserError(located(path, e)); }
 }
 
 void write_output(const std::string& path, const std::string& text) {

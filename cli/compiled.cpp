@@ -14,11 +14,16 @@ void CompiledFlags::add_to(CLI::App* app) {
   app->add_option("--cc", cc, "C compiler of the compiled path (default gcc, or the file's meta cc)");
   app->add_option("--cflags", cflags, "compiler flags (default: exact and fast, or the file's meta cflags)");
   app->add_option("--renderer-cmd", renderer_cmd, "render with this command instead: CMD PROGRAM_FILE FUNCTION_NAME");
-  app->add_option("--renderer-batch", renderer_batch, "render with this batch plug-in instead: CMD LIST_FILE (docs/format.md section 5)");
+  app->add_option("--renderer-batch", renderer_batch,
+                  "render with this batch plug-in instead: CMD LIST_FILE (docs/format.md section 5)");
   app->add_option("--renderer-protocol", renderer_protocol,
                   "speak to the plug-in this way: program, batch or server (default: the best its handshake offers)");
-  app->add_option("--f16", f16, "f16 in the built-in renderer: soft (float + rounding helpers, default) or native (_Float16 where the compiler has it)");
-  app->add_option("--bf16", bf16, "bf16 in the built-in renderer: soft (default) or native (renders soft: no tested compiler has __bf16 arithmetic)");
+  app->add_option(
+      "--f16", f16,
+      "f16 in the built-in renderer: soft (float + rounding helpers, default) or native (_Float16 where the compiler has it)");
+  app->add_option(
+      "--bf16", bf16,
+      "bf16 in the built-in renderer: soft (default) or native (renders soft: no tested compiler has __bf16 arithmetic)");
   app->add_option("--timeout", timeout_s, "seconds one kernel run may take before it is a timeout")->check(CLI::PositiveNumber);
 }
 
@@ -80,7 +85,8 @@ void CompiledFlags::resolve_renderer(CompiledPathConfig& cfg, const Program* rec
 CompiledPathConfig CompiledFlags::config(const Program* recorded) const {
   CompiledPathConfig cfg;
   auto pick = [&](const std::string& flag, const char* meta, std::string& out) {
-    if (!flag.empty()) out = flag;
+    if (!flag.empty())
+      out = flag;
     else if (recorded)
       if (const std::string* v = recorded->meta_value(meta)) out = *v;
   };
@@ -95,7 +101,8 @@ CompiledPathConfig CompiledFlags::config(const Program* recorded) const {
     std::string v = "soft";
     pick(flag, meta, v);
     if (v != "soft" && v != "native")
-      throw UserError(std::string("uopfuzz: ") + (flag.empty() ? "meta " : "--") + meta + " '" + v + "': expected soft or native");
+      throw UserError(std::string("uopfuzz: ") + (flag.empty() ? "meta " : "--") + meta + " '" + v +
+                      "': expected soft or native");
     return v == "native";
   };
   cfg.render.f16_native = mode(f16, "f16");
@@ -184,7 +191,8 @@ std::vector<Command> compiled_commands(CLI::App& app) {
   run_opts->flags.add_to(run);
 
   auto replay_opts = std::make_shared<RunOptions>();
-  CLI::App* replay = app.add_subcommand("replay", "Replay a corpus file as a regression test (exit 0 when it behaves as its meta status says)");
+  CLI::App* replay =
+      app.add_subcommand("replay", "Replay a corpus file as a regression test (exit 0 when it behaves as its meta status says)");
   replay->add_option("FILE", replay_opts->file, "corpus file (.uop)")->required();
   replay_opts->flags.add_to(replay);
 

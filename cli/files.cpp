@@ -30,9 +30,7 @@ int run_interp(const FileOptions& o) {
     p = read_program(o.file);
     order = linearize(p);
     verify(p, order);
-  } catch (const UserError& e) {
-    throw UserError(located(o.file, e));
-  }
+  } catch (const UserError& e) { throw UserError(located(o.file, e)); }
   const RefResult r = interpret(p, order);
   if (r.undefined) {
     const auto it = p.origin.find(r.undefined->node);
@@ -51,8 +49,8 @@ int run_interp(const FileOptions& o) {
     if (want == p.expect.end()) continue;
     for (size_t i = 0; i < vals.size(); ++i)
       if (!same_value(d, want->second[i], vals[i])) {
-        std::cerr << o.file << ": slot " << slot << " element " << i << ": file expects "
-                  << format_scalar(d, want->second[i]) << ", reference gives " << format_scalar(d, vals[i]) << "\n";
+        std::cerr << o.file << ": slot " << slot << " element " << i << ": file expects " << format_scalar(d, want->second[i])
+                  << ", reference gives " << format_scalar(d, vals[i]) << "\n";
         status = kFailure;
         break;
       }
@@ -70,12 +68,12 @@ std::vector<Command> file_commands(CLI::App& app) {
   fmt->add_option("-o,--out", fmt_opts->out, "write here (atomically) instead of stdout");
 
   auto interp_opts = std::make_shared<FileOptions>();
-  CLI::App* interp = app.add_subcommand("interp", "Run the reference interpreter; print an expect line per BUFFER (exit 3: UNDEFINED)");
+  CLI::App* interp =
+      app.add_subcommand("interp", "Run the reference interpreter; print an expect line per BUFFER (exit 3: UNDEFINED)");
   interp->add_option("FILE", interp_opts->file, "program file (.uop)")->required();
   interp->add_flag("--check", interp_opts->check, "exit 1 if the result differs from the file's expect lines");
 
-  return {{fmt, [fmt_opts] { return run_fmt(*fmt_opts); }},
-          {interp, [interp_opts] { return run_interp(*interp_opts); }}};
+  return {{fmt, [fmt_opts] { return run_fmt(*fmt_opts); }}, {interp, [interp_opts] { return run_interp(*interp_opts); }}};
 }
 
 }  // namespace uf::cli

@@ -75,8 +75,10 @@ int run_gen(const GenOptions& o) {
     if (!o.without.empty()) p.set_meta("without", CLI::detail::join(o.without, ","));
     if (custom) p.set_meta("policy", o.policy);
     const RefResult ref = interpret(p);
-    if (ref.undefined) p.set_meta("reference", "UNDEFINED (" + ref.undefined->reason + ")");
-    else p.expect = ref.buffers;
+    if (ref.undefined)
+      p.set_meta("reference", "UNDEFINED (" + ref.undefined->reason + ")");
+    else
+      p.expect = ref.buffers;
     const std::string text = print_program(p);
     write_output(o.out.empty() ? "" : (std::filesystem::path(o.out) / ("gen-" + std::to_string(seed) + ".uop")).string(), text);
   }
@@ -188,7 +190,8 @@ std::vector<Command> fuzz_commands(CLI::App& app) {
   pol->add_flag("--markdown", policy_opts->markdown, "print the knobs' table of docs/format.md instead (policy.def)");
 
   auto reduce_opts = std::make_shared<ReduceCliOptions>();
-  CLI::App* red = app.add_subcommand("reduce", "Minimise a failing program, keeping its failure signature (exit 1: it did not fail)");
+  CLI::App* red =
+      app.add_subcommand("reduce", "Minimise a failing program, keeping its failure signature (exit 1: it did not fail)");
   red->add_option("FILE", reduce_opts->file, "program file (.uop)");
   red->add_option("-o,--out", reduce_opts->out, "write the reproducer here (default stdout)");
   red->add_option("--time", reduce_opts->time_s, "give up shrinking after this many seconds (default 300)");
@@ -201,7 +204,8 @@ std::vector<Command> fuzz_commands(CLI::App& app) {
   reduce_opts->flags.add_to(red);
 
   auto fuzz_opts = std::make_shared<FuzzCliOptions>();
-  CLI::App* fz = app.add_subcommand("fuzz", "Generate, run, compare, minimise; save new failures (exit 1: new reproducers saved)");
+  CLI::App* fz =
+      app.add_subcommand("fuzz", "Generate, run, compare, minimise; save new failures (exit 1: new reproducers saved)");
   CampaignOptions& c = fuzz_opts->campaign;
   fz->add_option("--seed", c.seed, "campaign seed (default 1)");
   fz->add_option("--time", c.time_s, "stop after this many seconds (default 60 when --count is not given)");
@@ -215,7 +219,8 @@ std::vector<Command> fuzz_commands(CLI::App& app) {
   fz->add_option("--reduce-time", c.reduce_time_s, "seconds to spend minimising one failure (default 120)");
   fz->add_flag("--no-reduce", fuzz_opts->no_reduce, "save failures as found, without minimising");
   fz->add_option("--matrix", fuzz_opts->matrix, "triage each new bucket across CC:FLAGS,CC:FLAGS,... and record its meta blame");
-  fz->add_flag("--stop-on-finding", c.stop_on_finding, "stop once the first failure bucket is seen (like SIGTERM: a reduction in progress stops)");
+  fz->add_flag("--stop-on-finding", c.stop_on_finding,
+               "stop once the first failure bucket is seen (like SIGTERM: a reduction in progress stops)");
   fz->add_flag("--quiet,-q", fuzz_opts->quiet, "no progress line");
   add_policy_option(fz, fuzz_opts->policy);
   add_without_option(fz, fuzz_opts->without);

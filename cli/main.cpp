@@ -5,22 +5,20 @@
 
 int main(int argc, char** argv) {
   using namespace uf::cli;
-  CLI::App app{"uopfuzz: generate UOp programs, run them through the exact reference interpreter and a "
-               "compiled C path, and minimise every divergence into a corpus file."};
-  app.set_version_flag("--version", [] { return version_text(); }, "print version, commit and the C compilers found");
+  CLI::App app{
+      "uopfuzz: generate UOp programs, run them through the exact reference interpreter and a "
+      "compiled C path, and minimise every divergence into a corpus file."};
+  app.set_version_flag(
+      "--version", [] { return version_text(); }, "print version, commit and the C compilers found");
   app.require_subcommand(1);
   std::vector<Command> commands;
   for (auto group : {file_commands, compiled_commands, fuzz_commands, report_commands, triage_commands})
     for (Command& c : group(app)) commands.push_back(std::move(c));
   try {
     app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
+  } catch (const CLI::CallForHelp& e) { return app.exit(e); } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::CallForVersion& e) { return app.exit(e); } catch (const CLI::ParseError& e) {
     app.exit(e);
     return kUsage;
   }

@@ -52,7 +52,8 @@ std::vector<Command> report_commands(CLI::App& app) {
   auto mo = std::make_shared<MergeCliOptions>();
   CLI::App* corpus = app.add_subcommand("corpus", "Corpus directories");
   corpus->require_subcommand(1);
-  CLI::App* merge = corpus->add_subcommand("merge", "Merge corpus directories: one reproducer per bucket, the smallest, counts added");
+  CLI::App* merge =
+      corpus->add_subcommand("merge", "Merge corpus directories: one reproducer per bucket, the smallest, counts added");
   merge->add_option("DIR", mo->dirs, "corpus directories")->required();
   merge->add_option("-o,--out", mo->out, "output directory (created if needed)")->required();
 

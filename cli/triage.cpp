@@ -30,7 +30,8 @@ int run_triage(const TriageOptions& o) {
     Program& p = programs[i];
     const CompiledPathConfig cfg = o.flags.config(&p);
     std::string signature;
-    if (const std::string* s = p.meta_value("signature")) signature = *s;
+    if (const std::string* s = p.meta_value("signature"))
+      signature = *s;
     else {  // no recorded bucket: the failure under the file's own configuration, if any
       const Finding f = std::move(check({&p}, cfg).at(0));
       if (f.defined() && f.observation.verdict != Verdict::ok) signature = f.observation.signature;
@@ -62,9 +63,11 @@ int run_triage(const TriageOptions& o) {
 
 std::vector<Command> triage_commands(CLI::App& app) {
   auto opts = std::make_shared<TriageOptions>();
-  CLI::App* t = app.add_subcommand("triage", "Re-run reproducers across compilers and flags; print (and with --write record) the blame");
+  CLI::App* t =
+      app.add_subcommand("triage", "Re-run reproducers across compilers and flags; print (and with --write record) the blame");
   t->add_option("FILE", opts->files, "reproducer files (.uop)")->required();
-  t->add_option("--matrix", opts->matrix, "configurations CC:FLAGS,CC:FLAGS,... (default gcc and clang found, each at -O0 and -O3)");
+  t->add_option("--matrix", opts->matrix,
+                "configurations CC:FLAGS,CC:FLAGS,... (default gcc and clang found, each at -O0 and -O3)");
   t->add_flag("--write", opts->write, "record the blame in each file as `meta blame` (atomic rewrite)");
   opts->flags.add_to(t);
   return {{t, [opts] { return run_triage(*opts); }}};

@@ -11,9 +11,9 @@ namespace uf::cli {
 namespace {
 
 // The compilers a user is likely to pass as --cc: the defaults and Debian's versioned packages.
-constexpr const char* kCandidates[] = {"cc",       "gcc",      "gcc-11",   "gcc-12",   "gcc-13",   "gcc-14",
-                                       "clang",    "clang-13", "clang-14", "clang-15", "clang-16", "clang-17",
-                                       "clang-18", "clang-19", "tcc"};
+constexpr const char* kCandidates[] = {"cc",       "gcc",      "gcc-11",   "gcc-12",   "gcc-13",
+                                       "gcc-14",   "clang",    "clang-13", "clang-14", "clang-15",
+                                       "clang-16", "clang-17", "clang-18", "clang-19", "tcc"};
 
 }  // namespace
 
@@ -29,9 +29,7 @@ std::string version_text() {
     std::string version;
     try {
       version = compiler_id(cc).version_line();
-    } catch (const UserError&) {
-      version = "(does not answer --version)";
-    }
+    } catch (const UserError&) { version = "(does not answer --version)"; }
     out << "  " << cc << " -> " << path << ": " << version << "\n";
   }
   if (found == 0) out << "  none in PATH (pass --cc PATH)\n";

@@ -63,15 +63,19 @@ class BatchCompiler {
 
   void compile(const std::vector<const Unit*>& units) {
     const CompileResult r = compile_shared(sources(units), opt_);
-    if (r.ok) { groups_.push_back({r.so_path, units}); return; }
-    if (units.size() == 1) { fail(units[0], r.message); return; }
+    if (r.ok) {
+      groups_.push_back({r.so_path, units});
+      return;
+    }
+    if (units.size() == 1) {
+      fail(units[0], r.message);
+      return;
+    }
     // Before bisecting, make sure a trivial unit compiles: bad flags fail everything the same way.
     if (!checked_setup_) {
       checked_setup_ = true;
       const CompileResult t = compile_shared({builtin() ? render_prelude(cfg_.render) : "/* empty */\n"}, opt_);
-      if (!t.ok) {
-        setup_error_ = "the compiler fails even on an empty translation unit (check --cc/--cflags):\n" + t.message;
-      }
+      if (!t.ok) { setup_error_ = "the compiler fails even on an empty translation unit (check --cc/--cflags):\n" + t.message; }
     }
     if (!setup_error_.empty()) {
       for (const Unit* u : units) fail(u, setup_error_);
@@ -94,8 +98,8 @@ class BatchCompiler {
 // on a noexec file system, the entry removed under us, no memory to map it. Throws UserError then; a
 // missing symbol (the code calls a function nobody defines) stays a compile error, a finding.
 void check_load_environment(const std::string& so_path, const std::string& message) {
-  static constexpr const char* kSigns[] = {"failed to map segment", "cannot open shared object file",
-                                           "Cannot allocate memory", "Permission denied", "Operation not permitted"};
+  static constexpr const char* kSigns[] = {"failed to map segment", "cannot open shared object file", "Cannot allocate memory",
+                                           "Permission denied", "Operation not permitted"};
   for (const char* sign : kSigns)
     if (message.find(sign) != std::string::npos)
       throw UserError("cannot load compiled code from " + so_path + " (" + message +
@@ -105,8 +109,8 @@ void check_load_environment(const std::string& so_path, const std::string& messa
 
 // When a plug-in run or request must end: after render_timeout_s, or sooner when the budget ends first.
 std::chrono::steady_clock::time_point render_deadline(const CompiledPathConfig& cfg) {
-  const auto by_timeout = std::chrono::steady_clock::now() +
-                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(cfg.render_timeout_s));
+  const auto by_timeout = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                                 std::chrono::duration<double>(cfg.render_timeout_s));
   return cfg.render_stop_at ? std::min(by_timeout, *cfg.render_stop_at) : by_timeout;
 }
 double render_timeout(const CompiledPathConfig& cfg) {
@@ -136,9 +140,8 @@ std::vector<PluginResult> render_with_plugin_protocol(const std::vector<const Pr
 // The kernel function (built-in) or translation unit (plug-in) of each program (names[i] its symbol);
 // nullopt, with out[i] a render_error, when the renderer fails on it.
 std::vector<std::optional<std::string>> render_units(const std::vector<const Program*>& programs,
-                                                     const std::vector<std::string>& names,
-                                                     const CompiledPathConfig& cfg, std::vector<KernelOutcome*> out,
-                                                     const std::vector<const Analysis*>& facts) {
+                                                     const std::vector<std::string>& names, const CompiledPathConfig& cfg,
+                                                     std::vector<KernelOutcome*> out, const std::vector<const Analysis*>& facts) {
   std::vector<std::optional<std::string>> sources(programs.size());
   if (cfg.renderer_cmd.empty()) {
     for (size_t i = 0; i < programs.size(); ++i) {
@@ -237,7 +240,7 @@ std::vector<std::vector<KernelOutcome>> run_compiled_on_each(const std::vector<s
     out[i].resize(runs[i].size());
     for (const Program* p : runs[i]) {
       UOPFUZZ_CHECK(p->sink == first.sink && p->buffers == first.buffers);  // one kernel fits them all
-      buffers[i].push_back(program_buffers(*p));  // throws on a malformed data line: a setup error
+      buffers[i].push_back(program_buffers(*p));                            // throws on a malformed data line: a setup error
     }
     firsts.push_back(&first);
     names.push_back("kernel" + std::to_string(i));
@@ -247,8 +250,10 @@ std::vector<std::vector<KernelOutcome>> run_compiled_on_each(const std::vector<s
   std::vector<Unit> units;
   units.reserve(n);
   for (size_t i = 0; i < n; ++i) {
-    if (sources[i]) units.push_back(Unit{i, names[i], std::move(*sources[i])});
-    else std::fill(out[i].begin() + 1, out[i].end(), out[i][0]);  // the render error is every data set's
+    if (sources[i])
+      units.push_back(Unit{i, names[i], std::move(*sources[i])});
+    else
+      std::fill(out[i].begin() + 1, out[i].end(), out[i][0]);  // the render error is every data set's
   }
   std::vector<const Unit*> todo;
   for (const Unit& u : units) todo.push_back(&u);

@@ -37,14 +37,14 @@ namespace uf {
 struct CompiledPathConfig {
   std::string cc = kDefaultCC;
   std::string cflags = kDefaultCFlags;
-  std::string renderer_cmd;        // empty: the built-in renderer (render.h)
+  std::string renderer_cmd;  // empty: the built-in renderer (render.h)
   // How renderer_cmd is spoken to: one process per program or per batch (plugin.h), or one long-lived
   // process per uopfuzz process (plugin_server.h); its handshake, when it gave one (protocol 2).
   RendererProtocol renderer_protocol = RendererProtocol::program;
   PluginDescription renderer_description;
-  RenderOptions render;            // the built-in renderer's --f16/--bf16 modes (soft by default)
-  double timeout_s = 10;           // one kernel run
-  double render_timeout_s = 60;    // one plug-in run (or one server request)
+  RenderOptions render;          // the built-in renderer's --f16/--bf16 modes (soft by default)
+  double timeout_s = 10;         // one kernel run
+  double render_timeout_s = 60;  // one plug-in run (or one server request)
   // When the campaign's --time budget ends: no plug-in run or request lasts past it.
   std::optional<std::chrono::steady_clock::time_point> render_stop_at;
   double compile_timeout_s = 300;  // one compiler call

@@ -70,7 +70,8 @@ std::vector<PluginResult> run_batch(const std::vector<const Program*>& programs,
       o.message = "renderer '" + cmd + "' (batch) could not render " + names[k] + ":\n" + *err;
     } else if (std::optional<std::string> c = read_file(base + ".c", kMaxPluginOutput)) {
       if (c->size() > kMaxPluginOutput) {
-        o.message = "renderer '" + cmd + "' (batch) wrote more than " + std::to_string(kMaxPluginOutput) + " bytes for " + names[k];
+        o.message =
+            "renderer '" + cmd + "' (batch) wrote more than " + std::to_string(kMaxPluginOutput) + " bytes for " + names[k];
       } else {
         o.ok = true;
         o.source = std::move(*c);
@@ -86,16 +87,14 @@ std::vector<PluginResult> run_batch(const std::vector<const Program*>& programs,
 
 }  // namespace
 
-PluginResult render_with_plugin(const Program& p, const std::string& fn_name, const std::string& cmd,
-                                double timeout_s) {
+PluginResult render_with_plugin(const Program& p, const std::string& fn_name, const std::string& cmd, double timeout_s) {
   std::vector<std::string> argv = split_command(cmd);
   if (argv.empty()) throw UserError("--renderer-cmd is empty");
   std::string path = temp_dir() + "/uopfuzz-render-XXXXXX.uop";
   UniqueFd fd(::mkstemps(path.data(), 4));
   if (!fd) throw UserError("cannot create a temporary program file " + path + ": " + strerror(errno));
   const RemovedOnExit program_file(path);
-  if (!write_all(fd.get(), print_program(p)) || fd.close() != 0)
-    throw UserError("cannot write " + path + ": " + strerror(errno));
+  if (!write_all(fd.get(), print_program(p)) || fd.close() != 0) throw UserError("cannot write " + path + ": " + strerror(errno));
 
   argv.push_back(path);
   argv.push_back(fn_name);

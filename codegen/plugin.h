@@ -32,8 +32,7 @@ struct PluginResult {
 
 // Throws UserError only for an unusable command line (empty, unbalanced quotes) or when no
 // temporary file can be written.
-PluginResult render_with_plugin(const Program& p, const std::string& fn_name, const std::string& cmd,
-                                double timeout_s);
+PluginResult render_with_plugin(const Program& p, const std::string& fn_name, const std::string& cmd, double timeout_s);
 
 // One plug-in process for the whole batch (names[i] is programs[i]'s function). A program with K.err,
 // or with neither file, is that program's render failure alone. When the process itself fails (exit,

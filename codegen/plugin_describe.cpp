@@ -26,8 +26,8 @@ constexpr ProtocolRow kProtocols[] = {
 }
 
 // j[key] when it holds a value of `type`, else a UserError naming the key.
-const nlohmann::json& field(const nlohmann::json& j, const std::string& key, nlohmann::json::value_t type,
-                            const char* expected, const std::string& cmd) {
+const nlohmann::json& field(const nlohmann::json& j, const std::string& key, nlohmann::json::value_t type, const char* expected,
+                            const std::string& cmd) {
   const auto it = j.find(key.substr(key.rfind('.') + 1));
   if (it == j.end()) malformed(cmd, key, "is missing");
   const bool number_ok = type == nlohmann::json::value_t::number_integer && it->is_number_integer();
@@ -63,9 +63,7 @@ std::string PluginTarget::text() const {
   return version.empty() ? name : name + " " + version;
 }
 
-bool PluginDescription::serves(RendererProtocol p) const {
-  return std::find(modes.begin(), modes.end(), p) != modes.end();
-}
+bool PluginDescription::serves(RendererProtocol p) const { return std::find(modes.begin(), modes.end(), p) != modes.end(); }
 
 RendererProtocol PluginDescription::best_mode() const {
   for (const ProtocolRow& r : kProtocols)  // the table is in order of preference
@@ -90,8 +88,7 @@ std::optional<PluginDescription> parse_description(const std::string& json, cons
   }
   if (d.modes.empty()) malformed(cmd, "modes", "must not be empty");
   d.language = field(j, "language", T::string, "a string", cmd).get<std::string>();
-  if (d.language != "c")
-    throw UserError("renderer '" + cmd + "' renders '" + d.language + "'; this uopfuzz compiles only 'c'");
+  if (d.language != "c") throw UserError("renderer '" + cmd + "' renders '" + d.language + "'; this uopfuzz compiles only 'c'");
   const nlohmann::json& target = field(j, "target", T::object, "an object {name, version}", cmd);
   d.target.name = field(target, "target.name", T::string, "a string", cmd).get<std::string>();
   d.target.version = field(target, "target.version", T::string, "a string", cmd).get<std::string>();

@@ -19,11 +19,11 @@ struct PluginTarget {
 };
 
 struct PluginDescription {
-  int protocol = 1;                       // 1: no handshake (the other fields are empty)
-  std::vector<RendererProtocol> modes;    // what it serves
-  std::string language;                   // of its renders: "c"
+  int protocol = 1;                     // 1: no handshake (the other fields are empty)
+  std::vector<RendererProtocol> modes;  // what it serves
+  std::string language;                 // of its renders: "c"
   PluginTarget target;
-  std::vector<std::string> without;       // --without names of what the target cannot take (unchecked here)
+  std::vector<std::string> without;  // --without names of what the target cannot take (unchecked here)
 
   // The mode uopfuzz uses: the first of server, batch, program that it serves.
   RendererProtocol best_mode() const;

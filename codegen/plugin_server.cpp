@@ -101,7 +101,8 @@ PluginServer::PluginServer(std::string cmd) : cmd_(std::move(cmd)), argv_(split_
 bool PluginServer::start(Clock::time_point deadline, std::string& why) {
   if (failed_starts_ >= kBackoffAfter) {  // a plug-in that dies at start must not spin the machine
     const double wait = std::min(kBackoffStepS * (failed_starts_ - kBackoffAfter + 1), kBackoffMaxS);
-    const Clock::time_point until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wait));
+    const Clock::time_point until =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wait));
     sleep_until(std::min(until, deadline));
     if (Clock::now() >= deadline) {
       why = "not restarted before the deadline: it failed to start " + std::to_string(failed_starts_) + " times in a row";
@@ -132,12 +133,17 @@ bool PluginServer::send(const std::string& line, Clock::time_point deadline, std
   for (size_t done = 0; done < line.size();) {
     if (processes_cancelled()) throw Interrupted("interrupted while writing to renderer " + cmd_);
     const long long left = ms_until(deadline);
-    if (left <= 0) { why = "timed out writing the request"; return false; }
+    if (left <= 0) {
+      why = "timed out writing the request";
+      return false;
+    }
     pollfd fd{child_->to_stdin.get(), POLLOUT, 0};
     ::poll(&fd, 1, static_cast<int>(std::min(left, kPollSliceMs)));
     const ssize_t n = ::write(child_->to_stdin.get(), line.data() + done, line.size() - done);
-    if (n > 0) done += static_cast<size_t>(n);
-    else if (n < 0 && errno != EAGAIN && errno != EINTR) return false;  // it closed its stdin: `why` stays ""
+    if (n > 0)
+      done += static_cast<size_t>(n);
+    else if (n < 0 && errno != EAGAIN && errno != EINTR)
+      return false;  // it closed its stdin: `why` stays ""
   }
   return true;
 }
@@ -161,9 +167,12 @@ PluginServer::Read PluginServer::read_line(std::string& line, Clock::time_point 
     ::poll(&fd, 1, static_cast<int>(std::min(left, kPollSliceMs)));
     char buf[65536];
     const ssize_t n = ::read(child_->from_stdout.get(), buf, sizeof buf);
-    if (n > 0) pending_.append(buf, static_cast<size_t>(n));
-    else if (n == 0) return Read::eof;
-    else if (errno != EAGAIN && errno != EINTR) return Read::eof;
+    if (n > 0)
+      pending_.append(buf, static_cast<size_t>(n));
+    else if (n == 0)
+      return Read::eof;
+    else if (errno != EAGAIN && errno != EINTR)
+      return Read::eof;
   }
 }
 
@@ -174,8 +183,10 @@ std::string PluginServer::exit_description(Clock::time_point deadline) {
   ProcessResult r;
   r.started = true;
   if (!reaped_by(child_->group, until, status)) return "closed its stdout";  // killed with its group by fault()
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  else if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  if (WIFEXITED(status))
+    r.exit_code = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status))
+    r.signal = WTERMSIG(status);
   return r.describe();
 }
 
@@ -214,7 +225,8 @@ PluginResult PluginServer::render(const Program& p, const std::string& fn_name, 
     case Read::eof: return fault(fn_name, exit_description(deadline));
     case Read::timeout:
       return fault(fn_name, "timed out after " + seconds_text(std::chrono::duration<double>(deadline - sent).count()) + " s");
-    case Read::too_long: return fault(fn_name, "protocol error: a reply line over " + std::to_string(kMaxPluginOutput) + " bytes");
+    case Read::too_long:
+      return fault(fn_name, "protocol error: a reply line over " + std::to_string(kMaxPluginOutput) + " bytes");
     case Read::line: break;
   }
   PluginResult r;

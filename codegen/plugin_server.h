@@ -54,7 +54,7 @@ class PluginServer {
   std::vector<std::string> argv_;
   std::optional<RemovedOnExit> stderr_file_;
   std::optional<PipedProcess> child_;
-  std::string pending_;    // bytes of stdout read past the last reply line
+  std::string pending_;  // bytes of stdout read past the last reply line
   uint64_t next_id_ = 1;
   int failed_starts_ = 0;  // consecutive processes that died before their first reply
   bool replied_ = false;   // the current process has answered a request

@@ -65,9 +65,21 @@ union Scalar {
   uint64_t u;
   double f;
 
-  static Scalar of_int(int64_t v) { Scalar s; s.i = v; return s; }
-  static Scalar of_uint(uint64_t v) { Scalar s; s.u = v; return s; }
-  static Scalar of_float(double v) { Scalar s; s.f = v; return s; }
+  static Scalar of_int(int64_t v) {
+    Scalar s;
+    s.i = v;
+    return s;
+  }
+  static Scalar of_uint(uint64_t v) {
+    Scalar s;
+    s.u = v;
+    return s;
+  }
+  static Scalar of_float(double v) {
+    Scalar s;
+    s.f = v;
+    return s;
+  }
   static Scalar zero() { return of_uint(0); }
   uint64_t bits() const { return u; }
 };
@@ -91,7 +103,10 @@ std::string format_scalar(DType d, Scalar v);
 void append_scalar(std::string& out, DType d, Scalar v);
 // Parses one value of dtype d. Floats round to d (binary64 first, like tinygrad's dtype.const);
 // integers must be in range. Returns an error message instead of throwing, to keep the parser fast.
-struct ScalarParse { Scalar value; const char* error; };
+struct ScalarParse {
+  Scalar value;
+  const char* error;
+};
 ScalarParse parse_scalar(DType d, std::string_view text);
 
 }  // namespace uf

@@ -27,5 +27,7 @@ struct InternalError : std::logic_error {
 
 }  // namespace uf
 
-#define UOPFUZZ_CHECK(cond) \
-  do { if (!(cond)) ::uf::internal_failure(__FILE__, __LINE__, #cond); } while (0)
+#define UOPFUZZ_CHECK(cond)                                         \
+  do {                                                              \
+    if (!(cond)) ::uf::internal_failure(__FILE__, __LINE__, #cond); \
+  } while (0)

@@ -14,12 +14,12 @@ bool is_fnuz(DType d) { return d == DType::FP8E4M3FNUZ || d == DType::FP8E5M2FNU
 
 // tinygrad's _fp8_cfg: the format's constants, the thresholds as binary64 bit patterns.
 struct Fp8Format {
-  int bias, sig_bits;       // sig_bits counts the implicit bit: 4 for e4m3, 3 for e5m2
+  int bias, sig_bits;  // sig_bits counts the implicit bit: 4 for e4m3, 3 for e5m2
   uint64_t mant_mask;
   uint64_t min_denorm_half;  // |x| at or below this becomes zero
   uint64_t ovf_threshold;    // |x| above this saturates to max_norm
   uint8_t max_norm;
-  uint64_t min_norm;         // |x| at or above this is a normal number
+  uint64_t min_norm;  // |x| at or above this is a normal number
 };
 
 const Fp8Format& fp8_format(DType d) {
@@ -92,8 +92,8 @@ const FloatLimits& float_limits(DType d) {
 }
 
 uint16_t bf16_bits(double x) {
-  const uint32_t u = std::bit_cast<uint32_t>(static_cast<float>(x));  // the first rounding: to f32
-  if (!std::isfinite(x)) return static_cast<uint16_t>(u >> 16);       // ±inf and NaN pass through
+  const uint32_t u = std::bit_cast<uint32_t>(static_cast<float>(x));   // the first rounding: to f32
+  if (!std::isfinite(x)) return static_cast<uint16_t>(u >> 16);        // ±inf and NaN pass through
   return static_cast<uint16_t>((u + 0x7FFF + ((u >> 16) & 1)) >> 16);  // the second: nearest even on the bits
 }
 
@@ -117,7 +117,8 @@ double fp8_value(DType d, uint8_t bits) {
   const int exp = (bits >> mant_bits) & exp_max, mantissa = bits & mant_max;
   const bool negative = bits & 0x80;
   if (!is_fnuz(d) && exp == exp_max) {
-    if (d == DType::FP8E5M2) return std::copysign(mantissa ? std::numeric_limits<double>::quiet_NaN() : INFINITY, negative ? -1.0 : 1.0);
+    if (d == DType::FP8E5M2)
+      return std::copysign(mantissa ? std::numeric_limits<double>::quiet_NaN() : INFINITY, negative ? -1.0 : 1.0);
     if (mantissa == mant_max) return std::numeric_limits<double>::quiet_NaN();
   }
   const double fraction = static_cast<double>(mantissa) / (mant_max + 1);

@@ -22,7 +22,7 @@ struct FloatLimits {
   int significand_bits;  // the implicit bit included: 11 for f16, 8 for bf16, 4 for e4m3
   double max_finite;     // the largest finite value (what finite overflow saturates to, for the fp8s)
   double min_normal;
-  bool has_inf;          // f16, f32, f64, bf16, fp8e5m2: beyond max_finite is ±inf (fp8e5m2: only from ±inf)
+  bool has_inf;  // f16, f32, f64, bf16, fp8e5m2: beyond max_finite is ±inf (fp8e5m2: only from ±inf)
   bool has_negative_zero;
 };
 const FloatLimits& float_limits(DType d);  // d a float dtype

@@ -52,12 +52,25 @@ IntRange node_range(const UOp* u, const std::vector<IntRange>& r) {
     case Op::CAST:
       if (is_bool(d) || has_range(u->src[0]->dtype)) return transfer_of(u, r);
       return dtype_range(d);
-    case Op::ADD: case Op::SUB: case Op::MUL: case Op::MULACC: case Op::NEG: return arithmetic_range(u, r);
-    case Op::AND: case Op::OR: case Op::XOR: return is_bool(d) ? IntRange{0, 1} : transfer_of(u, r);
+    case Op::ADD:
+    case Op::SUB:
+    case Op::MUL:
+    case Op::MULACC:
+    case Op::NEG: return arithmetic_range(u, r);
+    case Op::AND:
+    case Op::OR:
+    case Op::XOR: return is_bool(d) ? IntRange{0, 1} : transfer_of(u, r);
     case Op::SHR: return r[u->src[0]->id].lo >= 0 ? transfer_of(u, r) : dtype_range(d);
-    case Op::FLOORDIV: case Op::CDIV: case Op::FLOORMOD: case Op::CMOD: return division_range(u, r);
-    case Op::RANGE: case Op::CMPLT: case Op::CMPNE: case Op::CMPEQ: case Op::MAX: case Op::WHERE:
-      return transfer_of(u, r);
+    case Op::FLOORDIV:
+    case Op::CDIV:
+    case Op::FLOORMOD:
+    case Op::CMOD: return division_range(u, r);
+    case Op::RANGE:
+    case Op::CMPLT:
+    case Op::CMPNE:
+    case Op::CMPEQ:
+    case Op::MAX:
+    case Op::WHERE: return transfer_of(u, r);
     default: return dtype_range(d);  // SHL and BITCAST on purpose (int_bounds.h); LOAD and the rest: anything
   }
 }
@@ -75,10 +88,10 @@ bool division_fast_path(const UOp* u, const std::vector<IntRange>& bounds) {
   const UOp* b = u->src.size() == 2 ? u->src[1] : nullptr;
   if (!b || b->op != Op::CONST || !is_int(b->dtype)) return false;
   switch (u->op) {
-    case Op::FLOORDIV: case Op::FLOORMOD:
-      return positive_const_divisor(u) && bounds[u->src[0]->id].lo >= 0;
-    case Op::CDIV: case Op::CMOD:
-      return is_signed(b->dtype) ? b->value.i != 0 && b->value.i != -1 : b->value.u != 0;
+    case Op::FLOORDIV:
+    case Op::FLOORMOD: return positive_const_divisor(u) && bounds[u->src[0]->id].lo >= 0;
+    case Op::CDIV:
+    case Op::CMOD: return is_signed(b->dtype) ? b->value.i != 0 && b->value.i != -1 : b->value.u != 0;
     default: return false;
   }
 }

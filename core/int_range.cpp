@@ -141,7 +141,8 @@ IntRange transfer(Op op, DType d, std::span<const IntRange> src) {
     case Op::MAX: return maximum(src[0], src[1]);
     case Op::NEG: return neg(src[0], d);
     case Op::AND: return bit_and(src[0], src[1], d);
-    case Op::OR: case Op::XOR: return or_xor(src[0], src[1], d);
+    case Op::OR:
+    case Op::XOR: return or_xor(src[0], src[1], d);
     case Op::SHL: return shl(src[0], src[1], d);
     case Op::SHR: return shr(src[0]);
     case Op::FLOORDIV: return floordiv(src[0], src[1], d);
@@ -149,8 +150,11 @@ IntRange transfer(Op op, DType d, std::span<const IntRange> src) {
     case Op::FLOORMOD: return floormod(src[0], src[1], d);
     case Op::CMOD: return cmod(src[0], src[1], d);
     case Op::WHERE: return hull(src[1], src[2]);
-    case Op::CAST: case Op::BITCAST: return is_bool(d) ? dtype_range(d) : wrap(src[0], d);
-    case Op::CMPLT: case Op::CMPNE: case Op::CMPEQ: return dtype_range(DType::Bool);
+    case Op::CAST:
+    case Op::BITCAST: return is_bool(d) ? dtype_range(d) : wrap(src[0], d);
+    case Op::CMPLT:
+    case Op::CMPNE:
+    case Op::CMPEQ: return dtype_range(DType::Bool);
     case Op::RANGE: return {0, src[0].hi > 0 ? src[0].hi - 1 : 0};
     default: return dtype_range(d);
   }

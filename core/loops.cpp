@@ -122,14 +122,12 @@ class Analysis {
     for (int open : ranges_[u->id])
       for (size_t i = 1; i < u->src.size(); ++i)
         if (inside(open, loop_number_[u->src[i]->id]))
-          fail(u, "END " + name(u) + " closes RANGE " + name(u->src[i]) + " but not RANGE " +
-                      name(out_.ranges[open]) + " inside it");
+          fail(u, "END " + name(u) + " closes RANGE " + name(u->src[i]) + " but not RANGE " + name(out_.ranges[open]) +
+                      " inside it");
   }
 
   // Where u is an item: the loop it runs in, except that a RANGE stands for its whole loop in its parent's.
-  int home(const UOp* u) const {
-    return u->op == Op::RANGE ? out_.parent[loop_number_[u->id]] : out_.innermost[u->id];
-  }
+  int home(const UOp* u) const { return u->op == Op::RANGE ? out_.parent[loop_number_[u->id]] : out_.innermost[u->id]; }
   int depth(int loop) const {
     int d = 0;
     for (; loop >= 0; loop = out_.parent[loop]) ++d;

@@ -32,8 +32,7 @@ struct OpInfo {
 };
 
 inline constexpr OpInfo kOpInfo[] = {
-#define OP(N, arity, dtypes, result, flags) \
-  {#N, arity, OperandClass::dtypes, ResultRule::result, static_cast<uint8_t>(flags)},
+#define OP(N, arity, dtypes, result, flags) {#N, arity, OperandClass::dtypes, ResultRule::result, static_cast<uint8_t>(flags)},
 #include "core/ops.def"
 #undef OP
 };
@@ -86,6 +85,5 @@ inline constexpr auto kConversionOps = kOpsWhere<is_conversion>;
 // The ops a loop reduction accumulates with (tinygrad's REDUCE ALU ops), in the order the generator
 // draws from.
 inline constexpr std::array<Op, 3> kReduceOps = {Op::ADD, Op::MAX, Op::MUL};
-
 
 }  // namespace uf

@@ -20,9 +20,12 @@ constexpr int64_t kMaxInLoops = 1 << 17;
 int64_t most_trips(const UOp* range, std::span<const IntRange> bounds) {
   const UOp* end = range->src[0];
   int128 v = 0;
-  if (end->op == Op::CONST) v = int_value(end->dtype, end->value);
-  else if (end->id < bounds.size()) v = bounds[end->id].hi;
-  else return -1;
+  if (end->op == Op::CONST)
+    v = int_value(end->dtype, end->value);
+  else if (end->id < bounds.size())
+    v = bounds[end->id].hi;
+  else
+    return -1;
   return v <= 0 ? 0 : v >= kMaxPerValue ? kMaxPerValue : static_cast<int64_t>(v);
 }
 
@@ -47,8 +50,10 @@ class Instrumenter {
     std::map<DType, std::vector<Lane>> top_level;
     for (const UOp* u : order_) {
       if (!probed(u)) continue;
-      if (!u->is_vector() && in_loop(u)) probe_in_loop(u);
-      else if (!u->is_vector()) top_level[u->dtype].push_back({u, u});
+      if (!u->is_vector() && in_loop(u))
+        probe_in_loop(u);
+      else if (!u->is_vector())
+        top_level[u->dtype].push_back({u, u});
       else  // (loop bodies hold no vectors)
         for (int k = 0; k < u->lanes; ++k) top_level[u->dtype].push_back({g_.gep(u, k), u, k});
     }

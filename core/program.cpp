@@ -27,7 +27,10 @@ const std::string* Program::meta_value(const std::string& key) const {
 
 void Program::set_meta(const std::string& key, const std::string& value) {
   for (auto& [k, v] : meta)
-    if (k == key) { v = value; return; }
+    if (k == key) {
+      v = value;
+      return;
+    }
   meta.emplace_back(key, value);
 }
 
@@ -82,23 +85,25 @@ void Program::collect_buffers() {
 
 void Program::sort_buffers() {
   std::vector<const UOp*> all = buffers;  // `buffers` stays as it was if this throws
-  std::sort(all.begin(), all.end(), [](const UOp* a, const UOp* b) { return a->slot != b->slot ? a->slot < b->slot : a->id < b->id; });
+  std::sort(all.begin(), all.end(),
+            [](const UOp* a, const UOp* b) { return a->slot != b->slot ? a->slot < b->slot : a->id < b->id; });
   all.erase(std::unique(all.begin(), all.end()), all.end());
   for (size_t i = 1; i < all.size(); ++i)
     if (all[i]->slot == all[i - 1]->slot)
-      throw UserError("two different BUFFERs use slot " + std::to_string(all[i]->slot) + " (" +
-                      node_name(all[i - 1]) + ", " + node_name(all[i]) + ")", origin.count(all[i]) ? origin.at(all[i]).line : 0);
+      throw UserError("two different BUFFERs use slot " + std::to_string(all[i]->slot) + " (" + node_name(all[i - 1]) + ", " +
+                          node_name(all[i]) + ")",
+                      origin.count(all[i]) ? origin.at(all[i]).line : 0);
   buffers = std::move(all);
 }
 
 namespace {
 
 struct Access {
-  const UOp* node;  // the LOAD or STORE
-  const UOp* index; // the INDEX it goes through
-  size_t pos;       // position in the linear order
+  const UOp* node;   // the LOAD or STORE
+  const UOp* index;  // the INDEX it goes through
+  size_t pos;        // position in the linear order
   bool is_store;
-  int lanes;        // elements touched: index .. index + lanes - 1 (a vector access: its lanes)
+  int lanes;  // elements touched: index .. index + lanes - 1 (a vector access: its lanes)
 };
 
 // Two accesses may touch the same element unless their indices are two constants whose element ranges
@@ -147,8 +152,7 @@ void check_sink_is_last(const Program& p, const std::vector<const UOp*>& order) 
   if (!p.sink || order.empty() || order.back() != p.sink) throw UserError("a program needs one SINK, last");
 }
 void check_sink_is_root(const Program& p, const Namer& at, const UOp* u) {
-  if (u->op == Op::SINK && u != p.sink)
-    throw UserError("SINK " + at.name(u) + " is not the program's root", at.line(u));
+  if (u->op == Op::SINK && u != p.sink) throw UserError("SINK " + at.name(u) + " is not the program's root", at.line(u));
 }
 
 // Check 2: an INDEX by a constant stays inside its memory.
@@ -157,9 +161,9 @@ void check_constant_index(const Namer& at, const UOp* u) {
   const UOp* idx = u->src[1];
   const int64_t len = u->src[0]->len;
   if (idx->op == Op::CONST && (idx->value.i < 0 || idx->value.i >= len))
-    throw UserError("INDEX " + at.name(u) + ": constant index " + std::to_string(idx->value.i) +
-                    " out of bounds for " + uf::name(u->base()->op) + " " + uf::name(u->dtype) + "[" +
-                    std::to_string(u->base()->len) + "]", at.line(u));
+    throw UserError("INDEX " + at.name(u) + ": constant index " + std::to_string(idx->value.i) + " out of bounds for " +
+                        uf::name(u->base()->op) + " " + uf::name(u->dtype) + "[" + std::to_string(u->base()->len) + "]",
+                    at.line(u));
 }
 
 // Check 2b: a vector LOAD or STORE at a constant index touches elements i .. i + lanes - 1, all in bounds.
@@ -170,8 +174,9 @@ void check_constant_vector_access(const Namer& at, const UOp* u) {
   const int64_t i = index->src[1]->value.i, n = access_lanes(u), len = index->base()->len;
   if (i + n > len)
     throw UserError(std::string(uf::name(u->op)) + " " + at.name(u) + ": " + std::to_string(n) + " lanes at constant index " +
-                    std::to_string(i) + " out of bounds for " + uf::name(index->base()->op) + " " +
-                    uf::name(index->dtype) + "[" + std::to_string(len) + "]", at.line(u));
+                        std::to_string(i) + " out of bounds for " + uf::name(index->base()->op) + " " + uf::name(index->dtype) +
+                        "[" + std::to_string(len) + "]",
+                    at.line(u));
 }
 
 // Check 3: every data line names a BUFFER and fills it exactly.
@@ -180,8 +185,8 @@ void check_data_lines(const Program& p) {
     const UOp* b = p.buffer(slot);
     if (!b) throw UserError("data " + std::to_string(slot) + ": no BUFFER with that slot");
     if (static_cast<int64_t>(vals.size()) != b->len)
-      throw UserError("data " + std::to_string(slot) + ": " + std::to_string(vals.size()) + " values for " +
-                      name(b->dtype) + "[" + std::to_string(b->len) + "]");
+      throw UserError("data " + std::to_string(slot) + ": " + std::to_string(vals.size()) + " values for " + name(b->dtype) +
+                      "[" + std::to_string(b->len) + "]");
   }
 }
 
@@ -238,9 +243,7 @@ bool verifies(const Program& p) {
   try {
     verify(p);
     return true;
-  } catch (const UserError&) {
-    return false;
-  }
+  } catch (const UserError&) { return false; }
 }
 
 void verify(const Program& p, const std::vector<const UOp*>& order) {

@@ -42,11 +42,22 @@ class OriginMap {
     iterator(pointer at, pointer end) : at_(at), end_(end) { skip(); }
     reference operator*() const { return *at_; }
     pointer operator->() const { return at_; }
-    iterator& operator++() { ++at_; skip(); return *this; }
-    iterator operator++(int) { iterator old = *this; ++*this; return old; }
+    iterator& operator++() {
+      ++at_;
+      skip();
+      return *this;
+    }
+    iterator operator++(int) {
+      iterator old = *this;
+      ++*this;
+      return old;
+    }
     bool operator==(const iterator& o) const { return at_ == o.at_; }
+
    private:
-    void skip() { while (at_ != end_ && !at_->first) ++at_; }
+    void skip() {
+      while (at_ != end_ && !at_->first) ++at_;
+    }
     pointer at_, end_;
   };
 
@@ -70,7 +81,10 @@ class OriginMap {
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   void reserve(size_t nodes) { by_id_.reserve(nodes); }
-  void clear() { by_id_.clear(); size_ = 0; }
+  void clear() {
+    by_id_.clear();
+    size_ = 0;
+  }
 
  private:
   std::vector<value_type> by_id_;  // first == nullptr: no origin
@@ -80,10 +94,10 @@ class OriginMap {
 struct Program {
   std::shared_ptr<Graph> graph = std::make_shared<Graph>();
   const UOp* sink = nullptr;
-  std::vector<const UOp*> buffers;  // every BUFFER, ascending slot, slots distinct
+  std::vector<const UOp*> buffers;                        // every BUFFER, ascending slot, slots distinct
   std::vector<std::pair<std::string, std::string>> meta;  // in file order
-  std::map<int64_t, Values> data, expect, got;             // by slot
-  std::string filename;                                    // for messages; empty when not from a file
+  std::map<int64_t, Values> data, expect, got;            // by slot
+  std::string filename;                                   // for messages; empty when not from a file
   OriginMap origin;
 
   const UOp* buffer(int64_t slot) const;

@@ -41,9 +41,12 @@ uint16_t double_to_half(double x) {
   }
   if (a >= 65520.0) return sign | 0x7c00;  // 65520 is halfway to 65536 and ties to even (up): overflow
   int e;
-  const double m = std::frexp(a, &e);  // a = m * 2^e, m in [0.5, 1)
+  const double m = std::frexp(a, &e);     // a = m * 2^e, m in [0.5, 1)
   double q = std::nearbyint(m * 2048.0);  // 11 significant bits, rounded to nearest even
-  if (q == 2048.0) { q = 1024.0; ++e; }
+  if (q == 2048.0) {
+    q = 1024.0;
+    ++e;
+  }
   const int biased = e - 1 + 15;
   return sign | static_cast<uint16_t>((biased << 10) | (static_cast<int>(q) - 1024));
 }
@@ -62,30 +65,52 @@ namespace {
 
 // Python repr of a finite binary64: shortest round-trip digits, fixed notation for exponents in [-4, 16).
 void append_float(std::string& out, double v) {
-  if (std::isnan(v)) { out += "nan"; return; }
-  if (std::isinf(v)) { out += v < 0 ? "-inf" : "inf"; return; }
-  if (std::signbit(v)) { out += '-'; v = -v; }
+  if (std::isnan(v)) {
+    out += "nan";
+    return;
+  }
+  if (std::isinf(v)) {
+    out += v < 0 ? "-inf" : "inf";
+    return;
+  }
+  if (std::signbit(v)) {
+    out += '-';
+    v = -v;
+  }
   char buf[64];
   auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
   UOPFUZZ_CHECK(res.ec == std::errc());
   std::string_view s(buf, res.ptr - buf);
   const size_t epos = s.find('e');
   std::string digits;
-  for (char c : s.substr(0, epos)) if (c != '.') digits += c;
+  for (char c : s.substr(0, epos))
+    if (c != '.') digits += c;
   int exp = 0;
   std::from_chars(s.data() + epos + (s[epos + 1] == '+' ? 2 : 1), s.data() + s.size(), exp);
   const int n = static_cast<int>(digits.size());
   if (exp >= -4 && exp < 16) {
     if (exp >= 0) {
-      if (n <= exp + 1) { out += digits; out.append(exp + 1 - n, '0'); out += ".0"; }
-      else { out.append(digits, 0, exp + 1); out += '.'; out.append(digits, exp + 1); }
+      if (n <= exp + 1) {
+        out += digits;
+        out.append(exp + 1 - n, '0');
+        out += ".0";
+      } else {
+        out.append(digits, 0, exp + 1);
+        out += '.';
+        out.append(digits, exp + 1);
+      }
     } else {
-      out += "0."; out.append(-exp - 1, '0'); out += digits;
+      out += "0.";
+      out.append(-exp - 1, '0');
+      out += digits;
     }
     return;
   }
   out += digits[0];
-  if (n > 1) { out += '.'; out.append(digits, 1); }
+  if (n > 1) {
+    out += '.';
+    out.append(digits, 1);
+  }
   char e[16];
   std::snprintf(e, sizeof e, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
   out += e;
@@ -105,14 +130,18 @@ bool parse_number(std::string_view t, T& out, std::chars_format fmt = std::chars
 ScalarParse parse_float(DType d, std::string_view t) {
   bool neg = false;
   std::string_view body = t;
-  if (!body.empty() && (body[0] == '-' || body[0] == '+')) { neg = body[0] == '-'; body.remove_prefix(1); }
+  if (!body.empty() && (body[0] == '-' || body[0] == '+')) {
+    neg = body[0] == '-';
+    body.remove_prefix(1);
+  }
   double v;
-  if (body == "inf" || body == "infinity") v = INFINITY;
-  else if (body == "nan") v = std::numeric_limits<double>::quiet_NaN();
+  if (body == "inf" || body == "infinity")
+    v = INFINITY;
+  else if (body == "nan")
+    v = std::numeric_limits<double>::quiet_NaN();
   else if (body.size() > 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X')) {
     if (!parse_number(body.substr(2), v, std::chars_format::hex)) return {{}, "bad hex float"};
-  } else if (body.empty() || !(std::isdigit(static_cast<unsigned char>(body[0])) || body[0] == '.') ||
-             !parse_number(body, v)) {
+  } else if (body.empty() || !(std::isdigit(static_cast<unsigned char>(body[0])) || body[0] == '.') || !parse_number(body, v)) {
     return {{}, "bad float"};
   }
   if (neg) v = -v;
@@ -124,8 +153,14 @@ ScalarParse parse_float(DType d, std::string_view t) {
 
 void append_scalar(std::string& out, DType d, Scalar v) {
   char buf[32];
-  if (is_bool(d)) { out += v.u ? "true" : "false"; return; }
-  if (is_float(d)) { append_float(out, v.f); return; }
+  if (is_bool(d)) {
+    out += v.u ? "true" : "false";
+    return;
+  }
+  if (is_float(d)) {
+    append_float(out, v.f);
+    return;
+  }
   auto r = is_signed(d) ? std::to_chars(buf, buf + sizeof buf, v.i) : std::to_chars(buf, buf + sizeof buf, v.u);
   out.append(buf, r.ptr);
 }

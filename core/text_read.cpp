@@ -80,7 +80,8 @@ class Reader {
   Program run() {
     // One node a line at most: reserve for that (capped, so a file of blank lines cannot claim memory).
     size_t lines = 1;  // memchr: std::count is a byte loop at -O2
-    for (const char* p = text_.data(), *end = p + text_.size(); (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)))); ++p)
+    for (const char *p = text_.data(), *end = p + text_.size();
+         (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)))); ++p)
       ++lines;
     lines = std::min<size_t>(lines, 1 << 20);
     p_.graph->reserve(lines);
@@ -125,23 +126,29 @@ class Reader {
       header_ = true;
       return;
     }
-    if (tok_[0][0] == '%') node();
-    else if (tok_[0] == "data" || tok_[0] == "expect" || tok_[0] == "got") values_line();
-    else if (tok_[0] == "uops") fail("second 'uops' header");
-    else fail("unknown line " + quote(s));
+    if (tok_[0][0] == '%')
+      node();
+    else if (tok_[0] == "data" || tok_[0] == "expect" || tok_[0] == "got")
+      values_line();
+    else if (tok_[0] == "uops")
+      fail("second 'uops' header");
+    else
+      fail("unknown line " + quote(s));
   }
 
   const UOp* source(std::string_view t) {
     int64_t id;
     if (t.size() < 2 || t[0] != '%' || !to_id(t.substr(1), id)) fail("expected a source like %3, got " + quote(t));
-    if (id < 0 || id >= static_cast<int64_t>(ids_.size())) fail("unknown node " + std::string(t) + " (sources must be earlier nodes)");
+    if (id < 0 || id >= static_cast<int64_t>(ids_.size()))
+      fail("unknown node " + std::string(t) + " (sources must be earlier nodes)");
     return ids_[id];
   }
 
   void node() {
     int64_t id;
     if (!to_id(tok_[0].substr(1), id)) fail("bad node id " + quote(tok_[0]));
-    if (id != static_cast<int64_t>(ids_.size())) fail("node ids must be 0, 1, 2, ... in order: expected %" + std::to_string(ids_.size()) + ", got " + std::string(tok_[0]));
+    if (id != static_cast<int64_t>(ids_.size()))
+      fail("node ids must be 0, 1, 2, ... in order: expected %" + std::to_string(ids_.size()) + ", got " + std::string(tok_[0]));
     if (p_.sink) fail("node after the SINK: the SINK must be the last node");
     if (tok_.size() < 4 || tok_[1] != "=") fail("expected '%ID = OP DTYPE ...'");
     auto op = parse_op(tok_[2]);
@@ -149,17 +156,20 @@ class Reader {
     if (!op) fail("unknown op " + quote(tok_[2]));
     const UOp* u = nullptr;
     try {
-      if (*op == Op::BUFFER || *op == Op::ALLOC) u = memory(*op);
-      else if (*op == Op::CONST) u = constant();
-      else if (*op == Op::GEP) u = gep();
-      else if (*op == Op::RANGE) u = range();
-      else u = generic(*op);
-    } catch (const TypeError& e) {
-      fail(e.what());
-    }
+      if (*op == Op::BUFFER || *op == Op::ALLOC)
+        u = memory(*op);
+      else if (*op == Op::CONST)
+        u = constant();
+      else if (*op == Op::GEP)
+        u = gep();
+      else if (*op == Op::RANGE)
+        u = range();
+      else
+        u = generic(*op);
+    } catch (const TypeError& e) { fail(e.what()); }
     if (const char* feature = needs_version_2(u); version_ < 2 && feature)
-      fail(std::string(feature) + " in a version 1 file (" + (u->op == Op::RANGE || u->op == Op::END ? "loops need" : "gated memory needs") +
-           " 'uops 2')");
+      fail(std::string(feature) + " in a version 1 file (" +
+           (u->op == Op::RANGE || u->op == Op::END ? "loops need" : "gated memory needs") + " 'uops 2')");
     if (version_ < 2 && (u->is_vector() || *op == Op::GEP || *op == Op::STACK))
       fail("vector " + type_name(u->op == Op::GEP ? u->src[0]->dtype : u->dtype, u->op == Op::GEP ? u->src[0]->lanes : u->lanes) +
            " in a version 1 file (vectors need 'uops 2')");
@@ -202,8 +212,7 @@ class Reader {
     const char* p = raw.data();
     const char* const end = p + raw.size();
     int64_t id;
-    if (p == end || *p++ != '%' || !digits(p, end, id) || id != static_cast<int64_t>(ids_.size()) || p_.sink)
-      return false;
+    if (p == end || *p++ != '%' || !digits(p, end, id) || id != static_cast<int64_t>(ids_.size()) || p_.sink) return false;
     if (end - p < 3 || p[0] != ' ' || p[1] != '=' || p[2] != ' ') return false;
     p += 3;
     auto word = [&] {
@@ -228,9 +237,7 @@ class Reader {
     const UOp* u = nullptr;
     try {
       u = p_.graph->make(*op, src_, *d, 1);  // a scalar dtype was written: vectors take the general path
-    } catch (const TypeError& e) {
-      fail(e.what());
-    }
+    } catch (const TypeError& e) { fail(e.what()); }
     if (version_ < 2 && needs_version_2(u)) return false;  // the general path gives the message
     define(u, id);
     return true;
@@ -329,13 +336,14 @@ class Reader {
     auto& target = v.key == "data" ? p_.data : v.key == "expect" ? p_.expect : p_.got;
     if (target.count(v.slot)) fail("second " + v.key + " line for slot " + std::to_string(v.slot));
     if (static_cast<int64_t>(v.values.size()) != b->len)
-      fail(v.key + " " + std::to_string(v.slot) + ": " + std::to_string(v.values.size()) + " values for " +
-           name(b->dtype) + "[" + std::to_string(b->len) + "]");
+      fail(v.key + " " + std::to_string(v.slot) + ": " + std::to_string(v.values.size()) + " values for " + name(b->dtype) + "[" +
+           std::to_string(b->len) + "]");
     Values out;
     out.reserve(v.values.size());
     for (size_t i = 0; i < v.values.size(); ++i) {
       auto r = parse_scalar(b->dtype, v.values[i]);
-      if (r.error) fail(v.key + " " + std::to_string(v.slot) + ": value " + std::to_string(i) + " " + quote(v.values[i]) + ": " + r.error);
+      if (r.error)
+        fail(v.key + " " + std::to_string(v.slot) + ": value " + std::to_string(i) + " " + quote(v.values[i]) + ": " + r.error);
       out.push_back(r.value);
     }
     target.emplace(v.slot, std::move(out));
@@ -379,17 +387,21 @@ MetaLine parse_meta_line(std::string_view line) {
   m.is_meta = true;
   const std::string_view rest = trim(s.substr(5));
   const size_t eq = rest.find('=');
-  if (eq == std::string_view::npos) { m.error = "meta needs 'KEY = VALUE'"; return m; }
+  if (eq == std::string_view::npos) {
+    m.error = "meta needs 'KEY = VALUE'";
+    return m;
+  }
   const std::string_view key = trim(rest.substr(0, eq));
-  if (key.empty() || key.find_first_of(" \t") != std::string_view::npos) { m.error = "meta key must be one word"; return m; }
+  if (key.empty() || key.find_first_of(" \t") != std::string_view::npos) {
+    m.error = "meta key must be one word";
+    return m;
+  }
   m.key = key;
   m.value = trim(rest.substr(eq + 1));
   return m;
 }
 
-Program parse_program(std::string_view text, const std::string& filename) {
-  return Reader(text, filename).run();
-}
+Program parse_program(std::string_view text, const std::string& filename) { return Reader(text, filename).run(); }
 
 std::string located(const std::string& filename, const UserError& e) {
   return filename + (e.line > 0 ? ":" + std::to_string(e.line) : "") + ": " + e.what();

@@ -11,7 +11,10 @@ std::string print_values_line(const char* key, int64_t slot, DType d, const Valu
   s += ' ';
   s += std::to_string(slot);
   s += " =";
-  for (Scalar x : v) { s += ' '; append_scalar(s, d, x); }
+  for (Scalar x : v) {
+    s += ' ';
+    append_scalar(s, d, x);
+  }
   s += '\n';
   return s;
 }

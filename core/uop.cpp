@@ -70,9 +70,7 @@ const char* class_message(OperandClass c) {
   return "";
 }
 
-std::string shape_text(const UOp* u) {
-  return u->rank ? "(" + std::to_string(u->len) + ",)" : "()";
-}
+std::string shape_text(const UOp* u) { return u->rank ? "(" + std::to_string(u->len) + ",)" : "()"; }
 
 NodeType value(DType d, int lanes = 1) { return {d, AddrSpace::ALU, 0, 0, lanes}; }
 
@@ -81,8 +79,8 @@ void check_vector_access(const char* what, const UOp* addr, int lanes) {
   if (lanes <= 1) return;
   const UOp* mem = addr->base();
   if (mem->len < lanes)
-    fail(std::string(what) + " of " + std::to_string(lanes) + " lanes from " + name(mem->op) + " " +
-         name(mem->dtype) + "[" + std::to_string(mem->len) + "]: the memory is shorter than the vector");
+    fail(std::string(what) + " of " + std::to_string(lanes) + " lanes from " + name(mem->op) + " " + name(mem->dtype) + "[" +
+         std::to_string(mem->len) + "]: the memory is shorter than the vector");
 }
 
 // A gated access (LOAD addr alt gate, STORE addr value gate) is scalar; LOAD's alt is a value of the memory's
@@ -103,7 +101,8 @@ NodeType infer_loop_op(Op op, std::span<const UOp* const> src, std::optional<DTy
   if (op == Op::RANGE) {
     const UOp* end = src[0];
     if (end->is_memory() || is_void(end->dtype) || end->is_vector() || !is_int(end->dtype))
-      fail("RANGE needs an integer scalar end, got " + (end->is_memory() ? std::string("memory") : type_name(end->dtype, end->lanes)));
+      fail("RANGE needs an integer scalar end, got " +
+           (end->is_memory() ? std::string("memory") : type_name(end->dtype, end->lanes)));
     if (declared && *declared != end->dtype)
       fail(std::string("RANGE ") + name(*declared) + ": its end is " + name(end->dtype) + " (the same dtype)");
     return value(end->dtype);
@@ -123,22 +122,23 @@ NodeType infer_memory_op(Op op, std::span<const UOp* const> src, int lanes) {
       const UOp* mem = src[0];
       const size_t nidx = src.size() - 1;
       if (nidx == 0) fail("INDEX needs an index");
-      if (nidx > mem->rank)
-        fail("INDEX: " + std::to_string(nidx) + " indices into shape " + shape_text(mem));
+      if (nidx > mem->rank) fail("INDEX: " + std::to_string(nidx) + " indices into shape " + shape_text(mem));
       for (size_t i = 1; i < src.size(); ++i)
         if (src[i]->dtype != DType::I32 || src[i]->rank != 0 || src[i]->is_memory() || src[i]->is_vector())
           fail("INDEX indices are i32 scalars");
       return {mem->dtype, mem->space, 0, 0};
     }
     case Op::LOAD:
-      if (src.size() != 1 && src.size() != 3) fail("LOAD takes 1 source (or 3: address, alt, gate), got " + std::to_string(src.size()));
+      if (src.size() != 1 && src.size() != 3)
+        fail("LOAD takes 1 source (or 3: address, alt, gate), got " + std::to_string(src.size()));
       if (!src[0]->is_memory()) fail("LOAD needs memory");
       if (src[0]->rank != 0) fail("LOAD needs an address (INDEX), not shape " + shape_text(src[0]));
       check_vector_access("LOAD", src[0], lanes ? lanes : 1);
       if (src.size() == 3) check_gated("LOAD", src[0]->dtype, lanes, src[1], src[2]);
       return value(src[0]->dtype, lanes ? lanes : 1);
     case Op::STORE:
-      if (src.size() != 2 && src.size() != 3) fail("STORE takes 2 sources (or 3: address, value, gate), got " + std::to_string(src.size()));
+      if (src.size() != 2 && src.size() != 3)
+        fail("STORE takes 2 sources (or 3: address, value, gate), got " + std::to_string(src.size()));
       if (!src[0]->is_memory()) fail("STORE needs memory");
       if (src[0]->rank != 0) fail("STORE needs an address (INDEX), not shape " + shape_text(src[0]));
       if (src[1]->is_memory()) fail("STORE of memory: LOAD it first");
@@ -185,15 +185,14 @@ DType declared_value(const char* n, std::optional<DType> declared) {
 }
 
 // BUFFER and ALLOC: flat memory of scalars, with a bounded length and slot.
-NodeType infer_memory_definition(Op op, std::optional<DType> declared, std::span<const int64_t> shape,
-                                 int64_t slot, int lanes) {
+NodeType infer_memory_definition(Op op, std::optional<DType> declared, std::span<const int64_t> shape, int64_t slot, int lanes) {
   const char* const n = info(op).name;
   const DType d = declared_value(n, declared);
   if (lanes > 1) fail(std::string(n) + " of a vector dtype: memory holds scalars (use a vector LOAD)");
   if (shape.size() != 1) fail(std::string(n) + " is flat");
   if (shape[0] < 1) fail(std::string(n) + " length must be at least 1");
-  if (shape[0] > kMaxBufferLen) fail(std::string(n) + " length " + std::to_string(shape[0]) + " is too large (max " +
-                                     std::to_string(kMaxBufferLen) + ")");
+  if (shape[0] > kMaxBufferLen)
+    fail(std::string(n) + " length " + std::to_string(shape[0]) + " is too large (max " + std::to_string(kMaxBufferLen) + ")");
   if (slot < 0 || slot > kMaxSlot) fail(std::string(n) + " slot " + std::to_string(slot) + " is out of range");
   return {d, op == Op::BUFFER ? AddrSpace::GLOBAL : AddrSpace::LOCAL, 1, shape[0]};
 }
@@ -232,14 +231,14 @@ NodeType infer_alu(Op op, std::span<const UOp* const> src, std::optional<DType> 
 
 }  // namespace
 
-NodeType infer(Op op, std::span<const UOp* const> src, std::optional<DType> declared,
-               std::span<const int64_t> shape, int64_t slot, int lanes) {
+NodeType infer(Op op, std::span<const UOp* const> src, std::optional<DType> declared, std::span<const int64_t> shape,
+               int64_t slot, int lanes) {
   const OpInfo& oi = info(op);
   const char* const n = oi.name;  // a string only when a message is built: infer runs per node
   if (oi.arity != VARIADIC && static_cast<int>(src.size()) != oi.arity)
     fail(std::string(n) + " takes " + std::to_string(oi.arity) + " sources, got " + std::to_string(src.size()));
-  if (lanes < 0 || lanes > kMaxLanes) fail(std::string(n) + ": " + std::to_string(lanes) + " lanes (a vector has 2 to " +
-                                         std::to_string(kMaxLanes) + ")");
+  if (lanes < 0 || lanes > kMaxLanes)
+    fail(std::string(n) + ": " + std::to_string(lanes) + " lanes (a vector has 2 to " + std::to_string(kMaxLanes) + ")");
   if (lanes > 1 && declared && is_void(*declared)) fail(std::string(n) + ": a vector of void");
   NodeType t{};
   if (op == Op::CONST) {
@@ -269,8 +268,8 @@ namespace {
 inline uint64_t mix(uint64_t h, uint64_t v) { return (std::rotl(h, 5) ^ v) * 0x9E3779B97F4A7C15ull; }
 
 uint32_t node_tag(const UOp& k) {
-  uint64_t h = static_cast<uint64_t>(k.op) | static_cast<uint64_t>(k.dtype) << 8 |
-               static_cast<uint64_t>(k.src.size()) << 16 | static_cast<uint64_t>(k.lanes) << 48;
+  uint64_t h = static_cast<uint64_t>(k.op) | static_cast<uint64_t>(k.dtype) << 8 | static_cast<uint64_t>(k.src.size()) << 16 |
+               static_cast<uint64_t>(k.lanes) << 48;
   h = mix(h, k.value.u);
   h = mix(h, static_cast<uint64_t>(k.len));
   h = mix(h, static_cast<uint64_t>(k.slot));

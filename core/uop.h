@@ -39,12 +39,12 @@ struct UOp {
   Op op;
   DType dtype;
   AddrSpace space;
-  uint8_t rank;        // 1 for BUFFER/ALLOC (and AFTER of them), 0 for addresses and values
-  uint32_t id;         // creation order in its graph: a dense, deterministic key
-  int64_t len = 0;     // element count of rank-1 memory
-  int32_t slot = 0;    // BUFFER: kernel parameter position; ALLOC: a number that names it
-  uint8_t lanes = 1;   // value nodes: 1 scalar, 2..16 a vector of `dtype` (STORE, SINK, memory: 1)
-  Scalar value{};      // CONST (a vector CONST: every lane); GEP: the lane index in `i`; RANGE: the axis in `i`
+  uint8_t rank;       // 1 for BUFFER/ALLOC (and AFTER of them), 0 for addresses and values
+  uint32_t id;        // creation order in its graph: a dense, deterministic key
+  int64_t len = 0;    // element count of rank-1 memory
+  int32_t slot = 0;   // BUFFER: kernel parameter position; ALLOC: a number that names it
+  uint8_t lanes = 1;  // value nodes: 1 scalar, 2..16 a vector of `dtype` (STORE, SINK, memory: 1)
+  Scalar value{};     // CONST (a vector CONST: every lane); GEP: the lane index in `i`; RANGE: the axis in `i`
   // The sources, stored right after the node in its graph's arena: reading them touches the node's own
   // cache line (or the next), not a separate heap block.
   std::span<const UOp* const> src;
@@ -83,8 +83,8 @@ struct NodeType {
 // BUFFER, ALLOC, CAST, BITCAST; checked against the inferred dtype for every other op when given).
 // `shape` is only for BUFFER/ALLOC. `lanes` is the declared lane count (0: not given, inferred; CONST and
 // a vector LOAD need it); `arg` is the slot of a BUFFER/ALLOC or the lane of a GEP. Throws TypeError.
-NodeType infer(Op op, std::span<const UOp* const> src, std::optional<DType> declared,
-               std::span<const int64_t> shape = {}, int64_t arg = 0, int lanes = 0);
+NodeType infer(Op op, std::span<const UOp* const> src, std::optional<DType> declared, std::span<const int64_t> shape = {},
+               int64_t arg = 0, int lanes = 0);
 
 class Graph {
  public:
@@ -94,11 +94,10 @@ class Graph {
 
   // `lanes`: the declared lane count, 0 to infer it (a vector LOAD must give it).
   const UOp* make(Op op, std::span<const UOp* const> src, std::optional<DType> declared = std::nullopt, int lanes = 0);
-  const UOp* make(Op op, std::initializer_list<const UOp*> src, std::optional<DType> declared = std::nullopt,
-                  int lanes = 0) {
+  const UOp* make(Op op, std::initializer_list<const UOp*> src, std::optional<DType> declared = std::nullopt, int lanes = 0) {
     return make(op, std::span<const UOp* const>(src.begin(), src.size()), declared, lanes);
   }
-  const UOp* constant(DType d, Scalar v, int lanes = 1);  // lanes > 1: v in every lane
+  const UOp* constant(DType d, Scalar v, int lanes = 1);                                   // lanes > 1: v in every lane
   const UOp* gep(const UOp* vec, int lane, std::optional<DType> declared = std::nullopt);  // lane `lane` of vec
   // A loop variable counting 0 .. end-1, `axis` its number (docs/semantics.md, Loops).
   const UOp* range(const UOp* end, int64_t axis, std::optional<DType> declared = std::nullopt);

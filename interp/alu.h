@@ -29,11 +29,11 @@ namespace uf {
 // Why an op has no defined result. Kept as a tag so the hot path never builds strings.
 enum class AluUndefined : uint8_t {
   None,
-  NegativeShift,     // SHL/SHR by b < 0 (Python raises ValueError)
-  NonFiniteToInt,    // CAST of NaN or ±inf to an integer dtype (int() raises)
-  BitcastNaN,        // BITCAST of a NaN: its bits are not fixed by the reference
-  NegativePower,     // integer POW by b < 0 (Python's result is a float)
-  PowOverflow,       // float POW whose binary64 result overflows (Python raises OverflowError)
+  NegativeShift,   // SHL/SHR by b < 0 (Python raises ValueError)
+  NonFiniteToInt,  // CAST of NaN or ±inf to an integer dtype (int() raises)
+  BitcastNaN,      // BITCAST of a NaN: its bits are not fixed by the reference
+  NegativePower,   // integer POW by b < 0 (Python's result is a float)
+  PowOverflow,     // float POW whose binary64 result overflows (Python raises OverflowError)
 };
 
 struct AluResult {

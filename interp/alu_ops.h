@@ -28,7 +28,7 @@ constexpr bool is_arith(Op op) { return is_alu(op) && op != Op::WHERE && !is_con
 // done on the bits without library calls (tests/interp checks the two agree). Overflow gives ±inf.
 inline double round_to_f16(double x) {
   constexpr uint64_t kSign = uint64_t{1} << 63;
-  constexpr uint64_t kOverflow = 0x40effe0000000000;  // 65520.0: halfway to 65536, ties to even (up)
+  constexpr uint64_t kOverflow = 0x40effe0000000000;        // 65520.0: halfway to 65536, ties to even (up)
   constexpr uint64_t kSmallestNormal = 0x3f10000000000000;  // 2^-14
   const uint64_t bits = std::bit_cast<uint64_t>(x);
   const uint64_t sign = bits & kSign, mag = bits & ~kSign;
@@ -190,8 +190,10 @@ inline AluResult int_op(DType result, DType operand, Scalar a, Scalar b, Scalar 
       break;
     case Op::SHR:
       if (sgn && b.i < 0) return undefined(AluUndefined::NegativeShift);
-      if (sgn) r = static_cast<uint64_t>(a.i >> (b.u >= 64 ? 63 : b.u));  // floor(a / 2^b): 0 or -1 at the end
-      else r = b.u >= 64 ? 0 : a.u >> b.u;
+      if (sgn)
+        r = static_cast<uint64_t>(a.i >> (b.u >= 64 ? 63 : b.u));  // floor(a / 2^b): 0 or -1 at the end
+      else
+        r = b.u >= 64 ? 0 : a.u >> b.u;
       break;
     case Op::FLOORDIV: r = b.u == 0 ? 0 : floordiv(sgn, a, b); break;
     case Op::FLOORMOD: r = b.u == 0 ? a.u : floormod(sgn, a, b); break;
@@ -224,7 +226,7 @@ inline AluResult float_op(DType result, Scalar a, Scalar b, Scalar c) {
     case Op::SIN: return of_float(result, std::isinf(x) ? kNaN : std::sin(x));
     case Op::TRUNC:  // math.trunc gives an int: a zero result is +0.0; inf and nan pass through
       return of_float(result, std::isfinite(x) ? std::trunc(x) + 0.0 : x);
-    case Op::POW: {  // Python's float power (tinygrad's safe_pow)
+    case Op::POW: {                                            // Python's float power (tinygrad's safe_pow)
       if (x == 0 && y < 0) return of_float(result, INFINITY);  // ZeroDivisionError, which tinygrad makes +inf
       const bool finite = std::isfinite(x) && std::isfinite(y);
       // A negative base to a non-integer power is a complex number in Python (NaN to tinygrad), whose
@@ -278,9 +280,12 @@ template <Op OP>
 inline AluResult apply(DType result, DType operand, const Scalar* o) {
   constexpr int arity = info(OP).arity;
   const Scalar a = arity > 0 ? o[0] : Scalar::zero(), b = arity > 1 ? o[1] : a, c = arity > 2 ? o[2] : a;
-  if constexpr (OP == Op::WHERE) return where(a, b, c);
-  else if constexpr (OP == Op::CAST) return cast(result, operand, a);
-  else if constexpr (OP == Op::BITCAST) return bitcast(result, operand, a);
+  if constexpr (OP == Op::WHERE)
+    return where(a, b, c);
+  else if constexpr (OP == Op::CAST)
+    return cast(result, operand, a);
+  else if constexpr (OP == Op::BITCAST)
+    return bitcast(result, operand, a);
   else if constexpr (is_arith(OP))
     return is_float(operand) ? float_op<OP>(result, a, b, c) : int_op<OP>(result, operand, a, b, c);
   UOPFUZZ_CHECK(!"an ALU op");

@@ -47,8 +47,10 @@ constexpr auto kCode = [] {
     for (int d = 0; d < kNumDTypes; ++d) {
       const Op op = static_cast<Op>(o);
       const bool is_float_family = family_by_result(op) && is_float(static_cast<DType>(d));
-      if (is_float_family) t[o * kCodeRow + d] = alu::is_total_float(op) ? kFloatTotal : float_code(op);
-      else t[o * kCodeRow + d] = alu::is_total_int(op) && family_by_result(op) ? kIntTotal : int_code(op);
+      if (is_float_family)
+        t[o * kCodeRow + d] = alu::is_total_float(op) ? kFloatTotal : float_code(op);
+      else
+        t[o * kCodeRow + d] = alu::is_total_int(op) && family_by_result(op) ? kIntTotal : int_code(op);
     }
   return t;
 }();
@@ -82,52 +84,60 @@ std::optional<Undefined> Machine::execute(size_t from, size_t to) {
     const UOp* const* const s = u->operands3();
     const uint32_t i0 = s[0]->id, i1 = s[1]->id, i2 = s[2]->id;
     // A node without sources "reads" itself, which has not run: it takes this branch, and passes.
-    if (!(ran[i0] & ran[i1] & ran[i2])) [[unlikely]] check_sources(u);
+    if (!(ran[i0] & ran[i1] & ran[i2])) [[unlikely]]
+      check_sources(u);
     const Scalar a = v[i0], b = v[i1], c = v[i2];
     const DType result = u->dtype, operand = s[0]->dtype;  // WHERE ignores `operand`
     AluResult r;
     switch (code) {
       // ALU ops: the table's own family functions, the op fixed at compile time. Each case stores its
       // own result, so the UNDEFINED check is only compiled where the op can be undefined.
-#define OP(N, arity, dtypes, rule, flags)                                                          \
-case int_code(Op::N):                                                                           \
-  if constexpr (is_comparison(Op::N))                                                           \
-    r = kIsFloat[static_cast<int>(operand)] ? alu::float_op<Op::N>(result, a, b, c)             \
-                                            : alu::int_op<Op::N>(result, operand, a, b, c);     \
-  else if constexpr (has_int_family(Op::N)) r = alu::int_op<Op::N>(result, operand, a, b, c);   \
-  else if constexpr (Op::N == Op::WHERE) r = alu::where(a, b, c);                               \
-  else if constexpr (Op::N == Op::CAST) r = alu::cast(result, operand, a);                      \
-  else if constexpr (Op::N == Op::BITCAST) r = alu::bitcast(result, operand, a);                \
-  else goto not_alu;                                                                            \
-  if (!r.defined()) [[unlikely]] goto undefined;                                                \
-  v[u->id] = r.value;                                                                           \
-  ran[u->id] = 1;                                                                               \
-  continue;                                                                                     \
-case float_code(Op::N):                                                                         \
-  if constexpr (has_float_family(Op::N) && !is_comparison(Op::N)) {                             \
-    r = alu::float_op<Op::N>(result, a, b, c);                                                  \
-    if (!r.defined()) [[unlikely]] goto undefined;                                              \
-    v[u->id] = r.value;                                                                         \
-    ran[u->id] = 1;                                                                             \
-    continue;                                                                                   \
-  }                                                                                             \
-  __builtin_unreachable();
+#define OP(N, arity, dtypes, rule, flags)                                                     \
+  case int_code(Op::N):                                                                       \
+    if constexpr (is_comparison(Op::N))                                                       \
+      r = kIsFloat[static_cast<int>(operand)] ? alu::float_op<Op::N>(result, a, b, c)         \
+                                              : alu::int_op<Op::N>(result, operand, a, b, c); \
+    else if constexpr (has_int_family(Op::N))                                                 \
+      r = alu::int_op<Op::N>(result, operand, a, b, c);                                       \
+    else if constexpr (Op::N == Op::WHERE)                                                    \
+      r = alu::where(a, b, c);                                                                \
+    else if constexpr (Op::N == Op::CAST)                                                     \
+      r = alu::cast(result, operand, a);                                                      \
+    else if constexpr (Op::N == Op::BITCAST)                                                  \
+      r = alu::bitcast(result, operand, a);                                                   \
+    else                                                                                      \
+      goto not_alu;                                                                           \
+    if (!r.defined()) [[unlikely]]                                                            \
+      goto undefined;                                                                         \
+    v[u->id] = r.value;                                                                       \
+    ran[u->id] = 1;                                                                           \
+    continue;                                                                                 \
+  case float_code(Op::N):                                                                     \
+    if constexpr (has_float_family(Op::N) && !is_comparison(Op::N)) {                         \
+      r = alu::float_op<Op::N>(result, a, b, c);                                              \
+      if (!r.defined()) [[unlikely]]                                                          \
+        goto undefined;                                                                       \
+      v[u->id] = r.value;                                                                     \
+      ran[u->id] = 1;                                                                         \
+      continue;                                                                               \
+    }                                                                                         \
+    __builtin_unreachable();
 #include "core/ops.def"
 #undef OP
       case kIntTotal:
-        v[u->id] = wrap_int(result, alu::pick_int_total(kIntTotalPosition[static_cast<size_t>(u->op)],
-                                                        is_signed(operand), a, b, c,
-                                                        std::make_index_sequence<std::size(alu::kTotalIntOps)>()));
+        v[u->id] = wrap_int(result, alu::pick_int_total(kIntTotalPosition[static_cast<size_t>(u->op)], is_signed(operand), a, b,
+                                                        c, std::make_index_sequence<std::size(alu::kTotalIntOps)>()));
         ran[u->id] = 1;
         continue;
       case kFloatTotal:
-        v[u->id] = Scalar::of_float(alu::round_to(
-            result, alu::pick_float_total(kFloatTotalPosition[static_cast<size_t>(u->op)], a.f, b.f, c.f,
-                                          std::make_index_sequence<std::size(alu::kTotalFloatOps)>())));
+        v[u->id] = Scalar::of_float(
+            alu::round_to(result, alu::pick_float_total(kFloatTotalPosition[static_cast<size_t>(u->op)], a.f, b.f, c.f,
+                                                        std::make_index_sequence<std::size(alu::kTotalFloatOps)>())));
         ran[u->id] = 1;
         continue;
       case kVector:
-        if (u->src.size() > 3) [[unlikely]] check_sources(u);
+        if (u->src.size() > 3) [[unlikely]]
+          check_sources(u);
         if (auto why = vector_node(u)) [[unlikely]] {
           check_rest(i);
           return Undefined{u, std::move(*why)};
@@ -137,7 +147,8 @@ case float_code(Op::N):                                                         
       default: __builtin_unreachable();  // every code comes from kCode
     }
   not_alu:
-    if (u->src.size() > 3) [[unlikely]] check_sources(u);  // variadic: beyond the three checked above
+    if (u->src.size() > 3) [[unlikely]]
+      check_sources(u);  // variadic: beyond the three checked above
     switch (u->op) {
       case Op::CONST: v[u->id] = u->value; break;
       case Op::BUFFER:
@@ -150,7 +161,7 @@ case float_code(Op::N):                                                         
         next = code_of(order[i + 1 < count ? i + 1 : i]);
         continue;
       case Op::END: break;  // its loops have run
-      case Op::INDEX: {  // an address's value is its cell; a memory's is its index in memories_
+      case Op::INDEX: {     // an address's value is its cell; a memory's is its index in memories_
         const Memory& m = memories_[a.u];
         if (b.i < 0 || b.i >= m.len) [[unlikely]] {
           if (!gated_only_.empty() && gated_only_[u->id]) {
@@ -175,8 +186,8 @@ case float_code(Op::N):                                                         
         if (!written_[a.u]) [[unlikely]] {
           const Memory& m = memories_[v[u->src[0]->base()->id].u];
           check_rest(i);
-          return Undefined{u, "LOAD of ALLOC slot " + std::to_string(m.node->slot) + " element " +
-                                  std::to_string(a.u - m.first) + " before any STORE"};
+          return Undefined{u, "LOAD of ALLOC slot " + std::to_string(m.node->slot) + " element " + std::to_string(a.u - m.first) +
+                                  " before any STORE"};
         }
         v[u->id] = cells_[a.u];
         break;
@@ -200,7 +211,7 @@ case float_code(Op::N):                                                         
     }
     ran[u->id] = 1;
     continue;
-  undefined: {
+  undefined : {
     const Scalar operands[3] = {a, b, c};
     check_rest(i);
     return Undefined{u, undefined_reason(u->op, result, operand, operands)};

@@ -21,8 +21,7 @@ struct Memory {
 };
 
 inline std::string memory_text(const UOp* m) {
-  return std::string(name(m->op)) + " " + name(m->dtype) + "[" + std::to_string(m->len) + "] slot=" +
-         std::to_string(m->slot);
+  return std::string(name(m->op)) + " " + name(m->dtype) + "[" + std::to_string(m->len) + "] slot=" + std::to_string(m->slot);
 }
 
 // The per-node arrays, kept by the thread from one call to the next: the fuzz loop interprets thousands
@@ -82,10 +81,13 @@ class Machine {
 
  private:
   Machine(const Program& p, const std::vector<const UOp*>& order, const Loops* known, bool structured, const Limits& limits)
-      : p_(p), loop_steps_left_(limits.max_loop_steps),
+      : p_(p),
+        loop_steps_left_(limits.max_loop_steps),
         own_loops_(structured && !known ? analyze_loops(p, order) : Loops{}),
         loops_(structured && known ? *known : own_loops_),
-        order_(loops_.any() ? loops_.schedule : order), arrays_(p.graph->size()), values_(arrays_.values()),
+        order_(loops_.any() ? loops_.schedule : order),
+        arrays_(p.graph->size()),
+        values_(arrays_.values()),
         ran_(arrays_.ran()) {
     if (!loops_.schedule.empty()) mark_gated_only_addresses();
     memories_.reserve(16);  // typical programs: a few memories of a few elements, so no regrowth
@@ -127,8 +129,8 @@ class Machine {
       cells_.resize(cells_.size() + len, Scalar::zero());
     } else {
       if (data->second.size() != len)
-        throw UserError("data " + std::to_string(m->slot) + ": " + std::to_string(data->second.size()) +
-                        " values for " + memory_text(m));
+        throw UserError("data " + std::to_string(m->slot) + ": " + std::to_string(data->second.size()) + " values for " +
+                        memory_text(m));
       for (const Scalar v : data->second) cells_.push_back(normalize(m->dtype, v));
     }
     written_.resize(written_.size() + len, 1);  // a BUFFER's every element is defined
@@ -156,12 +158,6 @@ class Machine {
     }
   }
 
-
-
-
-
-
-
   // Runs order_[from, to): the whole program, or one iteration of a loop body (run_loop).
   std::optional<Undefined> execute(size_t from, size_t to);
 
@@ -183,10 +179,10 @@ class Machine {
   const Program& p_;
   uint64_t loop_steps_left_;
   bool over_budget_ = false;
-  const Loops own_loops_;                  // computed here when the caller did not pass them
-  const Loops& loops_;                     // empty for a program without loops or gated accesses
-  const std::vector<const UOp*>& order_;   // the schedule (loops_.schedule) or the caller's order
-  std::vector<uint8_t> gated_only_;        // by node id: an INDEX only gated accesses use (empty: none)
+  const Loops own_loops_;                                   // computed here when the caller did not pass them
+  const Loops& loops_;                                      // empty for a program without loops or gated accesses
+  const std::vector<const UOp*>& order_;                    // the schedule (loops_.schedule) or the caller's order
+  std::vector<uint8_t> gated_only_;                         // by node id: an INDEX only gated accesses use (empty: none)
   std::vector<std::pair<const UOp*, int64_t>> iterations_;  // the loops running, outermost first
   bool iteration_noted_ = false;
   NodeArraysLease arrays_;

@@ -26,8 +26,8 @@ std::optional<std::string> Machine::vector_node(const UOp* u) {
       const size_t cell = values_[u->src[0]->id].u;
       const Memory& m = memory_of(u->src[0]);
       if (cell + n > m.first + static_cast<size_t>(m.len))
-        return "LOAD of " + std::to_string(n) + " lanes at element " + std::to_string(cell - m.first) +
-               " out of bounds for " + memory_text(m.node);
+        return "LOAD of " + std::to_string(n) + " lanes at element " + std::to_string(cell - m.first) + " out of bounds for " +
+               memory_text(m.node);
       for (size_t k = 0; k < n; ++k) {
         if (!written_[cell + k])
           return "LOAD of ALLOC slot " + std::to_string(m.node->slot) + " element " + std::to_string(cell + k - m.first) +
@@ -54,8 +54,8 @@ std::optional<std::string> Machine::vector_store(const UOp* u) {
   const size_t cell = values_[u->src[0]->id].u, n = u->src[1]->lanes, from = values_[u->src[1]->id].u;
   const Memory& m = memory_of(u->src[0]);
   if (cell + n > m.first + static_cast<size_t>(m.len))
-    return "STORE of " + std::to_string(n) + " lanes at element " + std::to_string(cell - m.first) +
-           " out of bounds for " + memory_text(m.node);
+    return "STORE of " + std::to_string(n) + " lanes at element " + std::to_string(cell - m.first) + " out of bounds for " +
+           memory_text(m.node);
   for (size_t k = 0; k < n; ++k) {
     cells_[cell + k] = vec_lanes_[from + k];
     written_[cell + k] = 1;

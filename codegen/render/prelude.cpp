@@ -311,7 +311,8 @@ UF_VEC(f32, float) UF_VEC(f64, double)
 
 // Inserted before the end marker under --f16 native (RenderOptions::f16_native). The kernel text is
 // the same whether the compiler has _Float16 or not: uf_h and the uf_h* ops are defined one way or the other.
-const char* const kNativeF16 = R"PRELUDE(/* --f16 native: f16 values are uf_h, the compiler's own _Float16 where it has one. Native ops:
+const char* const kNativeF16 =
+    R"PRELUDE(/* --f16 native: f16 values are uf_h, the compiler's own _Float16 where it has one. Native ops:
    + - * (uf_hadd, uf_hsub, uf_hmul), 1/x (uf_hrecip), sqrt (uf_hsqrt), NEG, comparisons, WHERE, MAX,
    conversions from f32 and f64 (one correctly rounded conversion each; ints go through binary64 first,
    like the reference). Each is correctly rounded, so it equals the reference's "binary64, rounded

@@ -16,11 +16,11 @@ constexpr size_t kMaxInline = 200;
 // Scratch arrays go on the stack until a kernel's ALLOCs reach this many bytes; the rest are calloc'd.
 constexpr int64_t kStackBudget = 64 * 1024;
 
-const char* const kKeywords[] = {
-    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
-    "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
-    "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
-    "volatile", "while", "bool", "true", "false", "main"};
+const char* const kKeywords[] = {"auto",     "break",  "case",   "char",     "const",    "continue", "default",  "do",
+                                 "double",   "else",   "enum",   "extern",   "float",    "for",      "goto",     "if",
+                                 "inline",   "int",    "long",   "register", "restrict", "return",   "short",    "signed",
+                                 "sizeof",   "static", "struct", "switch",   "typedef",  "union",    "unsigned", "void",
+                                 "volatile", "while",  "bool",   "true",     "false",    "main"};
 
 class Renderer {
  public:
@@ -71,8 +71,8 @@ class Renderer {
   // and a plain induction variable is what the vectorizer looks for.
   void open_loop(const UOp* r) {
     const std::string v = fresh("ridx");
-    emit_line("for (" + std::string(c_value_type(r->dtype)) + " " + v + " = 0; " + v + " < " + expr_[r->src[0]->id] + "; " +
-              v + "++) {");
+    emit_line("for (" + std::string(c_value_type(r->dtype)) + " " + v + " = 0; " + v + " < " + expr_[r->src[0]->id] + "; " + v +
+              "++) {");
     expr_[r->id] = v;
     named_[r->id] = true;
     indent_ += "  ";
@@ -103,8 +103,10 @@ class Renderer {
     for (const UOp* s : u->src) ops.push_back(expr_[s->id]);
     const std::string e = vector_expr(u, ops);
     if (u->op == Op::GEP) {
-      if (uses_[u->id] > 1) name_value(u, "alu", e);
-      else expr_[u->id] = e;
+      if (uses_[u->id] > 1)
+        name_value(u, "alu", e);
+      else
+        expr_[u->id] = e;
       return;
     }
     name_vector(u, e);
@@ -140,8 +142,7 @@ class Renderer {
       return;
     }
     name_vector(u, "{0}");
-    emit_line("memcpy(&" + expr_[u->id] + ", &" + m + "[" + i + "], " + std::to_string(u->lanes) + " * sizeof " +
-                     m + "[0]);");
+    emit_line("memcpy(&" + expr_[u->id] + ", &" + m + "[" + i + "], " + std::to_string(u->lanes) + " * sizeof " + m + "[0]);");
   }
 
   void vector_store(const UOp* u) {
@@ -151,8 +152,8 @@ class Renderer {
     const std::string& v = expr_[val->id];
     if (bits_buffer(u->src[0])) {
       for (int k = 0; k < val->lanes; ++k)
-        emit_line(m + "[" + i + "+" + std::to_string(k) + "] = uf_bits_" + name(val->dtype) + "(" + v + "[" +
-                         std::to_string(k) + "]);");
+        emit_line(m + "[" + i + "+" + std::to_string(k) + "] = uf_bits_" + name(val->dtype) + "(" + v + "[" + std::to_string(k) +
+                  "]);");
       return;
     }
     emit_line("memcpy(&" + m + "[" + i + "], &" + v + ", " + std::to_string(val->lanes) + " * sizeof " + m + "[0]);");
@@ -174,8 +175,7 @@ class Renderer {
       stack_used_ += size;
       emit_line(T + " " + v + "[" + std::to_string(u->len) + "] = {0};");
     } else {
-      emit_line(T + "* " + v + " = (" + T + "*)calloc(" + std::to_string(u->len) + ", sizeof(" + T +
-                       "));");
+      emit_line(T + "* " + v + " = (" + T + "*)calloc(" + std::to_string(u->len) + ", sizeof(" + T + "));");
       emit_line("if (!" + v + ") abort();");
       heap_.push_back(v);
     }
@@ -211,8 +211,10 @@ class Renderer {
     ops.reserve(u->src.size());
     for (const UOp* s : u->src) ops.push_back(expr_[s->id]);
     const std::string e = alu_expr(u, ops, division_fast_path(u, bounds_), opts_);
-    if (uses_[u->id] > 1 || e.size() > kMaxInline) name_value(u, "alu", e);
-    else expr_[u->id] = e;
+    if (uses_[u->id] > 1 || e.size() > kMaxInline)
+      name_value(u, "alu", e);
+    else
+      expr_[u->id] = e;
   }
 
   void node(const UOp* u) {
@@ -241,7 +243,8 @@ class Renderer {
         emit_line(gate + expr_[u->src[0]->id] + " = " + stored + ";");
         break;
       }
-      case Op::SINK: case Op::END: break;  // END: the schedule closes the loop
+      case Op::SINK:
+      case Op::END: break;  // END: the schedule closes the loop
       default: alu(u); break;
     }
   }

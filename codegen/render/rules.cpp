@@ -120,21 +120,26 @@ constexpr std::array<OpRule, kNumOps> kRules = rules_by_op({
     {Op::FLOORMOD, {.integer = "uf_floormod_$t($0,$1)"}, "($0%$1)"},
     {Op::CDIV, {.integer = "uf_cdiv_$t($0,$1)"}, "($0/$1)"},
     {Op::CMOD, {.integer = "uf_cmod_$t($0,$1)"}, "($0%$1)"},
-    {Op::POW, {.integer = "uf_pow_$t($0,$1)",
-               .narrow_float = "uf_round_$t(uf_pow((double)$0,(double)$1))",
-               .f32 = "uf_f32(uf_pow((double)$0,(double)$1))",
-               .f64 = "uf_pow($0,$1)"}},
-    {Op::RECIP, {.narrow_float = "uf_round_$t(1.0/(double)$0)", .f32 = "(1.0f/$0)", .f64 = "(1.0/$0)", .native_f16 = "uf_hrecip($0)"}},
-    {Op::SQRT, {.narrow_float = "uf_round_$t(sqrt((double)$0))", .f32 = "sqrtf($0)", .f64 = "sqrt($0)", .native_f16 = "uf_hsqrt($0)"}},
+    {Op::POW,
+     {.integer = "uf_pow_$t($0,$1)",
+      .narrow_float = "uf_round_$t(uf_pow((double)$0,(double)$1))",
+      .f32 = "uf_f32(uf_pow((double)$0,(double)$1))",
+      .f64 = "uf_pow($0,$1)"}},
+    {Op::RECIP,
+     {.narrow_float = "uf_round_$t(1.0/(double)$0)", .f32 = "(1.0f/$0)", .f64 = "(1.0/$0)", .native_f16 = "uf_hrecip($0)"}},
+    {Op::SQRT,
+     {.narrow_float = "uf_round_$t(sqrt((double)$0))", .f32 = "sqrtf($0)", .f64 = "sqrt($0)", .native_f16 = "uf_hsqrt($0)"}},
     {Op::EXP2, {.narrow_float = "uf_round_$t(uf_exp2((double)$0))", .f32 = "uf_f32(uf_exp2((double)$0))", .f64 = "uf_exp2($0)"}},
     {Op::LOG2, {.narrow_float = "uf_round_$t(uf_log2((double)$0))", .f32 = "uf_f32(uf_log2((double)$0))", .f64 = "uf_log2($0)"}},
     {Op::SIN, {.narrow_float = "uf_round_$t(uf_sin((double)$0))", .f32 = "uf_f32(uf_sin((double)$0))", .f64 = "uf_sin($0)"}},
-    {Op::TRUNC, {.narrow_float = "uf_trunc_f($0)", .f32 = "uf_trunc_f($0)", .f64 = "uf_trunc_d($0)", .native_f16 = "uf_trunc_h($0)"}},
+    {Op::TRUNC,
+     {.narrow_float = "uf_trunc_f($0)", .f32 = "uf_trunc_f($0)", .f64 = "uf_trunc_d($0)", .native_f16 = "uf_trunc_h($0)"}},
     {Op::WHERE, all_classes("($0?$1:$2)")},
-    {Op::MULACC, {.integer = "uf_mulacc_$t($0,$1,$2)",
-                  .narrow_float = "uf_round_$t((double)$0*(double)$1+(double)$2)",
-                  .f32 = "uf_f32((double)$0*(double)$1+(double)$2)",
-                  .f64 = "(($0*$1)+$2)"}},
+    {Op::MULACC,
+     {.integer = "uf_mulacc_$t($0,$1,$2)",
+      .narrow_float = "uf_round_$t((double)$0*(double)$1+(double)$2)",
+      .f32 = "uf_f32((double)$0*(double)$1+(double)$2)",
+      .f64 = "(($0*$1)+$2)"}},
 });
 
 DTypeClass dtype_class(DType d, const RenderOptions& opts) {
@@ -188,8 +193,8 @@ std::string cast_expr(DType from, DType to, const std::string& a, const RenderOp
   const std::string T = c_value_type(to);
   if (from == to) return a;
   if (native_f16(from, opts) && to == DType::F32) return "((float)" + a + ")";  // exact
-  if (carried_as_float(from) && to == DType::F32) return a;  // their values are floats
-  if (is_bool(to)) return "(" + a + "!=0)";  // NaN is nonzero too
+  if (carried_as_float(from) && to == DType::F32) return a;                     // their values are floats
+  if (is_bool(to)) return "(" + a + "!=0)";                                     // NaN is nonzero too
   if (is_int(to)) {
     if (is_float(from)) {
       const std::string v = "uf_f2u64((double)" + a + ")";  // trunc, then mod 2^64

@@ -75,7 +75,9 @@ std::string native(const UOp* u, std::span<const std::string> o) {
   const bool integral = is_int(d) || is_bool(d);
   const bool wide_float = d == DType::F32 || d == DType::F64;
   switch (u->op) {
-    case Op::ADD: case Op::SUB: case Op::MUL: {
+    case Op::ADD:
+    case Op::SUB:
+    case Op::MUL: {
       if (!integral && !wide_float) return "";
       const char* c = u->op == Op::ADD ? "+" : u->op == Op::SUB ? "-" : "*";
       if (is_bool(d)) c = u->op == Op::ADD ? "|" : u->op == Op::SUB ? "^" : "&";
@@ -88,7 +90,9 @@ std::string native(const UOp* u, std::span<const std::string> o) {
     case Op::AND: return "(" + o[0] + "&" + o[1] + ")";
     case Op::OR: return "(" + o[0] + "|" + o[1] + ")";
     case Op::XOR: return "(" + o[0] + "^" + o[1] + ")";
-    case Op::CMPLT: case Op::CMPNE: case Op::CMPEQ: {
+    case Op::CMPLT:
+    case Op::CMPNE:
+    case Op::CMPEQ: {
       if (!simple_class(d)) return "";
       const char* c = u->op == Op::CMPLT ? "<" : u->op == Op::CMPNE ? "!=" : "==";
       return "__builtin_convertvector(-(" + signed_view(d, n, o[0]) + c + signed_view(d, n, o[1]) + "), " +

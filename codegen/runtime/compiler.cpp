@@ -51,16 +51,17 @@ class Sha256 {  // OpenSSL's EVP interface
   }
 
  private:
-  [[noreturn]] static void failed() {
-    throw UserError("OpenSSL cannot compute SHA-256 (no memory, or a broken OpenSSL setup)");
-  }
+  [[noreturn]] static void failed() { throw UserError("OpenSSL cannot compute SHA-256 (no memory, or a broken OpenSSL setup)"); }
   std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx_;
 };
 
 std::string to_hex(const std::array<uint8_t, 32>& digest) {
   static const char* digits = "0123456789abcdef";
   std::string s;
-  for (const uint8_t b : digest) { s += digits[b >> 4]; s += digits[b & 15]; }
+  for (const uint8_t b : digest) {
+    s += digits[b >> 4];
+    s += digits[b & 15];
+  }
   return s;
 }
 
@@ -68,11 +69,22 @@ std::string to_hex(const std::array<uint8_t, 32>& digest) {
 // system it cannot write, no memory, no file descriptors, a broken installation (a missing cc1, as, ld
 // or libm), a helper killed from outside (gcc's wording for the OOM killer). Compilers run with
 // LC_ALL=C, so these are the C library's and the drivers' English texts.
-constexpr const char* kEnvironmentSigns[] = {
-    "No space left on device", "Disk quota exceeded", "Read-only file system", "Input/output error",
-    "File too large", "Too many open files", "Cannot allocate memory", "out of memory", "memory exhausted",
-    "Permission denied", "Cannot create temporary file", "cannot execute", "unable to execute command",
-    "Killed signal terminated program", "cannot find -l", "cannot open output file"};
+constexpr const char* kEnvironmentSigns[] = {"No space left on device",
+                                             "Disk quota exceeded",
+                                             "Read-only file system",
+                                             "Input/output error",
+                                             "File too large",
+                                             "Too many open files",
+                                             "Cannot allocate memory",
+                                             "out of memory",
+                                             "memory exhausted",
+                                             "Permission denied",
+                                             "Cannot create temporary file",
+                                             "cannot execute",
+                                             "unable to execute command",
+                                             "Killed signal terminated program",
+                                             "cannot find -l",
+                                             "cannot open output file"};
 
 // Bytes available to us on the file system holding `path`, or UINTMAX_MAX when it cannot be told.
 uintmax_t available_bytes(const std::string& path, bool& no_inodes) {
@@ -134,8 +146,10 @@ void prune(const std::string& dir) {
     const auto t = e.last_write_time(ec);
     if (ec) continue;
     const std::string name = e.path().filename().string();
-    if (name.rfind("tmp-", 0) == 0 && now - t > std::chrono::hours(1)) fs::remove_all(e.path(), ec);
-    else if (e.path().extension() == ".so") entries.emplace_back(t, e.path());
+    if (name.rfind("tmp-", 0) == 0 && now - t > std::chrono::hours(1))
+      fs::remove_all(e.path(), ec);
+    else if (e.path().extension() == ".so")
+      entries.emplace_back(t, e.path());
   }
   if (entries.size() <= kMaxCacheEntries) return;
   std::sort(entries.begin(), entries.end());
@@ -202,8 +216,7 @@ std::string cache_dir() {
   }
   make_dirs_0700(dir);
   struct stat st;
-  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    throw UserError("cache directory " + dir + " is not a directory");
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) throw UserError("cache directory " + dir + " is not a directory");
   // Shared objects from here are loaded and run: the directory must be ours alone to write.
   if (st.st_uid != ::geteuid() || (st.st_mode & 022) != 0)
     throw UserError("cache directory " + dir + " is writable by others or not owned by this user; refusing it");
@@ -236,7 +249,10 @@ std::string numbered_source(const std::string& src, size_t max_lines) {
   size_t n = 0;
   char num[16];
   while (std::getline(in, line)) {
-    if (++n > max_lines) { out += "     ... (" + std::to_string(max_lines) + " lines shown)\n"; break; }
+    if (++n > max_lines) {
+      out += "     ... (" + std::to_string(max_lines) + " lines shown)\n";
+      break;
+    }
     std::snprintf(num, sizeof num, "%4zu ", n);
     out += num + line + "\n";
   }
@@ -271,8 +287,8 @@ std::vector<std::string> write_sources(const std::string& dir, const std::vector
 }
 
 // CC FLAGS... -shared -fPIC -o OUT FILES... -lm
-std::vector<std::string> compiler_argv(const CompilerId& id, const std::vector<std::string>& flags,
-                                       const std::string& out, const std::vector<std::string>& files) {
+std::vector<std::string> compiler_argv(const CompilerId& id, const std::vector<std::string>& flags, const std::string& out,
+                                       const std::vector<std::string>& files) {
   std::vector<std::string> argv{id.path};
   argv.insert(argv.end(), flags.begin(), flags.end());
   for (const char* f : {"-shared", "-fPIC", "-o"}) argv.push_back(f);
@@ -303,12 +319,12 @@ ProcessResult run_compiler(const std::vector<std::string>& argv, const CompileOp
 
 // The message of a failed compiler call: its output and the numbered sources. Throws UserError when the
 // machine, not the sources, made it fail.
-std::string compile_error(const ProcessResult& r, const std::string& cc, const std::string& dir,
-                          const std::string& tmp, const std::vector<std::string>& sources) {
+std::string compile_error(const ProcessResult& r, const std::string& cc, const std::string& dir, const std::string& tmp,
+                          const std::vector<std::string>& sources) {
   // A full disk, no memory, a broken installation: a setup problem, never a compile-error finding.
   if (const std::string why = environment_failure(r, {tmp}); !why.empty())
-    throw UserError("cannot compile in " + dir + ": " + why + "; this is a problem of the machine, not of the " +
-                    "program:\n" + head_lines(r.err + r.out, 20));
+    throw UserError("cannot compile in " + dir + ": " + why + "; this is a problem of the machine, not of the " + "program:\n" +
+                    head_lines(r.err + r.out, 20));
   std::string message = cc + " failed (" + r.describe() + "):\n" + r.err + r.out;
   for (size_t i = 0; i < sources.size(); ++i)
     message += "--- source k" + std::to_string(i) + ".c ---\n" + numbered_source(sources[i]);
@@ -323,8 +339,7 @@ void install_entry(const std::string& out, const std::string& tmp, const std::st
   FileOptions staged = kPrivate;
   staged.temporary_dir = tmp;
   const FileError e = replace_file(entry, with_trailer(std::move(*elf)), staged);
-  if (e.step == FileError::Step::rename)
-    throw UserError("cannot move a build into the cache " + entry + ": " + e.reason());
+  if (e.step == FileError::Step::rename) throw UserError("cannot move a build into the cache " + entry + ": " + e.reason());
   if (e) throw UserError("cannot write " + e.path + " in the cache: " + e.reason());
 }
 

@@ -40,9 +40,9 @@ struct CompileOptions {
 
 struct CompileResult {
   bool ok = false;
-  bool cached = false;       // served from the cache, no compiler run
-  std::string so_path;       // when ok: the cache entry (dlopen-able)
-  std::string message;       // when not ok: the compiler's stderr and the numbered sources
+  bool cached = false;  // served from the cache, no compiler run
+  std::string so_path;  // when ok: the cache entry (dlopen-able)
+  std::string message;  // when not ok: the compiler's stderr and the numbered sources
 };
 
 // Compile errors are results, not exceptions. Throws UserError when the compiler cannot be found or

@@ -16,9 +16,7 @@ void UniqueFd::reset(int fd) {
   fd_ = fd;
 }
 
-int UniqueFd::close() {
-  return ::close(release());
-}
+int UniqueFd::close() { return ::close(release()); }
 
 std::optional<Pipe> Pipe::open() {
   int fds[2];
@@ -26,9 +24,7 @@ std::optional<Pipe> Pipe::open() {
   return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
 }
 
-bool set_nonblocking(int fd) {
-  return ::fcntl(fd, F_SETFL, O_NONBLOCK) == 0;
-}
+bool set_nonblocking(int fd) { return ::fcntl(fd, F_SETFL, O_NONBLOCK) == 0; }
 
 std::optional<SharedMemory> SharedMemory::map(size_t bytes) {
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

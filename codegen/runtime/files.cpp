@@ -23,9 +23,7 @@ namespace {
 
 constexpr const char* kTemporaryPrefix = ".tmp-";
 
-FileError failed(FileError::Step step, const std::string& path, int error) {
-  return FileError{step, path, error};
-}
+FileError failed(FileError::Step step, const std::string& path, int error) { return FileError{step, path, error}; }
 
 std::string temporary_for(const fs::path& target, const std::string& dir) {
   const fs::path where = dir.empty() ? target.parent_path() : fs::path(dir);
@@ -46,8 +44,8 @@ FileError publish(const std::string& path, std::string_view data, FileOptions op
   ::unlink(tmp.path().c_str());  // ours from an earlier, killed write with a reused PID
   opts.exclusive = true;
   if (FileError e = write_file(tmp.path(), data, opts)) return e;
-  const int moved = step == FileError::Step::rename ? ::rename(tmp.path().c_str(), path.c_str())
-                                                    : ::link(tmp.path().c_str(), path.c_str());
+  const int moved =
+      step == FileError::Step::rename ? ::rename(tmp.path().c_str(), path.c_str()) : ::link(tmp.path().c_str(), path.c_str());
   if (moved != 0) return failed(step, path, errno);
   if (opts.sync) sync_directory(target.parent_path());
   return {};
@@ -94,9 +92,7 @@ std::optional<std::string> read_file(const std::string& path, size_t limit) {
   return text;
 }
 
-std::string FileError::reason() const {
-  return std::strerror(error);
-}
+std::string FileError::reason() const { return std::strerror(error); }
 
 std::string FileError::message() const {
   static constexpr const char* kVerbs[] = {"", "create", "write", "replace", "link"};

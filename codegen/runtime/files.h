@@ -39,7 +39,7 @@ struct FileError {
   int error = 0;
 
   explicit operator bool() const { return step != Step::none; }
-  std::string reason() const;   // strerror(error)
+  std::string reason() const;  // strerror(error)
   // "cannot create PATH: reason"; "write", "replace" (the rename) and "link" likewise.
   std::string message() const;
 };

@@ -50,8 +50,8 @@ std::vector<NativeBuffer> program_buffers(const Program& p) {
   for (const UOp* b : p.buffers) {
     Values v = p.initial(b);
     if (static_cast<int64_t>(v.size()) != b->len)
-      throw UserError("data " + std::to_string(b->slot) + ": " + std::to_string(v.size()) + " values for " +
-                      name(b->dtype) + "[" + std::to_string(b->len) + "]");
+      throw UserError("data " + std::to_string(b->slot) + ": " + std::to_string(v.size()) + " values for " + name(b->dtype) +
+                      "[" + std::to_string(b->len) + "]");
     out.push_back(to_native(b->dtype, v));
   }
   return out;

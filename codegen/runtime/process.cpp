@@ -69,9 +69,7 @@ std::string ProcessResult::describe() const {
 
 std::string find_executable(const std::string& name) {
   if (name.empty()) return "";
-  if (name.find('/') != std::string::npos) {
-    return executable_file(name) ? resolved_or_same(name) : "";
-  }
+  if (name.find('/') != std::string::npos) { return executable_file(name) ? resolved_or_same(name) : ""; }
   const char* path = std::getenv("PATH");
   std::string_view rest = path ? path : "/usr/local/bin:/usr/bin:/bin";
   while (true) {
@@ -92,7 +90,11 @@ std::vector<std::string> split_command(std::string_view cmd) {
   for (size_t i = 0; i < cmd.size(); ++i) {
     const char c = cmd[i];
     if (c == ' ' || c == '\t' || c == '\n') {
-      if (in_word) { words.push_back(cur); cur.clear(); in_word = false; }
+      if (in_word) {
+        words.push_back(cur);
+        cur.clear();
+        in_word = false;
+      }
     } else if (c == '\'') {
       const size_t end = cmd.find('\'', i + 1);
       if (end == std::string_view::npos) throw UserError("unbalanced ' in command: " + std::string(cmd));
@@ -137,8 +139,7 @@ class SpawnObject {
  private:
   T object_;
 };
-using SpawnFileActions =
-    SpawnObject<posix_spawn_file_actions_t, posix_spawn_file_actions_init, posix_spawn_file_actions_destroy>;
+using SpawnFileActions = SpawnObject<posix_spawn_file_actions_t, posix_spawn_file_actions_init, posix_spawn_file_actions_destroy>;
 using SpawnAttributes = SpawnObject<posix_spawnattr_t, posix_spawnattr_init, posix_spawnattr_destroy>;
 
 // stdin from /dev/null, stdout and stderr into the given pipes.
@@ -191,8 +192,8 @@ std::vector<char*> exec_environment(const std::vector<std::string>& overrides) {
 }
 
 // Starts `exe` with its standard streams as `fa` says; posix_spawn's error number.
-int spawn(const std::string& exe, const std::vector<std::string>& argv, const ProcessOptions& opt,
-          SpawnFileActions& fa, pid_t& pid) {
+int spawn(const std::string& exe, const std::vector<std::string>& argv, const ProcessOptions& opt, SpawnFileActions& fa,
+          pid_t& pid) {
   SpawnAttributes attr;
   isolate_signals_and_group(attr);
   std::vector<char*> args = exec_argv(argv);
@@ -205,8 +206,7 @@ void stop_at_limit(ChildProcessGroup& child, const ProcessOptions& opt, ProcessR
   r.timed_out = !r.output_overflow;
   char secs[32];
   std::snprintf(secs, sizeof secs, "%g", opt.timeout_s);
-  r.message = r.timed_out ? std::string("after ") + secs + " s"
-                          : "more than " + std::to_string(opt.max_stdout) + " bytes";
+  r.message = r.timed_out ? std::string("after ") + secs + " s" : "more than " + std::to_string(opt.max_stdout) + " bytes";
   child.kill_and_reap(status);
 }
 
@@ -252,17 +252,29 @@ bool processes_cancelled() { return g_cancelled != 0; }
 std::optional<PipedProcess> spawn_piped(const std::vector<std::string>& argv, const std::string& stderr_path,
                                         const ProcessOptions& opt, std::string& message) {
   if (g_cancelled) throw Interrupted("interrupted before starting " + (argv.empty() ? std::string("a process") : argv[0]));
-  if (argv.empty()) { message = "empty command"; return std::nullopt; }
+  if (argv.empty()) {
+    message = "empty command";
+    return std::nullopt;
+  }
   const std::string exe = find_executable(argv[0]);
-  if (exe.empty()) { message = "'" + argv[0] + "': command not found (or not executable)"; return std::nullopt; }
+  if (exe.empty()) {
+    message = "'" + argv[0] + "': command not found (or not executable)";
+    return std::nullopt;
+  }
   std::optional<Pipe> in = Pipe::open();
   std::optional<Pipe> out = in ? Pipe::open() : std::nullopt;
-  if (!in || !out) { message = std::string("pipe: ") + strerror(errno); return std::nullopt; }
+  if (!in || !out) {
+    message = std::string("pipe: ") + strerror(errno);
+    return std::nullopt;
+  }
   pid_t pid = -1;
   SpawnFileActions fa;
   redirect_to_pipes_and_file(fa, in->read_end.get(), out->write_end.get(), stderr_path);
   const int rc = spawn(exe, argv, opt, fa, pid);
-  if (rc != 0) { message = "cannot run '" + exe + "': " + strerror(rc); return std::nullopt; }
+  if (rc != 0) {
+    message = "cannot run '" + exe + "': " + strerror(rc);
+    return std::nullopt;
+  }
   set_nonblocking(in->write_end.get());
   set_nonblocking(out->read_end.get());
   // The child's ends close here: its exit is then EOF on stdout, and our closing stdin is its EOF.
@@ -272,13 +284,22 @@ std::optional<PipedProcess> spawn_piped(const std::vector<std::string>& argv, co
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& opt) {
   if (g_cancelled) throw Interrupted("interrupted before running " + (argv.empty() ? std::string("a process") : argv[0]));
   ProcessResult r;
-  if (argv.empty()) { r.message = "empty command"; return r; }
+  if (argv.empty()) {
+    r.message = "empty command";
+    return r;
+  }
   const std::string exe = find_executable(argv[0]);
-  if (exe.empty()) { r.message = "'" + argv[0] + "': command not found (or not executable)"; return r; }
+  if (exe.empty()) {
+    r.message = "'" + argv[0] + "': command not found (or not executable)";
+    return r;
+  }
 
   std::optional<Pipe> out = Pipe::open();
   std::optional<Pipe> err = out ? Pipe::open() : std::nullopt;
-  if (!out || !err) { r.message = std::string("pipe: ") + strerror(errno); return r; }
+  if (!out || !err) {
+    r.message = std::string("pipe: ") + strerror(errno);
+    return r;
+  }
   pid_t pid = -1;
   SpawnFileActions fa;
   redirect_standard_streams(fa, out->write_end.get(), err->write_end.get());
@@ -295,8 +316,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   set_nonblocking(err->read_end.get());
   const int status = collect_output(child, out->read_end.get(), err->read_end.get(), argv[0], opt, r);
   if (!r.timed_out && !r.output_overflow) {
-    if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-    else if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+    if (WIFEXITED(status))
+      r.exit_code = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status))
+      r.signal = WTERMSIG(status);
   }
   return r;
 }

@@ -39,7 +39,7 @@ enum : int32_t { kPending = 0, kDone = 1, kMissing = 2, kFailed = 3 };
 
 // Shared with the child: what it is doing and what it could not load.
 struct Control {
-  int64_t current;    // index of the running kernel; -1 while loading the object
+  int64_t current;  // index of the running kernel; -1 while loading the object
   char message[2048];
 };
 
@@ -52,7 +52,9 @@ void call_with(void* fn, void* const* args, std::index_sequence<I...>) {
   reinterpret_cast<F>(fn)(args[I]...);
 }
 template <size_t N>
-void call_n(void* fn, void* const* args) { call_with(fn, args, std::make_index_sequence<N>{}); }
+void call_n(void* fn, void* const* args) {
+  call_with(fn, args, std::make_index_sequence<N>{});
+}
 
 template <size_t... N>
 constexpr auto caller_table(std::index_sequence<N...>) {
@@ -79,8 +81,8 @@ Caller caller_for(size_t arity) {
 size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
 
 struct Layout {
-  std::vector<size_t> region_off, region_len;          // per call, page aligned
-  std::vector<std::vector<size_t>> buffer_off;         // per call, per buffer (64-byte aligned)
+  std::vector<size_t> region_off, region_len;   // per call, page aligned
+  std::vector<std::vector<size_t>> buffer_off;  // per call, per buffer (64-byte aligned)
   size_t total = 0;
 };
 
@@ -131,7 +133,7 @@ struct Batch {
   Control* ctl = nullptr;     // what the child is doing
   int32_t* status = nullptr;  // per kernel: kPending, kDone, kMissing or kFailed
   std::vector<const char*> symbols;
-  std::vector<Caller> callers;               // null: too many buffers
+  std::vector<Caller> callers;                // null: too many buffers
   std::vector<std::vector<void*>> arg_lists;  // per kernel: its buffers' addresses, padded to the call's arity
 
   size_t size() const { return symbols.size(); }
@@ -245,14 +247,12 @@ RoundEnd wait_for_round(ChildProcessGroup& child, int progress_fd, double timeou
     while (::read(progress_fd, buf, sizeof buf) > 0)  // progress: the next kernel's clock starts now
       deadline = Clock::now() + budget;
     switch (child.try_reap(end.wstatus)) {
-      case ChildProcessGroup::Wait::ended:
-        return end;
+      case ChildProcessGroup::Wait::ended: return end;
       case ChildProcessGroup::Wait::not_waitable:  // not ours to wait for (SIGCHLD ignored)
         end.wstatus = 0;
         child.release();
         return end;
-      case ChildProcessGroup::Wait::running:
-        break;
+      case ChildProcessGroup::Wait::running: break;
     }
   }
 }

@@ -44,7 +44,6 @@ struct RunResult {
 
 // One result per call, in order. Throws UserError only when the sandbox itself cannot be set up
 // (no memory for the mapping, fork failing).
-std::vector<RunResult> run_sandboxed(const std::string& so_path, std::vector<KernelCall>& calls,
-                                     double timeout_s);
+std::vector<RunResult> run_sandboxed(const std::string& so_path, std::vector<KernelCall>& calls, double timeout_s);
 
 }  // namespace uf

@@ -36,7 +36,7 @@ class InterruptHandlers {
  public:
   InterruptHandlers() {
     g_interrupted = 0;
-    struct sigaction sa{};
+    struct sigaction sa {};
     sa.sa_handler = on_interrupt;
     sigaction(SIGINT, &sa, &old_int_);
     sigaction(SIGTERM, &sa, &old_term_);
@@ -49,7 +49,8 @@ class InterruptHandlers {
   InterruptHandlers& operator=(const InterruptHandlers&) = delete;
 
  private:
-  struct sigaction old_int_{}, old_term_{};
+  struct sigaction old_int_ {
+  }, old_term_{};
 };
 
 // The parent's view of one worker process.
@@ -91,8 +92,10 @@ void apply(const Report& report, CampaignSummary& s, WorkerProcess& w) {
 }
 
 void apply_line(const std::string& line, CampaignSummary& s, WorkerProcess& w) {
-  if (const std::optional<Report> r = decode(line)) apply(*r, s, w);
-  else s.errors.push_back("a worker's report was not understood: " + line);
+  if (const std::optional<Report> r = decode(line))
+    apply(*r, s, w);
+  else
+    s.errors.push_back("a worker's report was not understood: " + line);
 }
 
 std::string progress_line(const CampaignSummary& s, double t) {
@@ -103,8 +106,7 @@ std::string progress_line(const CampaignSummary& s, double t) {
                 "uopfuzz: %6.1fs  %lld programs (%.1f/s)  runs %lld (%.1f/s)  valid %lld  undefined %.1f%%  failures %lld  "
                 "buckets %zu  saved %zu  coverage %zu/%zu op×dtype",
                 t, static_cast<long long>(c.programs), t > 0 ? c.programs / t : 0.0, static_cast<long long>(c.runs),
-                t > 0 ? c.runs / t : 0.0, static_cast<long long>(c.valid),
-                c.programs ? 100.0 * c.undefined / c.programs : 0.0,
+                t > 0 ? c.runs / t : 0.0, static_cast<long long>(c.valid), c.programs ? 100.0 * c.undefined / c.programs : 0.0,
                 static_cast<long long>(c.mismatching + c.crashes + c.compile_errors + c.render_errors + c.timeouts),
                 s.buckets.size(), s.saved.size(), cov.covered, cov.total);
   const std::string hint = dominant_failure_hint(s);
@@ -209,9 +211,7 @@ Coverage merged_coverage(const std::vector<WorkerProcess>& workers) {
 // --time is the whole run's budget: a worker starts no batch or reduction it cannot finish in time, and
 // one that a slow compiler or a loaded machine keeps past the budget is stopped as on SIGTERM (the batch
 // in flight is not counted; a finding being reduced stays saved as found, `meta reduced = no`).
-bool past_budget(const CampaignOptions& o, double now) {
-  return o.time_s > 0 && now > o.time_s + std::max(1.0, 0.02 * o.time_s);
-}
+bool past_budget(const CampaignOptions& o, double now) { return o.time_s > 0 && now > o.time_s + std::max(1.0, 0.02 * o.time_s); }
 
 // Until every worker has closed its pipe: their reports, the progress line, the stop on a signal.
 void supervise(const CampaignOptions& o, std::vector<WorkerProcess>& workers, CampaignSummary& s, const Stopwatch& clock,
@@ -250,8 +250,11 @@ nlohmann::json target_json(const CompiledPathConfig& cfg) {
     return {{"name", "builtin"}, {"version", ""}, {"protocol", 0}, {"mode", "builtin"}, {"language", "c"}};
   const PluginDescription& d = cfg.renderer_description;
   const bool named = d.protocol >= 2;
-  return {{"name", named ? d.target.name : cfg.renderer_cmd}, {"version", named ? d.target.version : ""},
-          {"protocol", d.protocol}, {"mode", protocol_name(cfg.renderer_protocol)}, {"language", named ? d.language : "c"}};
+  return {{"name", named ? d.target.name : cfg.renderer_cmd},
+          {"version", named ? d.target.version : ""},
+          {"protocol", d.protocol},
+          {"mode", protocol_name(cfg.renderer_protocol)},
+          {"language", named ? d.language : "c"}};
 }
 
 std::vector<std::string> without_list(const CampaignOptions& o) {
@@ -305,19 +308,23 @@ nlohmann::json CampaignSummary::to_json() const {
 
 std::string CampaignSummary::to_text() const {
   std::ostringstream o;
-  o << "uopfuzz: " << counts.programs << " programs in " << fixed(seconds, 1) << " s (" << fixed(seconds > 0 ? counts.programs / seconds : 0, 1) << "/s), "
-    << counts.valid << " compared, " << counts.undefined << " undefined\n"
+  o << "uopfuzz: " << counts.programs << " programs in " << fixed(seconds, 1) << " s ("
+    << fixed(seconds > 0 ? counts.programs / seconds : 0, 1) << "/s), " << counts.valid << " compared, " << counts.undefined
+    << " undefined\n"
     << "uopfuzz: runs: " << counts.runs << " kernel executions compared (" << fixed(seconds > 0 ? counts.runs / seconds : 0, 1)
     << "/s) on up to " << inputs << " data sets a program, " << counts.observed_runs
-    << " of them of observed kernels (every intermediate stored); " << counts.undefined_inputs << " extra data sets UNDEFINED, skipped\n"
-    << "uopfuzz: failures: " << counts.mismatching << " mismatch, " << counts.crashes << " crash, " << counts.timeouts << " timeout, "
-    << counts.compile_errors << " compile-error, " << counts.render_errors << " render-error; " << buckets.size() << " buckets, "
-    << saved.size() << " new reproducers\n"
+    << " of them of observed kernels (every intermediate stored); " << counts.undefined_inputs
+    << " extra data sets UNDEFINED, skipped\n"
+    << "uopfuzz: failures: " << counts.mismatching << " mismatch, " << counts.crashes << " crash, " << counts.timeouts
+    << " timeout, " << counts.compile_errors << " compile-error, " << counts.render_errors << " render-error; " << buckets.size()
+    << " buckets, " << saved.size() << " new reproducers\n"
     << "uopfuzz: coverage: " << coverage.summary() << "\n";
   if (target.value("protocol", 0) > 0)
     o << "uopfuzz: target: " << target.value("name", "") << " " << target.value("version", "") << " (protocol "
-      << target.value("protocol", 0) << ", " << target.value("mode", "") << " mode)"
-      << (without.empty() ? "" : "; without ") << std::accumulate(without.begin(), without.end(), std::string(), [](std::string a, const std::string& b) { return a.empty() ? b : a + "," + b; }) << "\n";
+      << target.value("protocol", 0) << ", " << target.value("mode", "") << " mode)" << (without.empty() ? "" : "; without ")
+      << std::accumulate(without.begin(), without.end(), std::string(),
+                         [](std::string a, const std::string& b) { return a.empty() ? b : a + "," + b; })
+      << "\n";
   if (compiler_calls > 0)
     o << "uopfuzz: compiler: " << compiler_calls << " calls ("
       << fixed(static_cast<double>(counts.valid) / static_cast<double>(compiler_calls), 1) << " programs each), busy "

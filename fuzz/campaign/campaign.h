@@ -28,8 +28,8 @@ inline constexpr int kDefaultInputs = 16, kMaxInputs = 1024;
 
 struct CampaignOptions {
   uint64_t seed = 1;
-  double time_s = 0;        // 0: no time limit
-  int64_t count = 0;        // 0: no count limit (one of the two must be set)
+  double time_s = 0;  // 0: no time limit
+  int64_t count = 0;  // 0: no count limit (one of the two must be set)
   int jobs = 1;
   // Data sets each compiled kernel runs on: its program's own and inputs-1 fresh ones (gen's input_data).
   // Compiling costs ~100 times a run, so more runs per program come nearly free; the default is the
@@ -46,8 +46,8 @@ struct CampaignOptions {
   bool reduce = true;
   double reduce_time_s = 120;
   std::vector<MatrixEntry> matrix;  // non-empty: each new bucket is triaged (meta blame) after its reduction
-  bool stop_on_finding = false;  // stop the workers (as on SIGTERM) once the first failure bucket is seen
-  bool progress = true;     // the stderr progress line
+  bool stop_on_finding = false;     // stop the workers (as on SIGTERM) once the first failure bucket is seen
+  bool progress = true;             // the stderr progress line
   // Batches start at first_batch and adapt between min_batch and max_batch towards target_batch_s of
   // compile+run time: a compiler call costs about 70 ms before its first kernel, so small batches waste
   // it (gcc: 51 ms a program at 8 per call, 39 at 32, 36 at 128). Big batches cost little else: Ctrl-C
@@ -64,13 +64,13 @@ struct CampaignSummary {
   int64_t compiler_calls = 0;  // every compiler process the workers ran: batches, bisections, reductions
   double compile_seconds = 0;  // wall time inside those calls, summed over workers
   int jobs = 1;
-  int inputs = 1;              // --inputs
+  int inputs = 1;  // --inputs
   std::set<std::string> buckets;
-  std::map<std::string, int64_t> bucket_hits;  // failing programs per signature
+  std::map<std::string, int64_t> bucket_hits;                        // failing programs per signature
   std::map<std::string, std::map<std::string, int64_t>> avoid_hits;  // BatchReport::avoid, summed
   std::vector<std::string> saved;
   std::vector<ReducedReport> reductions;  // as they ended: the event log's `reduced` lines
-  std::vector<std::string> errors;  // worker failures (corpus unwritable, ...)
+  std::vector<std::string> errors;        // worker failures (corpus unwritable, ...)
   Coverage coverage;
   double seconds = 0;
   bool interrupted = false;

@@ -35,8 +35,10 @@ std::string Corpus::file_name(const std::string& signature) {
   std::string slug;
   for (char c : signature) {
     const char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (std::isalnum(static_cast<unsigned char>(l))) slug += l;
-    else if (!slug.empty() && slug.back() != '-') slug += '-';
+    if (std::isalnum(static_cast<unsigned char>(l)))
+      slug += l;
+    else if (!slug.empty() && slug.back() != '-')
+      slug += '-';
   }
   while (!slug.empty() && slug.back() == '-') slug.pop_back();
   char hash[16];
@@ -62,14 +64,17 @@ std::set<std::string> read_signatures(const std::string& dir) {
 Corpus::Corpus(std::string dir) : dir_(std::move(dir)) {
   std::error_code ec;
   fs::create_directories(dir_, ec);
-  if (ec || !fs::is_directory(dir_)) throw UserError(dir_ + ": cannot create corpus directory (" + (ec ? ec.message() : "not a directory") + ")");
+  if (ec || !fs::is_directory(dir_))
+    throw UserError(dir_ + ": cannot create corpus directory (" + (ec ? ec.message() : "not a directory") + ")");
   if (::access(dir_.c_str(), W_OK | X_OK) != 0) throw UserError(dir_ + ": corpus directory is not writable");
   remove_stale_temporaries(dir_);
   known_ = read_signatures(dir_);
 }
 
 std::string reproducer_text(Program p, const Observation& failure, const FindingContext& ctx) {
-  auto set = [&](const std::string& k, const std::string& v) { if (!v.empty()) p.set_meta(k, v); };
+  auto set = [&](const std::string& k, const std::string& v) {
+    if (!v.empty()) p.set_meta(k, v);
+  };
   set("found", utc_timestamp());
   set("worker", ctx.worker);
   set("signature", failure.signature);

@@ -114,13 +114,11 @@ Coverage::Count Coverage::bitcast_count() const {
 }
 
 std::string Coverage::summary() const {
-  auto part = [](Count c, const char* what) {
-    return std::to_string(c.covered) + "/" + std::to_string(c.total) + " " + what;
-  };
+  auto part = [](Count c, const char* what) { return std::to_string(c.covered) + "/" + std::to_string(c.total) + " " + what; };
   return part(op_dtype_count(), "op×dtype pairs, ") + part(op_dtype_vector_count(), "op×dtype (vector) pairs, ") +
-         part(cast_count(), "CAST pairs, ") +
-         part(bitcast_count(), "BITCAST pairs, ") + part(loop_feature_count(), "loop features, loops in ") +
-         std::to_string(programs_with_loops) + " of " + std::to_string(programs) + " programs";
+         part(cast_count(), "CAST pairs, ") + part(bitcast_count(), "BITCAST pairs, ") +
+         part(loop_feature_count(), "loop features, loops in ") + std::to_string(programs_with_loops) + " of " +
+         std::to_string(programs) + " programs";
 }
 
 std::vector<std::string> Coverage::missing() const {
@@ -136,8 +134,7 @@ std::vector<std::string> Coverage::missing() const {
   for (DType a : kValueDTypes)
     for (DType b : kValueDTypes) {
       if (cast[at(a, b)] == 0) out.push_back(std::string("CAST ") + name(a) + "->" + name(b));
-      if (bitcast_legal(a, b) && bitcast[at(a, b)] == 0)
-        out.push_back(std::string("BITCAST ") + name(a) + "->" + name(b));
+      if (bitcast_legal(a, b) && bitcast[at(a, b)] == 0) out.push_back(std::string("BITCAST ") + name(a) + "->" + name(b));
     }
   for (size_t i = 0; i < kNumLoopFeatures; ++i)
     if (loop_feature[i] == 0) out.push_back("loop: " + std::string(describe(static_cast<LoopFeature>(i))));

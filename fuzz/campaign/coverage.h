@@ -31,7 +31,9 @@ struct Coverage {
   void add(const Program& p);
   void merge(const Coverage& other);
 
-  struct Count { size_t covered, total; };
+  struct Count {
+    size_t covered, total;
+  };
   Count op_dtype_count() const;
   Count cast_count() const;
   Count bitcast_count() const;
@@ -45,7 +47,10 @@ struct Coverage {
 
   // Every pair of the scalar op×dtype table and of the CAST table with how often it ran, zeros included,
   // for the summary's `coverage_counts` (a report draws one heat-map cell per entry).
-  struct PairCount { std::string row, column; uint64_t count; };
+  struct PairCount {
+    std::string row, column;
+    uint64_t count;
+  };
   std::vector<PairCount> op_dtype_pairs() const;  // row: op, column: operand dtype
   std::vector<PairCount> cast_pairs() const;      // row: source dtype, column: target dtype
 };

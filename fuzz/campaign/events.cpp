@@ -48,13 +48,24 @@ EventLog::EventLog(const std::string& path, const CampaignOptions& o) {
   } catch (const UserError&) {
     // The workers report a compiler that does not answer; the log just lacks its version.
   }
-  write({{"event", "start"}, {"time", utc_timestamp()}, {"seed", o.seed}, {"jobs", o.jobs}, {"inputs", o.inputs},
-         {"time_limit", o.time_s}, {"count", o.count}, {"cc", o.cfg.cc}, {"cc_version", cc_version},
-         {"cflags", o.cfg.cflags}, {"renderer", o.cfg.renderer_cmd.empty() ? "builtin" : o.cfg.renderer_cmd},
+  write({{"event", "start"},
+         {"time", utc_timestamp()},
+         {"seed", o.seed},
+         {"jobs", o.jobs},
+         {"inputs", o.inputs},
+         {"time_limit", o.time_s},
+         {"count", o.count},
+         {"cc", o.cfg.cc},
+         {"cc_version", cc_version},
+         {"cflags", o.cfg.cflags},
+         {"renderer", o.cfg.renderer_cmd.empty() ? "builtin" : o.cfg.renderer_cmd},
          {"renderer_protocol", o.cfg.renderer_cmd.empty() || o.cfg.renderer_protocol == RendererProtocol::program
-                                   ? "one" : protocol_name(o.cfg.renderer_protocol)},
-         {"target", target_json(o.cfg)}, {"without", without_list(o)},
-         {"f16", o.cfg.render.f16_native ? "native" : "soft"}, {"bf16", o.cfg.render.bf16_native ? "native" : "soft"},
+                                   ? "one"
+                                   : protocol_name(o.cfg.renderer_protocol)},
+         {"target", target_json(o.cfg)},
+         {"without", without_list(o)},
+         {"f16", o.cfg.render.f16_native ? "native" : "soft"},
+         {"bf16", o.cfg.render.bf16_native ? "native" : "soft"},
          {"corpus", o.corpus_dir}},
         0);
 }
@@ -70,8 +81,13 @@ void EventLog::write(nlohmann::json j, double t) {
 }
 
 void EventLog::sample(const CampaignSummary& s, double t) {
-  write({{"event", "sample"}, {"programs", s.counts.programs}, {"valid", s.counts.valid}, {"runs", s.counts.runs},
-         {"failures", failures(s.counts)}, {"buckets", s.buckets.size()}, {"saved", s.saved.size()}},
+  write({{"event", "sample"},
+         {"programs", s.counts.programs},
+         {"valid", s.counts.valid},
+         {"runs", s.counts.runs},
+         {"failures", failures(s.counts)},
+         {"buckets", s.buckets.size()},
+         {"saved", s.saved.size()}},
         t);
   last_sample_ = t;
 }

@@ -38,7 +38,8 @@ std::string word_name(std::string_view w) {
     if (std::find(valid.begin(), valid.end(), n) != valid.end()) return n;
   }
   // A vector dtype (f32x4) needs vectors.
-  if (const size_t x = w.rfind('x'); x != std::string_view::npos && x + 1 < w.size() && std::isdigit(static_cast<unsigned char>(w[x + 1])))
+  if (const size_t x = w.rfind('x');
+      x != std::string_view::npos && x + 1 < w.size() && std::isdigit(static_cast<unsigned char>(w[x + 1])))
     if (parse_dtype(w.substr(0, x))) return "vector";
   return "";
 }
@@ -47,7 +48,10 @@ std::string word_name(std::string_view w) {
 
 std::string avoid_name(const std::string& message) {
   for (size_t at = 0; at < message.size();) {
-    if (!word_char(message[at])) { ++at; continue; }
+    if (!word_char(message[at])) {
+      ++at;
+      continue;
+    }
     size_t end = at;
     while (end < message.size() && word_char(message[end])) ++end;
     if (std::string n = word_name(std::string_view(message).substr(at, end - at)); !n.empty()) return n;
@@ -62,7 +66,8 @@ std::string dominant_failure_hint(const CampaignSummary& s) {
   for (const auto& [sig, n] : s.bucket_hits) {
     if (sig != "render-error" && sig != "compile-error") continue;
     if (2 * n < programs) continue;
-    std::string hint = "most programs fail the same way: " + sig + " (" + std::to_string(n) + " of " + std::to_string(programs) + ")";
+    std::string hint =
+        "most programs fail the same way: " + sig + " (" + std::to_string(n) + " of " + std::to_string(programs) + ")";
     if (const auto it = s.avoid_hits.find(sig); it != s.avoid_hits.end())
       for (const auto& [name, k] : it->second)
         if (2 * k >= n) return hint + "; --without " + name + " would avoid it";

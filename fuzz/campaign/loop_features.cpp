@@ -45,7 +45,8 @@ std::optional<LoopFeature> reduction(const UOp* store) {
   for (const UOp* s : v->src) reads_acc |= s->op == Op::LOAD && s->src[0]->base() == acc;
   if (!reads_acc) return std::nullopt;
   switch (v->op) {
-    case Op::ADD: case Op::MULACC: return LoopFeature::ReduceSum;
+    case Op::ADD:
+    case Op::MULACC: return LoopFeature::ReduceSum;
     case Op::MAX: return LoopFeature::ReduceMax;
     case Op::MUL: return LoopFeature::ReduceProduct;
     default: return std::nullopt;

@@ -11,23 +11,23 @@
 
 namespace uf {
 
-#define UOPFUZZ_LOOP_FEATURES(X)                                                                   \
-  X(Depth1, "nest depth 1")                                                                        \
-  X(Depth2, "nest depth 2")                                                                        \
-  X(Depth3, "nest depth 3+")                                                                       \
-  X(TripZero, "trip count 0")                                                                      \
-  X(TripOne, "trip count 1")                                                                       \
-  X(TripShort, "trip count 2..7 (shorter than an 8-lane vector)")                                  \
-  X(Trip16, "trip count 8..16")                                                                    \
-  X(Trip32, "trip count 17..32")                                                                   \
-  X(Trip64, "trip count 33..64")                                                                   \
-  X(TripLong, "trip count over 64")                                                                \
-  X(TripRuntime, "runtime trip count")                                                             \
-  X(ReduceSum, "reduction sum")                                                                    \
-  X(ReduceMax, "reduction max")                                                                    \
-  X(ReduceProduct, "reduction product")                                                            \
-  X(GatedLoad, "gated load")                                                                       \
-  X(GatedStore, "gated store")                                                                     \
+#define UOPFUZZ_LOOP_FEATURES(X)                                  \
+  X(Depth1, "nest depth 1")                                       \
+  X(Depth2, "nest depth 2")                                       \
+  X(Depth3, "nest depth 3+")                                      \
+  X(TripZero, "trip count 0")                                     \
+  X(TripOne, "trip count 1")                                      \
+  X(TripShort, "trip count 2..7 (shorter than an 8-lane vector)") \
+  X(Trip16, "trip count 8..16")                                   \
+  X(Trip32, "trip count 17..32")                                  \
+  X(Trip64, "trip count 33..64")                                  \
+  X(TripLong, "trip count over 64")                               \
+  X(TripRuntime, "runtime trip count")                            \
+  X(ReduceSum, "reduction sum")                                   \
+  X(ReduceMax, "reduction max")                                   \
+  X(ReduceProduct, "reduction product")                           \
+  X(GatedLoad, "gated load")                                      \
+  X(GatedStore, "gated store")                                    \
   X(SameBuffer, "one buffer read and written in a loop")
 
 enum class LoopFeature : uint8_t {

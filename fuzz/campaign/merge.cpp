@@ -31,8 +31,7 @@ int64_t count_of(const Program& p, const std::string& path) {
     size_t used = 0;
     const long long n = std::stoll(*v, &used);
     if (used == v->size() && n >= 1) return n;
-  } catch (const std::exception&) {
-  }
+  } catch (const std::exception&) {}
   throw UserError(path + ": meta count is not a positive integer: " + *v);
 }
 
@@ -58,9 +57,7 @@ MergeResult merge_corpora(const std::vector<std::string>& dirs, const std::strin
       try {
         p = read_program(f.string());
         verify(p);
-      } catch (const UserError& e) {
-        throw UserError(located(f.string(), e));
-      }
+      } catch (const UserError& e) { throw UserError(located(f.string(), e)); }
       ++r.files;
       const std::string* sig = p.meta_value("signature");
       if (!sig || sig->empty()) {

@@ -25,7 +25,10 @@ std::optional<Report> decode_kind(const std::string& kind, const json& j) {
 
 void CheckCounts::count(const Finding& f, bool observed) {
   ++programs;
-  if (!f.defined()) { ++undefined; return; }
+  if (!f.defined()) {
+    ++undefined;
+    return;
+  }
   ++valid;
   runs += f.runs;
   if (observed) observed_runs += f.runs;
@@ -41,9 +44,14 @@ void CheckCounts::count(const Finding& f, bool observed) {
 }
 
 CheckCounts& CheckCounts::operator+=(const CheckCounts& o) {
-  programs += o.programs; valid += o.valid; undefined += o.undefined;
-  mismatching += o.mismatching; crashes += o.crashes; compile_errors += o.compile_errors;
-  render_errors += o.render_errors; timeouts += o.timeouts;
+  programs += o.programs;
+  valid += o.valid;
+  undefined += o.undefined;
+  mismatching += o.mismatching;
+  crashes += o.crashes;
+  compile_errors += o.compile_errors;
+  render_errors += o.render_errors;
+  timeouts += o.timeouts;
   batches += o.batches;
   runs += o.runs;
   undefined_inputs += o.undefined_inputs;
@@ -62,9 +70,7 @@ std::optional<Report> decode(std::string_view line) {
   try {
     const json j = json::parse(line);
     return decode_kind(j.at("kind").get<std::string>(), j);
-  } catch (const json::exception&) {
-    return std::nullopt;
-  }
+  } catch (const json::exception&) { return std::nullopt; }
 }
 
 void send_report(int fd, const Report& r) {

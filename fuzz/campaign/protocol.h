@@ -30,8 +30,8 @@ struct CheckCounts {
   void count(const Finding& f, bool observed);  // one program more
   CheckCounts& operator+=(const CheckCounts& o);
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CheckCounts, programs, valid, undefined, mismatching, crashes, compile_errors,
-                                   render_errors, timeouts, batches, runs, undefined_inputs, observed_runs)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CheckCounts, programs, valid, undefined, mismatching, crashes, compile_errors, render_errors,
+                                   timeouts, batches, runs, undefined_inputs, observed_runs)
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Coverage, programs, op_dtype, cast, bitcast, op_dtype_vector, loop_feature,
                                    programs_with_loops)

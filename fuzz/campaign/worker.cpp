@@ -30,9 +30,7 @@ void request_stop(int) {
 std::string compiler_version(const std::string& cc) {
   try {
     return compiler_id(cc).version_line();
-  } catch (const UserError&) {
-    return "";
-  }
+  } catch (const UserError&) { return ""; }
 }
 
 // o.cfg, with plug-in renders bounded by the --time budget (which starts now): a hanging plug-in costs
@@ -57,8 +55,13 @@ uint64_t quota(const CampaignOptions& o, int w) {
 class Worker {
  public:
   Worker(const CampaignOptions& o, int w, int report_fd)
-      : o_(o), w_(w), fd_(report_fd), quota_(quota(o, w)), corpus_(o.corpus_dir),
-        cfg_(budgeted(o)), ctx_{std::to_string(w), cfg_, compiler_version(o.cfg.cc)},
+      : o_(o),
+        w_(w),
+        fd_(report_fd),
+        quota_(quota(o, w)),
+        corpus_(o.corpus_dir),
+        cfg_(budgeted(o)),
+        ctx_{std::to_string(w), cfg_, compiler_version(o.cfg.cc)},
         batch_(std::clamp(o.first_batch, o.min_batch, o.max_batch)) {}
 
   void run() {
@@ -90,7 +93,10 @@ class Worker {
     for (size_t k = 0; k < n; ++k) seeds.push_back(program_seed(o_.seed, static_cast<uint64_t>(w_), index_ + k));
     for (uint64_t seed : seeds) programs.push_back(generate(seed, o_.policy));
     std::vector<const Program*> ptrs;
-    for (const Program& p : programs) { ptrs.push_back(&p); coverage_.add(p); }
+    for (const Program& p : programs) {
+      ptrs.push_back(&p);
+      coverage_.add(p);
+    }
     const Stopwatch timer;
     const std::vector<Finding> found = check(ptrs, extra_inputs(programs, seeds), cfg_);
     const double dt = timer.seconds();
@@ -198,8 +204,10 @@ class Worker {
   void adapt_batch_size(size_t n, double dt) {
     seconds_per_program_ = dt / static_cast<double>(n);
     if (n < batch_) return;  // a short final batch says nothing about the batch size
-    if (dt < o_.target_batch_s / 2 && batch_ < o_.max_batch) batch_ = std::min(o_.max_batch, batch_ * 2);
-    else if (dt > o_.target_batch_s * 2 && batch_ > o_.min_batch) batch_ = std::max(o_.min_batch, batch_ / 2);
+    if (dt < o_.target_batch_s / 2 && batch_ < o_.max_batch)
+      batch_ = std::min(o_.max_batch, batch_ * 2);
+    else if (dt > o_.target_batch_s * 2 && batch_ > o_.min_batch)
+      batch_ = std::max(o_.min_batch, batch_ / 2);
   }
 
   const CampaignOptions& o_;

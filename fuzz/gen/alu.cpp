@@ -102,8 +102,8 @@ const UOp* Gen::not_nan_guard(const UOp* x) {
 
 // A binary op that needs no guard, of dtype d (folds values together).
 const UOp* Gen::combine(DType d, const UOp* a, const UOp* b) {
-  static constexpr Op kOps[] = {Op::ADD, Op::SUB, Op::MUL, Op::MAX, Op::AND, Op::OR, Op::XOR,
-                                Op::FLOORDIV, Op::FLOORMOD, Op::CDIV, Op::CMOD};
+  static constexpr Op kOps[] = {Op::ADD, Op::SUB,      Op::MUL,      Op::MAX,  Op::AND, Op::OR,
+                                Op::XOR, Op::FLOORDIV, Op::FLOORMOD, Op::CDIV, Op::CMOD};
   std::array<double, std::size(kOps)> w{};
   for (size_t i = 0; i < std::size(kOps); ++i)
     if (op_accepts(kOps[i], d)) w[i] = pol.op_weight[static_cast<size_t>(kOps[i])];
@@ -149,8 +149,8 @@ const UOp* Gen::alu_node(Op op, DType d, const UOp* first) {
       // A conversion to a narrow float is where rounding bugs live: feed it a value on one of the target's
       // rounding boundaries (a tie, or the double-rounding band around one) often, not only what the
       // program computed.
-      const bool edge = !first && op == Op::CAST && is_float(to) && bytes(to) <= 2 && !is_bool(d) &&
-                        rng.chance(pol.p_narrow_cast_edge);
+      const bool edge =
+          !first && op == Op::CAST && is_float(to) && bytes(to) <= 2 && !is_bool(d) && rng.chance(pol.p_narrow_cast_edge);
       // Wider sources are the ones with a double-rounding band: binary64 and 64-bit integers, mostly.
       const DType wide[] = {DType::F64, DType::F64, DType::I64, d};
       const DType from = edge ? rng.pick(wide) : d;
@@ -171,8 +171,8 @@ const UOp* Gen::alu_node(Op op, DType d, const UOp* first) {
       const UOp* a = lead();
       if (!is_float(d)) return make(op, {a, shift_amount(d)});
       static constexpr double kExponents[] = {-3, -2, -1, -0.5, 0, 0.5, 1, 1.5, 2, 3, 4, 0.25, -0.25};
-      const UOp* b = rng.chance(pol.p_pow_operand_exponent) ? operand(d)
-                                                              : constant(d, normalize(d, Scalar::of_float(rng.pick(kExponents))));
+      const UOp* b =
+          rng.chance(pol.p_pow_operand_exponent) ? operand(d) : constant(d, normalize(d, Scalar::of_float(rng.pick(kExponents))));
       return make(op, {a, b});
     }
     case Op::FLOORDIV:

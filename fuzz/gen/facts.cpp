@@ -29,8 +29,10 @@ double round_down(DType d, double x) {
   // Elsewhere by far more than half an ulp of the dtype (2^-9 or, for bf16 and the fp8s, 2^-(p-2)).
   const FloatLimits& f = float_limits(d);
   const double widen = std::ldexp(1.0, -std::min(9, f.significand_bits - 2));
-  if (x > 0) r = x < 4 * f.min_normal ? 0.0 : x * (1 - widen);
-  else if (x < 0) r = x > -4 * f.min_normal ? -4 * f.min_normal : x * (1 + widen);
+  if (x > 0)
+    r = x < 4 * f.min_normal ? 0.0 : x * (1 - widen);
+  else if (x < 0)
+    r = x > -4 * f.min_normal ? -4 * f.min_normal : x * (1 + widen);
   if (r < -float_max(d)) return -INFINITY;
   return std::min(r, float_max(d));
 }
@@ -62,8 +64,7 @@ Facts float_mul(DType d, const Facts& a, const Facts& b) {
 }
 
 Facts float_add(DType d, const Facts& a, const Facts& b) {
-  const bool nan = a.nan || b.nan || (a.fhi == INFINITY && b.flo == -INFINITY) ||
-                   (a.flo == -INFINITY && b.fhi == INFINITY);
+  const bool nan = a.nan || b.nan || (a.fhi == INFINITY && b.flo == -INFINITY) || (a.flo == -INFINITY && b.fhi == INFINITY);
   return float_range(d, a.flo + b.flo, a.fhi + b.fhi, nan);
 }
 
@@ -92,15 +93,22 @@ Facts float_facts(Op op, DType d, std::span<const Facts* const> s) {
     case Op::SQRT: return float_range(d, 0, std::sqrt(std::max(a.fhi, 0.0)), a.nan || a.flo < 0);
     case Op::EXP2: {
       const double lo = std::clamp(a.flo, -1100.0, 1100.0), hi = std::clamp(a.fhi, -1100.0, 1100.0);
-      return float_range(d, std::ldexp(1.0, static_cast<int>(std::floor(lo))),
-                         std::ldexp(1.0, static_cast<int>(std::ceil(hi))), a.nan);
+      return float_range(d, std::ldexp(1.0, static_cast<int>(std::floor(lo))), std::ldexp(1.0, static_cast<int>(std::ceil(hi))),
+                         a.nan);
     }
     case Op::LOG2: {
       int e = 0;
       double lo = -INFINITY, hi = -INFINITY;
-      if (a.flo > 0) { std::frexp(a.flo, &e); lo = e - 1; }
-      if (a.fhi == INFINITY) hi = INFINITY;
-      else if (a.fhi > 0) { std::frexp(a.fhi, &e); hi = e; }
+      if (a.flo > 0) {
+        std::frexp(a.flo, &e);
+        lo = e - 1;
+      }
+      if (a.fhi == INFINITY)
+        hi = INFINITY;
+      else if (a.fhi > 0) {
+        std::frexp(a.fhi, &e);
+        hi = e;
+      }
       return float_range(d, lo, hi, a.nan || a.flo < 0);
     }
     case Op::SIN: return float_range(d, -1, 1, a.nan || has_inf(a));
@@ -118,8 +126,7 @@ IntRange int_result(Op op, DType d, std::span<const Facts* const> s) {
 Facts cast_facts(DType from, DType to, const Facts& a) {
   if (is_bool(to)) return full_facts(to);
   if (is_float(from) && is_float(to)) return float_range(to, a.flo, a.fhi, a.nan);
-  if (is_float(to))
-    return float_range(to, static_cast<double>(a.ints.lo), static_cast<double>(a.ints.hi), false);
+  if (is_float(to)) return float_range(to, static_cast<double>(a.ints.lo), static_cast<double>(a.ints.hi), false);
   if (!is_float(from)) return of_ints(wrap(a.ints, to));
   if (!finite(a) || std::fabs(a.flo) > 0x1p100 || std::fabs(a.fhi) > 0x1p100) return full_facts(to);
   return of_ints(wrap({static_cast<int128>(std::trunc(a.flo)), static_cast<int128>(std::trunc(a.fhi))}, to));
@@ -132,9 +139,12 @@ Facts bitcast_facts(DType from, DType to, const Facts& a) {
   // A known bit pattern (one integer, or one non-NaN float other than a zero, whose sign a range does
   // not keep) is a known float.
   uint64_t pattern;
-  if (!is_float(from) && a.ints.lo == a.ints.hi) pattern = static_cast<uint64_t>(a.ints.lo);
-  else if (is_float(from) && !a.nan && a.flo == a.fhi && a.flo != 0) pattern = float_storage_bits(from, a.flo);
-  else return full_facts(to);
+  if (!is_float(from) && a.ints.lo == a.ints.hi)
+    pattern = static_cast<uint64_t>(a.ints.lo);
+  else if (is_float(from) && !a.nan && a.flo == a.fhi && a.flo != 0)
+    pattern = float_storage_bits(from, a.flo);
+  else
+    return full_facts(to);
   const uint64_t mask = bits(to) == 64 ? ~uint64_t{0} : (uint64_t{1} << bits(to)) - 1;
   return const_facts(to, Scalar::of_float(float_from_storage_bits(to, pattern & mask)));
 }

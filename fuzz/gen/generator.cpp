@@ -198,7 +198,11 @@ const UOp* Gen::make_sink() {
 
 // Log-uniform without libm (whose last bit may differ between machines): a bit length, then a value.
 int64_t Gen::log_uniform(int64_t lo, int64_t hi) {
-  auto bitlen = [](int64_t x) { int n = 0; for (; x; x >>= 1) ++n; return n; };
+  auto bitlen = [](int64_t x) {
+    int n = 0;
+    for (; x; x >>= 1) ++n;
+    return n;
+  };
   const int k = static_cast<int>(rng.range(bitlen(lo), bitlen(hi)));
   const int64_t a = std::max(lo, int64_t{1} << (k - 1)), b = std::min(hi, (int64_t{1} << k) - 1);
   return rng.range(a, std::max(a, b));

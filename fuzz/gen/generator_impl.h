@@ -51,9 +51,9 @@ struct Access {
 // What the generator knows about one BUFFER or ALLOC.
 struct Memory {
   const UOp* mem;
-  bool output = false;          // BUFFERs the program writes; ALLOCs are always written
+  bool output = false;  // BUFFERs the program writes; ALLOCs are always written
   std::vector<Access> accesses;
-  std::vector<Facts> elem;      // what each element may hold now
+  std::vector<Facts> elem;       // what each element may hold now
   std::vector<uint8_t> written;  // ALLOC: a STORE wrote this element (so reading it is defined)
   bool all_written() const;
 };
@@ -69,11 +69,11 @@ struct LoopPlan {
   std::vector<int64_t> trips, widths;  // per nest level; widths: trip counts, at least 1
   int64_t P = 1;                       // flat indices 0..P-1: the nest's combinations
   LoopKind kind = LoopKind::Map;
-  DType d = DType::F32;                // the body's dtype
-  int s = 0;                           // levels outside the reduction (Map, SameBuffer: all of them)
-  int64_t P_out = 1;                   // combinations of those outer levels
-  std::vector<LoopAccess> reads;       // one or two
-  int64_t in_len = 1;                  // elements the reads need
+  DType d = DType::F32;                    // the body's dtype
+  int s = 0;                               // levels outside the reduction (Map, SameBuffer: all of them)
+  int64_t P_out = 1;                       // combinations of those outer levels
+  std::vector<LoopAccess> reads;           // one or two
+  int64_t in_len = 1;                      // elements the reads need
   LoopAccess write{LoopRead::Flat, 1, 1};  // a map's write: out[j], out[j // K] or out[j % K]
   bool gated_store = false;
   int depth() const { return static_cast<int>(trips.size()); }
@@ -85,7 +85,7 @@ struct LoopMemories {
   const UOp* in = nullptr;
   const UOp* out = nullptr;
   Memory* out_mem = nullptr;
-  const UOp* acc = nullptr;      // a reduction's accumulator
+  const UOp* acc = nullptr;  // a reduction's accumulator
 };
 
 // A loop nest opened, with its body's value (loops.cpp, open_loops).
@@ -121,7 +121,7 @@ class Gen {
   Scalar precise_value(DType d);   // ValueKind::Precise
   Scalar fraction_value(DType d);  // ValueKind::Fraction
   Scalar boundary_value(DType d);  // ValueKind::Boundary
-  Scalar finite_value(DType d);  // a constant value that is neither NaN nor infinite
+  Scalar finite_value(DType d);    // a constant value that is neither NaN nor infinite
   Values buffer_data(DType d, int64_t len, bool random);
 
   // ---- ALU nodes and operands (alu.cpp)
@@ -185,8 +185,8 @@ class Gen {
   // Sets `outer` to the pools after the outer levels' RANGEs (what an inner reduction truncates to).
   LoopNest open_loops(const LoopPlan& plan, const LoopMemories& mem, PoolMark& outer);
   const UOp* loop_index(const LoopAccess& a, int64_t len, const UOp* j, const UOp** gate);
-  const UOp* loop_store(const LoopPlan& plan, const LoopMemories& mem, const LoopNest& nest, const UOp* idx_flat,
-                        const UOp* v, std::span<const UOp* const> ranges);
+  const UOp* loop_store(const LoopPlan& plan, const LoopMemories& mem, const LoopNest& nest, const UOp* idx_flat, const UOp* v,
+                        std::span<const UOp* const> ranges);
   // A reduction's END (a nest: the outer levels' store's) and, for a whole-nest one, its result: a
   // straight-line value, stored after the loop to a BUFFER of its own.
   std::pair<const UOp*, const UOp*> reduce_loop(const LoopPlan& plan, const LoopMemories& mem, const LoopNest& nest,
@@ -215,7 +215,7 @@ class Gen {
   void dead_code();
   const UOp* make_sink();
   int64_t log_uniform(int64_t lo, int64_t hi);
-  void new_stamp();                     // start a reachability query
+  void new_stamp();  // start a reachability query
   // Marks root and everything it depends on, except nodes older than `floor` (they cannot reach
   // anything made after them, which is all a caller asks about).
   void mark_ancestors(const UOp* root, uint32_t floor = 0);
@@ -227,21 +227,21 @@ class Gen {
   uint64_t seed;
   Program prog;
   Graph& g;
-  std::vector<Facts> facts_;   // by node id
-  std::vector<int> uses_;      // by node id: how many nodes use it
-  uint32_t seen_ = 0;          // nodes with id < seen_ already have facts
+  std::vector<Facts> facts_;                   // by node id
+  std::vector<int> uses_;                      // by node id: how many nodes use it
+  uint32_t seen_ = 0;                          // nodes with id < seen_ already have facts
   std::vector<std::vector<const UOp*>> pool_;  // by dtype: non-constant values in creation order
   std::vector<const UOp*> values_;             // every non-constant scalar value in creation order
   std::vector<const UOp*> vectors_;            // every non-constant vector value in creation order
-  std::deque<Memory> mems_;  // BUFFERs first, then ALLOCs as made (deque: references stay valid)
+  std::deque<Memory> mems_;                    // BUFFERs first, then ALLOCs as made (deque: references stay valid)
   std::vector<const UOp*> stores_;             // every STORE made through access(), in order
   int64_t next_alloc_slot_ = 0;
-  int64_t next_buffer_slot_ = 0;               // slots of BUFFERs made after make_buffers (loops)
-  int64_t next_axis_ = 0;                      // RANGE axes: distinct, so no two loops are interned as one
+  int64_t next_buffer_slot_ = 0;  // slots of BUFFERs made after make_buffers (loops)
+  int64_t next_axis_ = 0;         // RANGE axes: distinct, so no two loops are interned as one
   int64_t loop_iterations_ = 0;
-  int no_loads_ = 0;                           // NoLoadsInside guards alive                // iterations of the loops made so far (max_loop_iterations)
-  std::array<double, kNumOps> alu_weight_{};   // op weight x weight of the dtypes it accepts
-  std::vector<uint32_t> mark_;                 // DFS stamps for reachability, by node id
+  int no_loads_ = 0;  // NoLoadsInside guards alive                // iterations of the loops made so far (max_loop_iterations)
+  std::array<double, kNumOps> alu_weight_{};  // op weight x weight of the dtypes it accepts
+  std::vector<uint32_t> mark_;                // DFS stamps for reachability, by node id
   uint32_t stamp_ = 0;
 };
 

@@ -251,8 +251,8 @@ const UOp* Gen::loop_index(const LoopAccess& a, int64_t len, const UOp* j, const
 }
 
 // The store of v to the output at idx_flat (the body's j: the plan's write shape), closing `ranges`.
-const UOp* Gen::loop_store(const LoopPlan& plan, const LoopMemories& mem, const LoopNest& nest, const UOp* idx_flat,
-                           const UOp* v, std::span<const UOp* const> ranges) {
+const UOp* Gen::loop_store(const LoopPlan& plan, const LoopMemories& mem, const LoopNest& nest, const UOp* idx_flat, const UOp* v,
+                           std::span<const UOp* const> ranges) {
   const UOp* gate = nullptr;
   const UOp* idx = idx_flat == nest.j ? loop_index(plan.write, mem.out->len, nest.j, &gate) : clamp_index(idx_flat, mem.out->len);
   if (plan.gated_store) {
@@ -296,8 +296,10 @@ void Gen::loop_step() {
     const NoLoadsInside inside(*this);
     PoolMark outer;
     const LoopNest nest = open_loops(*plan, mem, outer);
-    if (mem.acc) std::tie(end, total) = reduce_loop(*plan, mem, nest, outer);
-    else end = loop_store(*plan, mem, nest, nest.j, nest.f, nest.ranges);
+    if (mem.acc)
+      std::tie(end, total) = reduce_loop(*plan, mem, nest, outer);
+    else
+      end = loop_store(*plan, mem, nest, nest.j, nest.f, nest.ranges);
     if (!total) truncate_pools(outside);
   }
   if (total) {  // a straight-line value after the loop: it stays an operand

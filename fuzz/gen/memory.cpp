@@ -126,7 +126,9 @@ void Gen::load_step(bool dynamic) {
 void Gen::scratch_step() {
   const DType d = pick_dtype([](DType) { return true; });
   const int64_t n = rng.range(1, std::max(1, pol.max_alloc_len));
-  mems_.push_back(Memory{note(g.memory(Op::ALLOC, d, n, next_alloc_slot_++)), false, {},
+  mems_.push_back(Memory{note(g.memory(Op::ALLOC, d, n, next_alloc_slot_++)),
+                         false,
+                         {},
                          std::vector<Facts>(static_cast<size_t>(n), full_facts(d)),
                          std::vector<uint8_t>(static_cast<size_t>(n), 0)});
   Memory& m = mems_.back();
@@ -149,8 +151,7 @@ void Gen::scratch_step() {
 // acc[0] = x_k * y_k + acc[0], each read of acc[0] through AFTER the previous store.
 void Gen::accumulate_step() {
   const DType d = pick_dtype([](DType) { return true; });
-  mems_.push_back(Memory{note(g.memory(Op::ALLOC, d, 1, next_alloc_slot_++)), false, {},
-                         {full_facts(d)}, {0}});
+  mems_.push_back(Memory{note(g.memory(Op::ALLOC, d, 1, next_alloc_slot_++)), false, {}, {full_facts(d)}, {0}});
   Memory& acc = mems_.back();
   const UOp* init = rng.chance(pol.p_acc_init_zero) ? constant(d, Scalar::zero()) : operand(d);
   store(acc, i32(0), init);
@@ -167,9 +168,12 @@ void Gen::accumulate_step() {
     if (kind == AccUpdate::MulAcc && banned(Op::MULACC)) kind = AccUpdate::AddMul;
     if (kind == AccUpdate::AddMul && (banned(Op::ADD) || banned(Op::MUL))) kind = AccUpdate::Other;
     const UOp* u;
-    if (kind == AccUpdate::MulAcc) u = make(Op::MULACC, {x, y, v});
-    else if (kind == AccUpdate::AddMul) u = make(Op::ADD, {make(Op::MUL, {x, y}), v});
-    else u = combine(d, v, x);
+    if (kind == AccUpdate::MulAcc)
+      u = make(Op::MULACC, {x, y, v});
+    else if (kind == AccUpdate::AddMul)
+      u = make(Op::ADD, {make(Op::MUL, {x, y}), v});
+    else
+      u = combine(d, v, x);
     store(acc, i32(0), u);
   }
   load(acc, i32(0));

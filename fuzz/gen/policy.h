@@ -20,11 +20,9 @@ namespace uf {
 // The policy's enums, each from one list of enumerators that also gives their JSON names (enum_names).
 #define UF_ENUMERATOR(e) e,
 #define UF_ENUMERATOR_NAME(e) #e,
-#define UF_POLICY_ENUM(E, LIST)                                                             \
-  enum class E : uint8_t { LIST(UF_ENUMERATOR) kCount };                                    \
-  constexpr std::array<const char*, static_cast<size_t>(E::kCount)> enum_names(E) {        \
-    return {LIST(UF_ENUMERATOR_NAME)};                                                      \
-  }
+#define UF_POLICY_ENUM(E, LIST)                          \
+  enum class E : uint8_t { LIST(UF_ENUMERATOR) kCount }; \
+  constexpr std::array<const char*, static_cast<size_t>(E::kCount)> enum_names(E) { return {LIST(UF_ENUMERATOR_NAME)}; }
 
 // One step of the generator's main loop.
 #define UF_STEPS(X) \
@@ -70,7 +68,9 @@ UF_POLICY_ENUM(LoopKind, UF_LOOP_KINDS)
 inline constexpr std::array<int64_t, 10> kTripCounts = {0, 1, 3, 7, 15, 17, 31, 33, 63, 65};
 
 template <class E>
-constexpr size_t count_of() { return static_cast<size_t>(E::kCount); }
+constexpr size_t count_of() {
+  return static_cast<size_t>(E::kCount);
+}
 // A weight per enumerator of E, indexed by its value (what Rng::weighted draws from). Distinct types,
 // not plain std::arrays, so that the JSON side knows each table's keys from its type alone.
 template <class E>

@@ -36,7 +36,9 @@ std::vector<std::pair<std::string, size_t>> keys(const PerDType<T>&) {
   return out;
 }
 template <class T>
-concept KeyedByName = requires(const T& t) { keys(t); };
+concept KeyedByName = requires(const T& t) {
+  keys(t);
+};
 template <class>
 constexpr bool is_enum_weights = false;
 template <class E>
@@ -71,7 +73,7 @@ struct Reader {
     x = v.get<bool>();
   }
   template <class I>
-    requires std::is_integral_v<I>
+  requires std::is_integral_v<I>
   void read(const nlohmann::json& v, I& x) const {
     if (!v.is_number_integer()) bad("expected an integer, got " + v.dump());
     const int64_t n = v.get<int64_t>();
@@ -118,8 +120,10 @@ struct FromJson {
         for (const auto& e : ks) valid += " " + e.first;
         Reader{key}.bad("unknown name '" + k + "'; valid names:" + valid);
       }
-      if constexpr (std::is_same_v<typename T::value_type, double>) Reader{std::string(key) + "." + k}.read(item.value(), a[at->second], false);
-      else Reader{std::string(key) + "." + k}.read(item.value(), a[at->second]);
+      if constexpr (std::is_same_v<typename T::value_type, double>)
+        Reader{std::string(key) + "." + k}.read(item.value(), a[at->second], false);
+      else
+        Reader{std::string(key) + "." + k}.read(item.value(), a[at->second]);
     }
     // An enumerator-keyed table is drawn from whenever its step runs: it needs something to draw.
     if constexpr (is_enum_weights<T>)
@@ -164,9 +168,7 @@ GenPolicy policy_from_file(const std::string& path) {
     apply_policy_json(p, nlohmann::json::parse(text.str()));
   } catch (const nlohmann::json::parse_error& e) {
     throw UserError(path + ": not JSON (" + e.what() + ")");
-  } catch (const UserError& e) {
-    throw UserError(path + ": " + e.what());
-  }
+  } catch (const UserError& e) { throw UserError(path + ": " + e.what()); }
   return p;
 }
 
@@ -174,19 +176,29 @@ namespace {
 
 template <class T>
 std::string type_of(const char* key, const T&) {
-  if constexpr (std::is_same_v<T, bool>) return "boolean";
-  else if constexpr (std::is_integral_v<T>) return "integer";
-  else if constexpr (std::is_same_v<T, double>) return std::string(key).rfind("p_", 0) == 0 ? "probability" : "number";
-  else if constexpr (is_enum_weights<T>) return "weights by enumerator";
-  else if constexpr (std::is_same_v<T, PerOp<bool>>) return "flags by ALU op";
-  else if constexpr (std::is_same_v<T, PerOp<double>>) return "weights by ALU op";
-  else if constexpr (std::is_same_v<T, PerDType<double>>) return "weights by dtype";
-  else return "array of " + std::to_string(std::tuple_size_v<T>) + " weights";
+  if constexpr (std::is_same_v<T, bool>)
+    return "boolean";
+  else if constexpr (std::is_integral_v<T>)
+    return "integer";
+  else if constexpr (std::is_same_v<T, double>)
+    return std::string(key).rfind("p_", 0) == 0 ? "probability" : "number";
+  else if constexpr (is_enum_weights<T>)
+    return "weights by enumerator";
+  else if constexpr (std::is_same_v<T, PerOp<bool>>)
+    return "flags by ALU op";
+  else if constexpr (std::is_same_v<T, PerOp<double>>)
+    return "weights by ALU op";
+  else if constexpr (std::is_same_v<T, PerDType<double>>)
+    return "weights by dtype";
+  else
+    return "array of " + std::to_string(std::tuple_size_v<T>) + " weights";
 }
 
 // The enumerator names of a table's entries `at`, "" for a knob that is no Weights<E>.
 template <class T>
-std::string entry_names(const T&, const std::array<int, 2>&) { return ""; }
+std::string entry_names(const T&, const std::array<int, 2>&) {
+  return "";
+}
 template <class E>
 std::string entry_names(const Weights<E>&, const std::array<int, 2>& at) {
   std::string out;
@@ -211,8 +223,10 @@ std::string describe_swarm(const Swarm& s, const T& x) {
     const SwarmRule& r = s.rules[i];
     const std::string at = entry_names(x, r.at), keep = "`" + keep_name(r.keep) + "`";
     if (!out.empty()) out += "; ";
-    if (r.kind == SwarmRule::Thin) out += "thinned by " + keep + (at.empty() ? "" : ", " + at + " kept");
-    else out += (at.empty() ? "zeroed" : at + " zeroed") + " unless " + keep;
+    if (r.kind == SwarmRule::Thin)
+      out += "thinned by " + keep + (at.empty() ? "" : ", " + at + " kept");
+    else
+      out += (at.empty() ? "zeroed" : at + " zeroed") + " unless " + keep;
   }
   return out.empty() ? "—" : out;
 }

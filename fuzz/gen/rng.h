@@ -41,7 +41,8 @@ class Rng {
     if (n <= 1) return 0;
     const uint64_t limit = ~uint64_t{0} - (~uint64_t{0} % n);
     uint64_t x;
-    do x = next(); while (x >= limit);
+    do x = next();
+    while (x >= limit);
     return x % n;
   }
   // Uniform in [lo, hi], both inclusive.
@@ -67,7 +68,9 @@ class Rng {
   }
 
   template <class C>
-  const auto& pick(const C& items) { return items[below(std::size(items))]; }
+  const auto& pick(const C& items) {
+    return items[below(std::size(items))];
+  }
 
  private:
   static constexpr uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }

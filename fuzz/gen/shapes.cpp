@@ -73,8 +73,8 @@ const UOp* Gen::nonneg_numerator(DType d) {
 const UOp* Gen::divisor(DType d) {
   switch (static_cast<Divisor>(rng.weighted(pol.divisor_weight))) {
     case Divisor::ConstPositive: {
-      const auto c = fitting(d, {1, 2, 3, 4, 5, 7, 8, 10, 16, 17, 31, 32, 64, 100, 127, 255, 256, 1000,
-                                 65535, 0x7fffffff, dtype_range(d).hi});
+      const auto c = fitting(
+          d, {1, 2, 3, 4, 5, 7, 8, 10, 16, 17, 31, 32, 64, 100, 127, 255, 256, 1000, 65535, 0x7fffffff, dtype_range(d).hi});
       return constant(d, int_scalar(d, rng.pick(c)));
     }
     case Divisor::ConstNegative: {

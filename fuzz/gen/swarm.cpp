@@ -37,7 +37,8 @@ bool some_alu_op_usable(const GenPolicy& p) {
 }
 
 template <class T>
-concept WeightTable = std::is_same_v<std::ranges::range_value_t<T>, double>;
+concept WeightTable = std::is_same_v < std::ranges::range_value_t<T>,
+double > ;
 
 // Applies one rule to the knob `m` of `p`.
 template <class T>

@@ -20,34 +20,66 @@ namespace uf::gen {
 namespace {
 
 // Integer patterns, wrapped into the dtype by normalize().
-constexpr uint64_t kIntEdges[] = {
-    0, 1, 2, 3, 7, 8, 15, 16, 31, 32, 63, 64, 100, 127, 128, 255, 256, 32767, 32768, 65535, 65536,
-    (1ull << 24) + 1, (1ull << 31) - 1, 1ull << 31, (1ull << 32) - 1, 1ull << 32, (1ull << 53) + 1,
-    (1ull << 63) - 1, 1ull << 63, ~0ull, ~0ull - 1, 0x5555555555555555ull, 0xAAAAAAAAAAAAAAAAull,
-    0x0123456789ABCDEFull, static_cast<uint64_t>(-7), static_cast<uint64_t>(-8), static_cast<uint64_t>(-100),
-    static_cast<uint64_t>(-128), static_cast<uint64_t>(-129), static_cast<uint64_t>(-32768),
-    static_cast<uint64_t>(-2147483647) - 1};
+constexpr uint64_t kIntEdges[] = {0,
+                                  1,
+                                  2,
+                                  3,
+                                  7,
+                                  8,
+                                  15,
+                                  16,
+                                  31,
+                                  32,
+                                  63,
+                                  64,
+                                  100,
+                                  127,
+                                  128,
+                                  255,
+                                  256,
+                                  32767,
+                                  32768,
+                                  65535,
+                                  65536,
+                                  (1ull << 24) + 1,
+                                  (1ull << 31) - 1,
+                                  1ull << 31,
+                                  (1ull << 32) - 1,
+                                  1ull << 32,
+                                  (1ull << 53) + 1,
+                                  (1ull << 63) - 1,
+                                  1ull << 63,
+                                  ~0ull,
+                                  ~0ull - 1,
+                                  0x5555555555555555ull,
+                                  0xAAAAAAAAAAAAAAAAull,
+                                  0x0123456789ABCDEFull,
+                                  static_cast<uint64_t>(-7),
+                                  static_cast<uint64_t>(-8),
+                                  static_cast<uint64_t>(-100),
+                                  static_cast<uint64_t>(-128),
+                                  static_cast<uint64_t>(-129),
+                                  static_cast<uint64_t>(-32768),
+                                  static_cast<uint64_t>(-2147483647) - 1};
 
 // Float edges as binary64, rounded to the dtype by normalize().
 constexpr double kFloatEdges[] = {
-    0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, 2.5, -2.5, 3.5, 0.49999999999999994, 0.1, -0.1, 1.0 / 3,
-    3.141592653589793, 255.5, 127.5, -128.5, 32767.5, 65504.0, 65519.99, 65520.0, 65536.0,
-    16777216.0, 16777217.0, 9007199254740992.0, 9007199254740994.0, 4503599627370495.5,
-    2147483647.0, 2147483647.5, 2147483648.0, -2147483648.0, -2147483649.0, 4294967295.0, 4294967296.0,
-    9223372036854775807.0, -9223372036854775808.0, 18446744073709549568.0, 18446744073709551616.0,
-    1e10, -1e10, 1e300, -1e300, 0x1.fffffep127, -0x1.fffffep127, 0x1.ffffffp127, 0x1p128,
-    0x1.fffffffffffffp1023, -0x1.fffffffffffffp1023, 0x1p-14, 0x1p-24, 0x1p-25, 0x1.8p-25, 0x1p-126,
-    0x1p-149, 0x1p-150, 0x1.8p-150, 0x1p-1022, 0x1p-1074, -0x1p-1074, 1.0000000596046448, 1.00048828125,
-    1.0000001192092896, 0x1.0000000000001p0, 1e-8, -1e-8,
+    0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, 2.5, -2.5, 3.5, 0.49999999999999994, 0.1, -0.1, 1.0 / 3, 3.141592653589793, 255.5,
+    127.5, -128.5, 32767.5, 65504.0, 65519.99, 65520.0, 65536.0, 16777216.0, 16777217.0, 9007199254740992.0, 9007199254740994.0,
+    4503599627370495.5, 2147483647.0, 2147483647.5, 2147483648.0, -2147483648.0, -2147483649.0, 4294967295.0, 4294967296.0,
+    9223372036854775807.0, -9223372036854775808.0, 18446744073709549568.0, 18446744073709551616.0, 1e10, -1e10, 1e300, -1e300,
+    0x1.fffffep127, -0x1.fffffep127, 0x1.ffffffp127, 0x1p128, 0x1.fffffffffffffp1023, -0x1.fffffffffffffp1023, 0x1p-14, 0x1p-24,
+    0x1p-25, 0x1.8p-25, 0x1p-126, 0x1p-149, 0x1p-150, 0x1.8p-150, 0x1p-1022, 0x1p-1074, -0x1p-1074, 1.0000000596046448,
+    1.00048828125, 1.0000001192092896, 0x1.0000000000001p0, 1e-8, -1e-8,
     // bf16: ties of its 8-bit significand, and values just off a tie that f32 rounds onto it (the
     // double rounding band), the overflow threshold
     1.00390625, 1.0039062500000002, 1.01171875, 1.0117187499999998, -1.00390625, 0x1.fep127, 0x1.ffp127,
     // fp8: each format's largest value, its saturation threshold and either side of it, subnormals, the
     // flush-to-zero threshold (half the smallest subnormal) and either side, ties of the 3- and 2-bit
     // significands
-    448.0, 464.0, 464.00000000000006, 480.0, 240.0, 247.99999999999997, 248.0, 57344.0, 61439.99999999999,
-    61440.0, 0x1p-9, 0x1p-10, 0x1.0000000000001p-10, 0x1p-17, 0x1p-16, 0x1.0000000000001p-17, 0x1p-11,
-    0x1p-18, 0x1p-6, 0x1p-7, 0x1p-14, 0x1p-15, 1.0625, 1.1875, 1.125, 1.375, -1.0625, 2.25, 0.3125};
+    448.0, 464.0, 464.00000000000006, 480.0, 240.0, 247.99999999999997, 248.0, 57344.0, 61439.99999999999, 61440.0, 0x1p-9,
+    0x1p-10, 0x1.0000000000001p-10, 0x1p-17, 0x1p-16, 0x1.0000000000001p-17, 0x1p-11, 0x1p-18, 0x1p-6, 0x1p-7, 0x1p-14, 0x1p-15,
+    1.0625, 1.1875, 1.125, 1.375, -1.0625, 2.25, 0.3125};
 
 Scalar canonical(DType d, Scalar v) {
   v = normalize(d, v);
@@ -89,9 +121,12 @@ Scalar Gen::rounding_edge(DType from, DType to) {
   // step towards the even neighbour would round the same either way, so it is not drawn.
   const int64_t towards_odd = (bits & 1) ? -1 : 1;
   const int64_t nudge = rng.chance(pol.p_exact_tie) ? 0 : towards_odd;
-  if (is_int(from)) x = std::nearbyint(x) + static_cast<double>(nudge);
-  else if (from == DType::F64 && nudge != 0) x = std::nextafter(x, nudge * INFINITY);
-  else if (from == DType::F32 && nudge != 0) x = std::nextafter(static_cast<float>(x), static_cast<float>(nudge * INFINITY));
+  if (is_int(from))
+    x = std::nearbyint(x) + static_cast<double>(nudge);
+  else if (from == DType::F64 && nudge != 0)
+    x = std::nextafter(x, nudge * INFINITY);
+  else if (from == DType::F32 && nudge != 0)
+    x = std::nextafter(static_cast<float>(x), static_cast<float>(nudge * INFINITY));
   if (rng.chance(pol.p_negate_value)) x = -x;
   if (is_int(from)) {
     if (!(std::fabs(x) < 0x1p62)) return edge_value(from);

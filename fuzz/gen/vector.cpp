@@ -32,8 +32,7 @@ const UOp* Gen::vector_operand(DType d, int lanes, std::span<const UOp* const> s
       if (v->dtype == d && v->lanes == lanes) same.push_back(v);
     if (!same.empty()) return rng.pick(same);
   }
-  if (free && rng.chance(pol.p_vector_broadcast))
-    return note(g.constant(d, random_value(d, pol.const_value_weight), lanes));
+  if (free && rng.chance(pol.p_vector_broadcast)) return note(g.constant(d, random_value(d, pol.const_value_weight), lanes));
   return make(Op::STACK, scalars);
 }
 
@@ -54,8 +53,7 @@ void Gen::vector_step() {
     std::vector<const UOp*> column;
     for (int l = 0; l < lanes; ++l) {
       const UOp* a = operand(d);
-      if (op == Op::CAST && is_float(d) && is_int(to) && !finite(facts(a)) && !rng.chance(pol.p_unguarded))
-        a = finite_guard(a);
+      if (op == Op::CAST && is_float(d) && is_int(to) && !finite(facts(a)) && !rng.chance(pol.p_unguarded)) a = finite_guard(a);
       if (op == Op::BITCAST && is_float(d) && facts(a).nan && !rng.chance(pol.p_unguarded)) a = not_nan_guard(a);
       column.push_back(a);
     }
@@ -70,8 +68,7 @@ void Gen::vector_step() {
       for (int j = 0; j < arity; ++j) columns[j].push_back(u->src[j]);
     }
     std::vector<const UOp*> ops;
-    for (int j = 0; j < arity; ++j)
-      ops.push_back(vector_operand(columns[j][0]->dtype, lanes, columns[j], is_total(op)));
+    for (int j = 0; j < arity; ++j) ops.push_back(vector_operand(columns[j][0]->dtype, lanes, columns[j], is_total(op)));
     vec = make(op, ops);
   }
 

@@ -67,7 +67,8 @@ void apply_feature(GenPolicy& p, std::string_view feature) {
       rest.remove_prefix(std::min(space + 1, rest.size()));
       const size_t colon = std::min(item.find(':'), item.size());
       const std::string_view name = item.substr(0, colon);
-      if (!is_feature(name)) throw InternalError(std::string("policy.def: ") + k.name + ": no feature '" + std::string(name) + "'");
+      if (!is_feature(name))
+        throw InternalError(std::string("policy.def: ") + k.name + ": no feature '" + std::string(name) + "'");
       if (name == feature) zero_knob(p.*m, item.substr(std::min(colon + 1, item.size())), k.name);
     }
   });
@@ -91,9 +92,16 @@ void drop_shapes(GenPolicy& p, Op op) {
   using C = IndexClamp;
   using G = FloatGuard;
   switch (op) {
-    case Op::MAX: zero(p.shift_weight, {S::MaxZero}); zero(p.numerator_weight, {N::MaxZero}); zero(p.clamp_weight, {C::CModOfMax}); break;
+    case Op::MAX:
+      zero(p.shift_weight, {S::MaxZero});
+      zero(p.numerator_weight, {N::MaxZero});
+      zero(p.clamp_weight, {C::CModOfMax});
+      break;
     case Op::CMOD: zero(p.clamp_weight, {C::CModOfMax}); break;
-    case Op::FLOORMOD: zero(p.shift_weight, {S::FloorMod}); zero(p.clamp_weight, {C::FloorMod}); break;
+    case Op::FLOORMOD:
+      zero(p.shift_weight, {S::FloorMod});
+      zero(p.clamp_weight, {C::FloorMod});
+      break;
     case Op::AND:
       zero(p.shift_weight, {S::AndMask, S::Operand});  // an operand that may be negative is masked
       zero(p.numerator_weight, {N::AndMask});
@@ -101,7 +109,10 @@ void drop_shapes(GenPolicy& p, Op op) {
       zero(p.guard_weight, {G::WhereAnd});
       break;
     case Op::MUL: zero(p.guard_weight, {G::WhereMul}); break;
-    case Op::WHERE: zero(p.clamp_weight, {C::WhereInRange}); zero(p.guard_weight, {G::WhereAnd, G::WhereMul}); break;
+    case Op::WHERE:
+      zero(p.clamp_weight, {C::WhereInRange});
+      zero(p.guard_weight, {G::WhereAnd, G::WhereMul});
+      break;
     case Op::CAST:
       zero(p.numerator_weight, {N::CastU8, N::CastBool});
       zero(p.leaf_weight, {Leaf::Cast});

@@ -57,8 +57,7 @@ std::string write_reproducer(const uf::Program& p, const uf::Observation& obs) {
   namespace fs = std::filesystem;
   const fs::path path = fs::path(s.out_dir) / ("divergence-" + uf::Corpus::file_name(obs.signature));
   if (const uf::FileError e = uf::replace_file(path.string(), text)) {
-    std::fprintf(stderr, "diff_target: cannot write %s (%s); the program:\n%s", path.c_str(), e.reason().c_str(),
-                 text.c_str());
+    std::fprintf(stderr, "diff_target: cannot write %s (%s); the program:\n%s", path.c_str(), e.reason().c_str(), text.c_str());
     return "";
   }
   return path.string();
@@ -109,9 +108,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   uf::RefResult ref;
   try {
     ref = uf::interpret(p, uf::Limits{kMaxLoopSteps});
-  } catch (const uf::UserError&) {
-    return -1;
-  }
+  } catch (const uf::UserError&) { return -1; }
   if (ref.over_budget) return -1;  // a mutated trip count: too long for the reference and the kernel alike
   const Setup& s = setup();
   if (ref.undefined || !s.compiled) return 0;
@@ -125,7 +122,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (obs.verdict == uf::Verdict::ok) return 0;
   const std::string path = write_reproducer(p, obs);
-  std::fprintf(stderr, "diff_target: divergence `%s`: the compiled path (%s %s, renderer %s) differs from the reference\n"
+  std::fprintf(stderr,
+               "diff_target: divergence `%s`: the compiled path (%s %s, renderer %s) differs from the reference\n"
                "diff_target: wrote %s (replay: uopfuzz run %s)\n",
                obs.signature.c_str(), s.cfg.cc.c_str(), s.cfg.cflags.c_str(),
                s.cfg.renderer_cmd.empty() ? "builtin" : s.cfg.renderer_cmd.c_str(), path.c_str(), path.c_str());

@@ -37,9 +37,7 @@ std::optional<Program> read_valid(std::string_view text) {
     Program p = uf::parse_program(text, "<mutant>");
     uf::verify(p);
     return p;
-  } catch (const uf::UserError&) {
-    return std::nullopt;
-  }
+  } catch (const uf::UserError&) { return std::nullopt; }
 }
 
 std::string input_text(Program p) {
@@ -52,15 +50,31 @@ std::string input_text(Program p) {
 Scalar random_value(DType d, Rng& r) {
   if (uf::is_bool(d)) return Scalar::of_uint(r.below(2));
   if (uf::is_int(d)) {
-    static constexpr int64_t kEdges[] = {0, 1, -1, 2, 7, -8, 127, 128, -128, 255, 32767, -32768, 65535,
-                                         INT32_MAX, INT32_MIN, UINT32_MAX, INT64_MAX, INT64_MIN};
+    static constexpr int64_t kEdges[] = {0,   1,     -1,     2,     7,         -8,        127,        128,       -128,
+                                         255, 32767, -32768, 65535, INT32_MAX, INT32_MIN, UINT32_MAX, INT64_MAX, INT64_MIN};
     const uint64_t kind = r.below(3);
     const int64_t v = kind == 0 ? r.pick(kEdges) : kind == 1 ? r.range(-16, 16) : static_cast<int64_t>(r.next());
     return uf::normalize(d, Scalar::of_int(v));
   }
-  static constexpr double kEdges[] = {0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 65504.0, 65520.0, 16777217.0,
-                                      2147483648.0, -2147483649.0, 4294967296.0, 9223372036854775807.0,
-                                      18446744073709551616.0, 1e300, 0x1p-14, 0x1p-24, 0x1p-149, 0x1p-1074,
+  static constexpr double kEdges[] = {0.0,
+                                      -0.0,
+                                      1.0,
+                                      -1.0,
+                                      0.5,
+                                      -2.5,
+                                      65504.0,
+                                      65520.0,
+                                      16777217.0,
+                                      2147483648.0,
+                                      -2147483649.0,
+                                      4294967296.0,
+                                      9223372036854775807.0,
+                                      18446744073709551616.0,
+                                      1e300,
+                                      0x1p-14,
+                                      0x1p-24,
+                                      0x1p-149,
+                                      0x1p-1074,
                                       std::numeric_limits<double>::infinity(),
                                       -std::numeric_limits<double>::infinity(),
                                       std::numeric_limits<double>::quiet_NaN()};
@@ -177,10 +191,14 @@ std::string try_mutation(const uint8_t* data, size_t size, size_t max_size, cons
   std::string out;
   const uint64_t pick = p ? r.below(100) : 0;
   if (pick < 12) return generate_small(r);  // valid by construction
-  if (pick < 40) out = mutate_data(*p, r);
-  else if (pick < 65) out = mutate_const(text, r);
-  else if (pick < 80) out = mutate_op(text, r, false);
-  else if (pick < 90) out = mutate_op(text, r, true);
+  if (pick < 40)
+    out = mutate_data(*p, r);
+  else if (pick < 65)
+    out = mutate_const(text, r);
+  else if (pick < 80)
+    out = mutate_op(text, r, false);
+  else if (pick < 90)
+    out = mutate_op(text, r, true);
   else {
     std::vector<uint8_t> buf(data, data + size);
     buf.resize(max_size);

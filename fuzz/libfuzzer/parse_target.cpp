@@ -56,9 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   bool verified = true;
   try {
     uf::verify(p);
-  } catch (const uf::UserError&) {
-    verified = false;
-  }
+  } catch (const uf::UserError&) { verified = false; }
   try {
     uf::verify(q);
     if (!verified) fail("the canonical text verifies, the input did not", canonical);

@@ -69,7 +69,8 @@ std::unordered_map<const UOp*, Scalar> operands_at(const Probe& probe, const Ref
                                                    const std::vector<int64_t>& time) {
   std::unordered_map<const UOp*, Scalar> values;
   for (const UOp* operand : u->src) {
-    const auto point = std::find_if(probe.points.begin(), probe.points.end(), [&](const ProbePoint& at) { return at.node == operand; });
+    const auto point =
+        std::find_if(probe.points.begin(), probe.points.end(), [&](const ProbePoint& at) { return at.node == operand; });
     if (point == probe.points.end() || point->loops.empty()) continue;
     int64_t element = point->index;
     bool known = true;
@@ -146,8 +147,8 @@ ProbeRuns run_probes(const std::vector<Probe>& probes, const CompiledPathConfig&
 
 // All the probes of a batch's mismatches in one compiled run; a mismatch no probe explains keeps its
 // STORE signature. A failing copy with other data shares its program's facts.
-void sign_mismatches(const std::vector<const Program*>& batch, const std::vector<Analysis>& facts,
-                     std::vector<Finding>& found, const CompiledPathConfig& cfg) {
+void sign_mismatches(const std::vector<const Program*>& batch, const std::vector<Analysis>& facts, std::vector<Finding>& found,
+                     const CompiledPathConfig& cfg) {
   std::vector<size_t> mismatching;
   for (size_t i = 0; i < found.size(); ++i)
     if (found[i].defined() && found[i].observation.verdict == Verdict::mismatch) mismatching.push_back(i);
@@ -160,9 +161,9 @@ void sign_mismatches(const std::vector<const Program*>& batch, const std::vector
     const size_t i = mismatching[k];
     Observation& o = found[i].observation;
     const Divergence d = first_divergence(probes[k], run.refs[k], run.outs[k]);
-    o.signature = d.node ? d.signature
-                         : unexplained_signature(found[i].failing(*batch[i]), facts[i], probes[k], run.refs[k],
-                                                 run.outs[k], o.signature);
+    o.signature =
+        d.node ? d.signature
+               : unexplained_signature(found[i].failing(*batch[i]), facts[i], probes[k], run.refs[k], run.outs[k], o.signature);
   }
 }
 
@@ -190,14 +191,13 @@ std::vector<Analysis> analyze_defined(const std::vector<const Program*>& batch, 
 // One program's data sets that run: the program itself, then its copies with each extra data set the
 // reference defines.
 struct DataSetRuns {
-  std::vector<Program> copies;          // reserved up front: `runs` points into it
+  std::vector<Program> copies;  // reserved up front: `runs` points into it
   std::vector<const Program*> runs;
-  std::vector<RefResult> refs;          // refs[k]: the reference on runs[k]
-  std::vector<size_t> input;            // runs[k] is data set input[k] (0: the program's own data)
+  std::vector<RefResult> refs;  // refs[k]: the reference on runs[k]
+  std::vector<size_t> input;    // runs[k] is data set input[k] (0: the program's own data)
 };
 
-DataSetRuns data_set_runs(const Program& p, const Analysis& facts, RefResult own, const std::vector<DataSet>& extra,
-                          Finding& f) {
+DataSetRuns data_set_runs(const Program& p, const Analysis& facts, RefResult own, const std::vector<DataSet>& extra, Finding& f) {
   DataSetRuns d;
   d.copies.reserve(extra.size());
   d.runs.push_back(&p);
@@ -209,7 +209,10 @@ DataSetRuns data_set_runs(const Program& p, const Analysis& facts, RefResult own
     copy.expect.clear();
     copy.got.clear();
     RefResult ref = interpret(copy, facts);  // same graph, other data: same facts
-    if (ref.undefined) { ++f.undefined_inputs; continue; }
+    if (ref.undefined) {
+      ++f.undefined_inputs;
+      continue;
+    }
     d.copies.push_back(std::move(copy));
     d.runs.push_back(&d.copies.back());
     d.refs.push_back(std::move(ref));
@@ -308,8 +311,8 @@ Divergence find_divergence(const Program& p, const CompiledPathConfig& cfg) {
   const auto again = run_compiled_on_each({{&p}}, cfg, {&facts});
   const std::string plain = compare(p, ref, again.at(0).at(0)).signature;
   Divergence none;  // no node to blame: the signature alone
-  none.signature = plain.rfind("mismatch", 0) != 0 ? plain
-                                                   : unexplained_signature(p, facts, probe[0], run.refs[0], run.outs[0], plain);
+  none.signature =
+      plain.rfind("mismatch", 0) != 0 ? plain : unexplained_signature(p, facts, probe[0], run.refs[0], run.outs[0], plain);
   return none;
 }
 
@@ -319,8 +322,8 @@ std::vector<Finding> check(const std::vector<const Program*>& batch, const Compi
   return check_on_inputs(batch, facts, std::move(refs), {}, cfg, probe);
 }
 
-std::vector<Finding> check(const std::vector<const Program*>& batch, std::vector<RefResult> refs,
-                           const CompiledPathConfig& cfg, bool probe) {
+std::vector<Finding> check(const std::vector<const Program*>& batch, std::vector<RefResult> refs, const CompiledPathConfig& cfg,
+                           bool probe) {
   const std::vector<Analysis> facts = analyze_defined(batch, refs);
   return check_on_inputs(batch, facts, std::move(refs), {}, cfg, probe);
 }

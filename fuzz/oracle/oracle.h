@@ -33,10 +33,10 @@ std::string verdict_name(Verdict v);
 struct Observation {
   Verdict verdict = Verdict::ok;
   int signal = 0;
-  std::string message;                 // compiler or renderer output, crash details
-  std::string signature;               // bucket key; empty when ok
-  std::map<int64_t, Values> expect;    // reference result (every BUFFER)
-  std::map<int64_t, Values> got;       // compiled result, for the buffers that differ
+  std::string message;               // compiler or renderer output, crash details
+  std::string signature;             // bucket key; empty when ok
+  std::map<int64_t, Values> expect;  // reference result (every BUFFER)
+  std::map<int64_t, Values> got;     // compiled result, for the buffers that differ
 };
 
 // Compares one compiled outcome with the reference result (which must be defined).
@@ -90,8 +90,8 @@ using DataSet = std::map<int64_t, Values>;
 std::vector<Finding> check(const std::vector<const Program*>& batch, const CompiledPathConfig& cfg, bool probe = true);
 // The same with the reference already run (refs[i] = interpret(*batch[i])): for a caller that must tell
 // a program the interpreter rejects from a compiled path that cannot run, both UserErrors.
-std::vector<Finding> check(const std::vector<const Program*>& batch, std::vector<RefResult> refs,
-                           const CompiledPathConfig& cfg, bool probe = true);
+std::vector<Finding> check(const std::vector<const Program*>& batch, std::vector<RefResult> refs, const CompiledPathConfig& cfg,
+                           bool probe = true);
 // The same with the facts too (facts[i] = analyze(*batch[i]), refs[i] = interpret(*batch[i], facts[i])): for
 // a caller that checks one batch several times (triage, once per compiler of its matrix).
 std::vector<Finding> check(const std::vector<const Program*>& batch, const std::vector<Analysis>& facts,

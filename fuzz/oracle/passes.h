@@ -17,7 +17,7 @@ namespace uf {
 // What a pass sees of the program being reduced, and where it offers candidates.
 struct PassInput {
   const Program& p;
-  const std::vector<const UOp*>& order;                   // linearize(p)
+  const std::vector<const UOp*>& order;                  // linearize(p)
   const std::unordered_map<const UOp*, Scalar>& values;  // reference values of live top-level value nodes
   // In the first round of a mismatch's reduction: where it diverges (may run the compiler once); else
   // nullptr. Only the slice pass asks.

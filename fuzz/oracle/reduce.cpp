@@ -37,8 +37,10 @@ std::optional<size_t> first_keeping(const std::vector<const Program*>& batch, co
   for (size_t i = 0; i < batch.size(); ++i) {
     if (!checked[i].defined()) continue;
     const Observation& o = checked[i].observation;
-    if (o.verdict == Verdict::mismatch) mismatching.push_back(i);
-    else if (o.verdict != Verdict::ok && o.signature == signature) return i;
+    if (o.verdict == Verdict::mismatch)
+      mismatching.push_back(i);
+    else if (o.verdict != Verdict::ok && o.signature == signature)
+      return i;
   }
   if (signature.rfind("mismatch", 0) != 0) return std::nullopt;
   for (size_t from = 0, group = 1; from < mismatching.size(); from += group, group *= 4) {
@@ -93,13 +95,13 @@ void accept(Candidate&& c, ReduceResult& r, const ReduceOptions& options) {
   ++r.steps;
   ++r.passes[c.pass].accepted;
   if (options.log)
-    options.log("reduce: step " + std::to_string(r.steps) + " (" + pass + "), " + std::to_string(program_cost(r.program).nodes) + " nodes");
+    options.log("reduce: step " + std::to_string(r.steps) + " (" + pass + "), " + std::to_string(program_cost(r.program).nodes) +
+                " nodes");
 }
 
 }  // namespace
 
-ReduceResult reduce(const Program& p, const std::string& signature, const CompiledPathConfig& cfg,
-                    const ReduceOptions& options) {
+ReduceResult reduce(const Program& p, const std::string& signature, const CompiledPathConfig& cfg, const ReduceOptions& options) {
   const Clock::time_point start = Clock::now();
   const std::vector<const Pass*> passes = passes_named(options.passes);
   ReduceResult r;

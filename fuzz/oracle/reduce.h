@@ -16,32 +16,32 @@
 namespace uf {
 
 struct ReduceOptions {
-  size_t batch = 48;            // candidates per compiler call
-  double time_limit_s = 300;    // stop early (keeping the best so far) after this long
+  size_t batch = 48;                            // candidates per compiler call
+  double time_limit_s = 300;                    // stop early (keeping the best so far) after this long
   std::function<void(const std::string&)> log;  // progress, one line per accepted step
-  std::vector<std::string> passes;  // the passes to run, by name (fuzz/oracle/passes.def); empty: every pass
+  std::vector<std::string> passes;              // the passes to run, by name (fuzz/oracle/passes.def); empty: every pass
 };
 
 // What one pass did over a reduction. A batch mixes passes: its check time is split among them by how
 // many candidates each had in it.
 struct PassStats {
   std::string name;
-  int tried = 0;         // its candidates checked (sent to the compiled path)
-  int accepted = 0;      // of those, the steps taken
-  double seconds = 0;    // generating its candidates, plus its share of checking them
+  int tried = 0;       // its candidates checked (sent to the compiled path)
+  int accepted = 0;    // of those, the steps taken
+  double seconds = 0;  // generating its candidates, plus its share of checking them
 };
 
 struct ReduceResult {
-  Program program;              // the smallest failing program found
-  Observation observation;      // its failure (expect/got filled)
-  int steps = 0;                // accepted steps
-  int compiler_calls = 0;       // batches checked
-  int candidates = 0;           // candidate programs checked
+  Program program;          // the smallest failing program found
+  Observation observation;  // its failure (expect/got filled)
+  int steps = 0;            // accepted steps
+  int compiler_calls = 0;   // batches checked
+  int candidates = 0;       // candidate programs checked
   double seconds = 0;
   std::vector<PassStats> passes;  // the passes run, in registry order
-  bool complete = false;        // ended by a whole round in which no candidate kept the failure, not by the
-                                // time limit: `meta reduced = yes` (else the program is only as small as the
-                                // time allowed)
+  bool complete = false;          // ended by a whole round in which no candidate kept the failure, not by the
+                                  // time limit: `meta reduced = yes` (else the program is only as small as the
+                                  // time allowed)
 };
 
 // The reference value of every live top-level value node of `p` (empty when `p` is UNDEFINED): what

@@ -27,7 +27,8 @@ std::vector<Scalar> simpler_values(DType d, Scalar v) {
   auto offer = [&](Scalar s) {
     s = normalize(d, s);
     if (complexity(d, s) >= complexity(d, v)) return;
-    for (Scalar o : out) if (o.u == s.u) return;
+    for (Scalar o : out)
+      if (o.u == s.u) return;
     out.push_back(s);
   };
   offer(Scalar::zero());
@@ -89,9 +90,12 @@ void narrow(const PassInput& in, int n, int m) {
       for (const UOp* s : u->src) src.push_back(mapped[s->id]);
       const UOp* r;
       if (u->lanes == n) {
-        if (u->op == Op::CONST) r = g.constant(u->dtype, u->value, m);
-        else if (u->op == Op::STACK) r = m == 1 ? src[0] : g.make(Op::STACK, std::span<const UOp* const>(src.data(), static_cast<size_t>(m)));
-        else r = g.make(u->op, src, u->dtype, m);
+        if (u->op == Op::CONST)
+          r = g.constant(u->dtype, u->value, m);
+        else if (u->op == Op::STACK)
+          r = m == 1 ? src[0] : g.make(Op::STACK, std::span<const UOp* const>(src.data(), static_cast<size_t>(m)));
+        else
+          r = g.make(u->op, src, u->dtype, m);
       } else if (u->op == Op::GEP && u->src[0]->lanes == n) {
         const int k = std::min(static_cast<int>(u->value.i), m - 1);
         r = m == 1 ? src[0] : g.gep(src[0], k, u->dtype);
@@ -103,8 +107,7 @@ void narrow(const PassInput& in, int n, int m) {
     q.sink = mapped[in.p.sink->id];
     for (const UOp*& b : q.buffers) b = mapped[b->id];
     in.add(std::move(q));
-  } catch (const TypeError&) {
-  }
+  } catch (const TypeError&) {}
 }
 
 }  // namespace
@@ -215,8 +218,7 @@ void buffer_steps(const PassInput& in) {
       Program q = substitute(in.p, {{m, g.memory(m->op, m->dtype, len, m->slot)}});
       if (auto d = q.data.find(m->slot); m->op == Op::BUFFER && d != q.data.end()) d->second.resize(static_cast<size_t>(len));
       in.add(std::move(q));
-    } catch (const TypeError&) {
-    }
+    } catch (const TypeError&) {}
   }
 }
 
@@ -258,8 +260,7 @@ void vector_steps(const PassInput& in) {
         replace[gep] = g.make(v->op, std::span<const UOp* const>(src), v->dtype);
       }
       in.add(substitute(in.p, replace));
-    } catch (const TypeError&) {
-    }
+    } catch (const TypeError&) {}
   }
   // Narrow: every vector of N lanes to M lanes (M = 1: scalars), the whole program at once.
   std::vector<int> widths;
@@ -273,8 +274,10 @@ void vector_steps(const PassInput& in) {
 ProgramCost program_cost(const Program& p) {
   ProgramCost c;
   for (const UOp* u : linearize(p)) {
-    if (u->op == Op::CONST) c.complexity += complexity(u->dtype, u->value);
-    else ++c.nodes;
+    if (u->op == Op::CONST)
+      c.complexity += complexity(u->dtype, u->value);
+    else
+      ++c.nodes;
     if (u->op == Op::BUFFER || u->op == Op::ALLOC) c.elements += u->len;
     c.lanes += u->lanes - 1;
     if (u->op == Op::RANGE) c.iterations = std::min(kRuntimeTrips * 64, c.iterations + trip_count(u));

@@ -133,8 +133,7 @@ void trip_count_steps(const PassInput& s) {
       try {
         const UOp* shorter = g.range(g.constant(end->dtype, Scalar::of_int(m)), r->value.i, r->dtype);
         offer_substitution(s, {{r, shorter}});
-      } catch (const TypeError&) {
-      }
+      } catch (const TypeError&) {}
     }
   }
 }
@@ -155,8 +154,10 @@ void accumulator_steps(const PassInput& s) {
     if (!idx || idx->base()->op != Op::ALLOC || idx->src[1]->op != Op::CONST || u->is_vector()) continue;
     if (u->op == Op::STORE && u->src[1]->is_vector()) continue;
     const std::pair<const UOp*, int64_t> key{idx->base(), idx->src[1]->value.i};
-    if (u->op == Op::LOAD) loads[key].push_back(u);
-    else if (top_level(u) && top_level(u->src[1])) inits[key].push_back(u->src[1]);
+    if (u->op == Op::LOAD)
+      loads[key].push_back(u);
+    else if (top_level(u) && top_level(u->src[1]))
+      inits[key].push_back(u->src[1]);
   }
   for (const auto& [key, values] : inits) {
     const auto l = loads.find(key);
@@ -203,8 +204,7 @@ void forward_keeping_steps(const PassInput& s) {
         effects.push_back(end.size() == 1 ? st : g.make(Op::END, std::span<const UOp* const>(end)));
         q.sink = g.make(Op::SINK, std::span<const UOp* const>(effects));
         s.add(std::move(q));
-      } catch (const TypeError&) {
-      }
+      } catch (const TypeError&) {}
     }
   }
 }
@@ -228,14 +228,13 @@ void copy_out_steps(const PassInput& s) {
         st = st->src[0];
       }
       const UOp* sx = st->src[0]->index_node();
-      if (st->is_gated() || !sx || sx->base() != idx->base() || sx->src[1] != idx->src[1] || st->src[1]->dtype != c->src[0]->dtype ||
-          st->src[1]->is_vector())
+      if (st->is_gated() || !sx || sx->base() != idx->base() || sx->src[1] != idx->src[1] ||
+          st->src[1]->dtype != c->src[0]->dtype || st->src[1]->is_vector())
         continue;
       try {
         ranges.insert(ranges.begin(), g.make(Op::STORE, {c->src[0], st->src[1]}));
         offer_substitution(s, {{c, g.make(Op::END, std::span<const UOp* const>(ranges))}});
-      } catch (const TypeError&) {
-      }
+      } catch (const TypeError&) {}
     }
   }
 }
@@ -273,8 +272,7 @@ void gate_steps(const PassInput& s) {
       } else {
         offer_substitution(s, {{u, g.make(Op::STORE, {u->src[0], u->src[1]})}});
       }
-    } catch (const TypeError&) {
-    }
+    } catch (const TypeError&) {}
   }
 }
 

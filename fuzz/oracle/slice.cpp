@@ -75,10 +75,16 @@ std::vector<Program> slice_candidates(const Program& p, const UOp* d, const std:
       Scalar v = s->value;
       if (s->op != Op::CONST) {
         const auto it = values.find(s);
-        if (it == values.end()) { ok = false; break; }
+        if (it == values.end()) {
+          ok = false;
+          break;
+        }
         v = it->second;
       }
-      if (!loaded || s->op == Op::CONST) { src.push_back(g.constant(s->dtype, v)); continue; }
+      if (!loaded || s->op == Op::CONST) {
+        src.push_back(g.constant(s->dtype, v));
+        continue;
+      }
       const int64_t slot = static_cast<int64_t>(q.buffers.size());
       const UOp* in = g.memory(Op::BUFFER, s->dtype, 1, slot);
       q.buffers.push_back(in);

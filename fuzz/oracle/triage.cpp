@@ -24,7 +24,8 @@ std::vector<MatrixEntry> parse_matrix(const std::string& text) {
   for (;;) {
     const size_t comma = text.find(',', from);
     const std::string entry = trim(text.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
-    if (entry.empty()) throw UserError("--matrix: empty entry in '" + text + "' (write CC:FLAGS,CC:FLAGS, e.g. gcc:-O0,clang:-O2)");
+    if (entry.empty())
+      throw UserError("--matrix: empty entry in '" + text + "' (write CC:FLAGS,CC:FLAGS, e.g. gcc:-O0,clang:-O2)");
     const size_t colon = entry.find(':');
     if (colon == std::string::npos) throw UserError("--matrix: entry '" + entry + "' is not CC:FLAGS (e.g. gcc:-O3)");
     MatrixEntry e{trim(entry.substr(0, colon)), trim(entry.substr(colon + 1))};
@@ -33,9 +34,7 @@ std::vector<MatrixEntry> parse_matrix(const std::string& text) {
       throw UserError("--matrix: compiler '" + e.cc + "' contains blanks (flags go after ':')");
     try {
       split_command(e.cflags);
-    } catch (const UserError& err) {
-      throw UserError("--matrix: entry '" + entry + "': " + err.what());
-    }
+    } catch (const UserError& err) { throw UserError("--matrix: entry '" + entry + "': " + err.what()); }
     out.push_back(std::move(e));
     if (comma == std::string::npos) break;
     from = comma + 1;
@@ -68,7 +67,8 @@ std::vector<TriageRow> triage(const Program& p, const std::string& signature, co
     cfg.cflags = e.cflags;
     const Finding f = std::move(check({&p}, facts, {ref}, cfg).at(0));
     TriageRow row{e, Blame::passes, ""};
-    if (!f.defined()) row.outcome = Blame::undefined;
+    if (!f.defined())
+      row.outcome = Blame::undefined;
     else if (f.observation.verdict != Verdict::ok) {
       row.signature = f.observation.signature;
       row.outcome = signature.empty() || row.signature == signature ? Blame::same : Blame::other;

@@ -18,8 +18,14 @@ namespace {
 using nlohmann::json;
 
 // Names in the order of core's tables (ops.def, dtypes.def), unknown names after them alphabetically.
-int op_rank(const std::string& n) { const auto o = parse_op(n); return o ? static_cast<int>(*o) : 1000; }
-int dtype_rank(const std::string& n) { const auto d = parse_dtype(n); return d ? static_cast<int>(*d) : 1000; }
+int op_rank(const std::string& n) {
+  const auto o = parse_op(n);
+  return o ? static_cast<int>(*o) : 1000;
+}
+int dtype_rank(const std::string& n) {
+  const auto d = parse_dtype(n);
+  return d ? static_cast<int>(*d) : 1000;
+}
 
 std::vector<std::string> ordered(std::set<std::string> names, int (*rank)(const std::string&)) {
   std::vector<std::string> v(names.begin(), names.end());
@@ -48,7 +54,9 @@ std::string heat_section(const std::vector<Run>& runs, const std::vector<Bucket>
     }
   }
   std::string s = "<h3>" + esc(title) + "</h3>";
-  if (counts.empty()) return s + "<p>These runs' summaries carry no per-pair counts (<code>coverage_counts</code>): written by an older uopfuzz.</p>";
+  if (counts.empty())
+    return s +
+           "<p>These runs' summaries carry no per-pair counts (<code>coverage_counts</code>): written by an older uopfuzz.</p>";
   std::map<std::pair<std::string, std::string>, std::vector<const Bucket*>> failed;
   for (const Bucket& b : buckets)
     if (const auto cell = cell_of(words(b.signature)); !cell.first.empty()) failed[cell].push_back(&b);
@@ -65,7 +73,8 @@ std::string heat_section(const std::vector<Run>& runs, const std::vector<Bucket>
   }
   const std::vector<std::string> row_order = ordered(rows, table == std::string("cast") ? dtype_rank : op_rank);
   const std::vector<std::string> col_order = ordered(cols, dtype_rank);
-  s += "<p>" + std::to_string(covered) + " of " + std::to_string(counts.size()) + " pairs ran; colour: how often (live nodes of "
+  s += "<p>" + std::to_string(covered) + " of " + std::to_string(counts.size()) +
+       " pairs ran; colour: how often (live nodes of "
        "all programs, log scale); a ring: a bucket failed there.</p>";
   s += "<div class=\"scroll\">" + heat_map(id, title, row_order, col_order, cells) + "</div>";
   s += "<details><summary>" + esc(title) + " as a table</summary><div class=\"scroll\"><table class=\"num\"><tr><th>" +
@@ -110,10 +119,12 @@ void thin(const Run& r, size_t points, Series& rate, Series& buckets) {
 }
 
 std::string series_table(const std::string& caption, const std::string& x, const std::string& y, const std::vector<Series>& all) {
-  std::string s = "<details><summary>" + esc(caption) + " as a table</summary><div class=\"scroll\"><table class=\"num\"><tr><th>run</th><th>" +
-                  esc(x) + "</th><th>" + esc(y) + "</th></tr>";
+  std::string s = "<details><summary>" + esc(caption) +
+                  " as a table</summary><div class=\"scroll\"><table class=\"num\"><tr><th>run</th><th>" + esc(x) + "</th><th>" +
+                  esc(y) + "</th></tr>";
   for (const Series& se : all)
-    for (const auto& [px, py] : se.points) s += "<tr><td>" + esc(se.name) + "</td><td>" + num(px, 2) + "</td><td>" + num(py, 2) + "</td></tr>";
+    for (const auto& [px, py] : se.points)
+      s += "<tr><td>" + esc(se.name) + "</td><td>" + num(px, 2) + "</td><td>" + num(py, 2) + "</td></tr>";
   return s + "</table></div></details>";
 }
 
@@ -138,10 +149,12 @@ std::string time_section(const std::vector<Run>& runs) {
     }
   }
   std::string s = "<section id=\"time\"><h2>Over time</h2>";
-  if (buckets.empty()) return s + "<p>No event log beside these summaries (<code>fuzz --events</code>): no time series.</p></section>";
+  if (buckets.empty())
+    return s + "<p>No event log beside these summaries (<code>fuzz --events</code>): no time series.</p></section>";
   s += "<div class=\"scroll\">" + line_chart("chart-rate", "programs per second", "seconds", "programs/s", rates) + "</div>";
   s += series_table("programs per second", "seconds", "programs/s", rates);
-  s += "<div class=\"scroll\">" + line_chart("chart-buckets", "buckets found (cumulative)", "seconds", "buckets", buckets) + "</div>";
+  s += "<div class=\"scroll\">" + line_chart("chart-buckets", "buckets found (cumulative)", "seconds", "buckets", buckets) +
+       "</div>";
   return s + series_table("buckets found", "seconds", "buckets", buckets) + "</section>";
 }
 
@@ -154,9 +167,11 @@ std::string trend_section(const std::vector<Run>& runs, const std::vector<Bucket
     found.points.push_back({static_cast<double>(i + 1), s.value("buckets", 0.0)});
   }
   std::string s = "<section id=\"trends\"><h2>Across runs</h2><p>Runs in the order given, numbered from 1.</p>";
-  s += "<div class=\"scroll\">" + line_chart("chart-trend-programs", "programs per run", "run", "programs", {programs}) + "</div>";
+  s +=
+      "<div class=\"scroll\">" + line_chart("chart-trend-programs", "programs per run", "run", "programs", {programs}) + "</div>";
   s += "<div class=\"scroll\">" + line_chart("chart-trend-buckets", "buckets per run", "run", "buckets", {found}) + "</div>";
-  s += "<div class=\"scroll\"><table id=\"run-changes\"><tr><th>#</th><th>run</th><th>programs</th><th>buckets</th><th>new</th><th>gone</th></tr>";
+  s += "<div class=\"scroll\"><table "
+       "id=\"run-changes\"><tr><th>#</th><th>run</th><th>programs</th><th>buckets</th><th>new</th><th>gone</th></tr>";
   for (size_t i = 0; i < runs.size(); ++i) {
     std::string added, gone;
     for (const Bucket& b : buckets) {

@@ -76,11 +76,14 @@ std::string reproducer_html(const Bucket& b, bool brief) {
   for (const std::string& l : lines)
     if (const std::vector<std::string> w = words(l); w.size() > 2 && w[0] == "got") slots.insert(w[1]);
   const std::string pattern = node_pattern(b.signature);
-  s += pre(lines, "uop", [&](const std::string& l) {
-    const std::vector<std::string> w = words(l);
-    if (w.size() > 2 && (w[0] == "got" || w[0] == "expect") && slots.count(w[1])) return true;
-    return marks(l, pattern);
-  }, b.repro_path, brief ? 0 : kListingLines);
+  s += pre(
+      lines, "uop",
+      [&](const std::string& l) {
+        const std::vector<std::string> w = words(l);
+        if (w.size() > 2 && (w[0] == "got" || w[0] == "expect") && slots.count(w[1])) return true;
+        return marks(l, pattern);
+      },
+      b.repro_path, brief ? 0 : kListingLines);
   if (brief) return s + "</section>";
 
   std::string c;
@@ -88,14 +91,13 @@ std::string reproducer_html(const Bucket& b, bool brief) {
     Program p = read_program(b.repro_path);
     verify(p);
     c = render_function(p, "kernel");
-  } catch (const UserError& e) {
-    return s + "<p>Not rendered: " + esc(located(b.repro_path, e)) + "</p></section>";
-  }
+  } catch (const UserError& e) { return s + "<p>Not rendered: " + esc(located(b.repro_path, e)) + "</p></section>"; }
   // The whole kernel function, unmarked: the renderer inlines single-use values, so a node has no line
   // of its own to point at; a reduced reproducer's function is a few lines.
   s += "<p class=\"note\">The kernel as uopfuzz's built-in renderer writes it (<code>uopfuzz render</code>); "
        "a plug-in's own C is not re-run here.</p>";
-  s += pre(uf::lines(c), "c", [](const std::string&) { return false; }, "uopfuzz render " + b.repro_path, kListingLines);
+  s += pre(
+      uf::lines(c), "c", [](const std::string&) { return false; }, "uopfuzz render " + b.repro_path, kListingLines);
   return s + "</section>";
 }
 

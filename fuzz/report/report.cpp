@@ -37,7 +37,8 @@ details{margin:6px 0}summary{cursor:pointer;color:#0b5394}
 int64_t i64(const json& s, const char* k) { return s.contains(k) && s[k].is_number() ? s[k].get<int64_t>() : 0; }
 std::string str(const json& s, const char* k) { return s.contains(k) && s[k].is_string() ? s[k].get<std::string>() : ""; }
 int64_t failures(const json& s) {
-  return i64(s, "mismatching_programs") + i64(s, "crashes") + i64(s, "compile_errors") + i64(s, "render_errors") + i64(s, "timeouts");
+  return i64(s, "mismatching_programs") + i64(s, "crashes") + i64(s, "compile_errors") + i64(s, "render_errors") +
+         i64(s, "timeouts");
 }
 
 std::string fact(const std::string& label, const std::string& value) {
@@ -79,16 +80,20 @@ std::string header(const std::vector<Run>& runs, const std::vector<Bucket>& buck
        "<th>failures</th><th>buckets</th><th>new</th></tr>";
   for (const Run& r : runs) {
     const json& st = r.start;
-    const std::string cc = str(st, "cc").empty() ? "—"
-                           : esc(str(st, "cc")) + (str(st, "cc_version").empty() ? "" : "<br><small>" + esc(str(st, "cc_version")) + "</small>");
+    const std::string cc =
+        str(st, "cc").empty()
+            ? "—"
+            : esc(str(st, "cc")) + (str(st, "cc_version").empty() ? "" : "<br><small>" + esc(str(st, "cc_version")) + "</small>");
     s += "<tr><td>" + esc(r.label) + "</td><td>" + esc(r.started().empty() ? "—" : r.started()) + "</td><td class=\"n\">" +
-         num(r.summary.value("seconds", 0.0), 1) + "</td><td>" + cc + "</td><td><code>" +
-         esc(str(st, "cflags")) + "</code></td><td>" + esc(str(st, "renderer")) + target_note(r.summary) + "</td><td class=\"n\">" +
-         (st.contains("seed") ? esc(st["seed"].dump()) : "") + "</td><td class=\"n\">" + (st.contains("jobs") ? esc(st["jobs"].dump()) : "") +
-         "</td><td class=\"n\">" + grouped(i64(r.summary, "programs")) + "</td><td class=\"n\">" + grouped(i64(r.summary, "runs")) +
-         "</td><td class=\"n\">" + grouped(failures(r.summary)) + "</td><td class=\"n\">" + grouped(i64(r.summary, "buckets")) +
-         "</td><td class=\"n\">" + grouped(r.summary.contains("saved") ? static_cast<int64_t>(r.summary["saved"].size()) : 0) + "</td></tr>";
-    if (!r.has_events) s += "<tr><td colspan=\"13\" class=\"note\">" + esc(r.label) + ": no event log beside the summary</td></tr>";
+         num(r.summary.value("seconds", 0.0), 1) + "</td><td>" + cc + "</td><td><code>" + esc(str(st, "cflags")) +
+         "</code></td><td>" + esc(str(st, "renderer")) + target_note(r.summary) + "</td><td class=\"n\">" +
+         (st.contains("seed") ? esc(st["seed"].dump()) : "") + "</td><td class=\"n\">" +
+         (st.contains("jobs") ? esc(st["jobs"].dump()) : "") + "</td><td class=\"n\">" + grouped(i64(r.summary, "programs")) +
+         "</td><td class=\"n\">" + grouped(i64(r.summary, "runs")) + "</td><td class=\"n\">" + grouped(failures(r.summary)) +
+         "</td><td class=\"n\">" + grouped(i64(r.summary, "buckets")) + "</td><td class=\"n\">" +
+         grouped(r.summary.contains("saved") ? static_cast<int64_t>(r.summary["saved"].size()) : 0) + "</td></tr>";
+    if (!r.has_events)
+      s += "<tr><td colspan=\"13\" class=\"note\">" + esc(r.label) + ": no event log beside the summary</td></tr>";
   }
   return s + "</table></div></section>";
 }
@@ -101,19 +106,23 @@ std::string buckets_table(const std::vector<Run>& runs, const std::vector<Bucket
   size_t listed = 0;  // as reproducers_section: the first max_listings buckets with a file
   for (const Bucket& b : buckets) {
     const bool is_new = runs.size() > 1 && b.first_run > 0;
-    s += "<tr id=\"bucket-" + esc(b.id) + "\"" + (is_new ? " class=\"new-bucket\"" : "") + "><td><code>" + esc(b.signature) + "</code>" +
-         (is_new ? " <span class=\"tag\">new in " + esc(runs[b.first_run].label) + "</span>" : "") + "</td><td>" + esc(b.klass) +
-         "</td><td>" + esc(b.first_seen) + "</td><td class=\"n\">" + (b.count ? grouped(*b.count) : "—") + "</td><td>" +
-         (b.blame.empty() ? "—" : esc(b.blame)) + "</td><td class=\"n\">" +
+    s += "<tr id=\"bucket-" + esc(b.id) + "\"" + (is_new ? " class=\"new-bucket\"" : "") + "><td><code>" + esc(b.signature) +
+         "</code>" + (is_new ? " <span class=\"tag\">new in " + esc(runs[b.first_run].label) + "</span>" : "") + "</td><td>" +
+         esc(b.klass) + "</td><td>" + esc(b.first_seen) + "</td><td class=\"n\">" + (b.count ? grouped(*b.count) : "—") +
+         "</td><td>" + (b.blame.empty() ? "—" : esc(b.blame)) + "</td><td class=\"n\">" +
          (b.nodes ? std::to_string(*b.nodes) + (b.reduced == "no" ? " (unreduced)" : "") : "—") + "</td><td>";
-    if (b.repro_path.empty()) s += "not found";
-    else if (listed++ < max_listings) s += "<a class=\"repro-link\" href=\"#repro-" + esc(b.id) + "\">show</a>";
-    else s += esc(b.repro_path);
+    if (b.repro_path.empty())
+      s += "not found";
+    else if (listed++ < max_listings)
+      s += "<a class=\"repro-link\" href=\"#repro-" + esc(b.id) + "\">show</a>";
+    else
+      s += esc(b.repro_path);
     s += "</td></tr>";
   }
   s += "</table></div>";
   if (buckets.size() > max_listings)
-    s += "<p class=\"note\">Reproducers of the first " + std::to_string(max_listings) + " buckets are shown below; the others by path.</p>";
+    s += "<p class=\"note\">Reproducers of the first " + std::to_string(max_listings) +
+         " buckets are shown below; the others by path.</p>";
   return s + "</section>";
 }
 
@@ -121,9 +130,11 @@ std::string buckets_table(const std::vector<Run>& runs, const std::vector<Bucket
 
 std::string build_report(const std::vector<Run>& runs, const ReportOptions& o) {
   const std::vector<Bucket> buckets = collect_buckets(runs, o.corpus_dirs);
-  std::string page = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                     "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-                     "<title>uopfuzz campaign report</title><style>" + std::string(kStyle) + "</style></head><body><main>";
+  std::string page =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
+      "<title>uopfuzz campaign report</title><style>" +
+      std::string(kStyle) + "</style></head><body><main>";
   page += header(runs, buckets);
   page += coverage_section(runs, buckets);
   page += time_section(runs);

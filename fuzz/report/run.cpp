@@ -49,11 +49,14 @@ void read_events(Run& r, const std::string& path) {
     const std::string kind = e["event"];
     const double t = e.contains("t") && e["t"].is_number() ? e["t"].get<double>() : 0.0;
     const auto str = [&](const char* k) { return e.contains(k) && e[k].is_string() ? e[k].get<std::string>() : std::string(); };
-    if (kind == "start") r.start = e;
+    if (kind == "start")
+      r.start = e;
     else if (kind == "sample")
       r.samples.push_back({t, int_of(e, "programs"), int_of(e, "runs"), int_of(e, "failures"), int_of(e, "buckets")});
-    else if (kind == "bucket") r.first_seen.emplace(str("signature"), t);
-    else if (kind == "saved") r.saved[str("signature")] = str("path");
+    else if (kind == "bucket")
+      r.first_seen.emplace(str("signature"), t);
+    else if (kind == "saved")
+      r.saved[str("signature")] = str("path");
   }
 }
 
@@ -90,7 +93,9 @@ std::vector<std::string> Run::signatures() const {
   return out;
 }
 
-std::string Run::started() const { return start.contains("time") && start["time"].is_string() ? start["time"].get<std::string>() : ""; }
+std::string Run::started() const {
+  return start.contains("time") && start["time"].is_string() ? start["time"].get<std::string>() : "";
+}
 
 std::string utc_plus(const std::string& utc, double seconds) {
   std::tm tm{};
@@ -111,9 +116,7 @@ Run load_run(const std::string& json_path) {
   const std::string text = read_summary(json_path);
   try {
     r.summary = json::parse(text);
-  } catch (const json::exception& e) {
-    throw UserError(json_path + ": not a JSON summary (" + std::string(e.what()) + ")");
-  }
+  } catch (const json::exception& e) { throw UserError(json_path + ": not a JSON summary (" + std::string(e.what()) + ")"); }
   if (!r.summary.is_object() || !r.summary.contains("programs") || !r.summary.contains("signatures"))
     throw UserError(json_path + ": not a uopfuzz fuzz summary (no \"programs\" or \"signatures\")");
   read_events(r, default_events_path(json_path));
@@ -150,7 +153,8 @@ std::vector<Bucket> collect_buckets(const std::vector<Run>& runs, const std::vec
       }
       b.in_run[i] = true;
       const json& hits = run.summary.contains("bucket_hits") ? run.summary["bucket_hits"] : json();
-      if (hits.is_object() && hits.contains(sig) && hits[sig].is_number()) b.count = b.count.value_or(0) + hits[sig].get<int64_t>();
+      if (hits.is_object() && hits.contains(sig) && hits[sig].is_number())
+        b.count = b.count.value_or(0) + hits[sig].get<int64_t>();
     }
   }
   std::vector<Bucket> out;

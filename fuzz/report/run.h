@@ -42,15 +42,15 @@ void disambiguate_labels(std::vector<Run>& runs);
 
 // One bucket over all the runs of a report.
 struct Bucket {
-  std::string signature, klass, id;   // id: the corpus file name without `.uop` (an HTML anchor)
-  std::vector<bool> in_run;           // seen by run i
-  size_t first_run = 0;               // the first run that saw it
-  std::string first_seen;             // UTC time (or the run's label without an event log)
-  std::optional<int64_t> count;       // failing programs summed over the runs (bucket_hits), else meta count
-  std::string repro_path;             // empty: not found
-  std::string blame;                  // `meta blame`, or empty
-  std::optional<size_t> nodes;        // reduced size: program_cost nodes
-  std::string reduced;                // `meta reduced`
+  std::string signature, klass, id;  // id: the corpus file name without `.uop` (an HTML anchor)
+  std::vector<bool> in_run;          // seen by run i
+  size_t first_run = 0;              // the first run that saw it
+  std::string first_seen;            // UTC time (or the run's label without an event log)
+  std::optional<int64_t> count;      // failing programs summed over the runs (bucket_hits), else meta count
+  std::string repro_path;            // empty: not found
+  std::string blame;                 // `meta blame`, or empty
+  std::optional<size_t> nodes;       // reduced size: program_cost nodes
+  std::string reduced;               // `meta reduced`
 };
 
 std::vector<Bucket> collect_buckets(const std::vector<Run>& runs, const std::vector<std::string>& corpus_dirs);

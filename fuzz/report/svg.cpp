@@ -59,7 +59,8 @@ std::string heat_map(const std::string& id, const std::string& title, const std:
   s += "<title id=\"" + esc(id) + "-t\">" + esc(title) + "</title>";
   for (size_t i = 0; i < columns.size(); ++i) {
     const double x = left + cell * static_cast<double>(i) + cell / 2 + 4, y = top - 6;
-    s += "<text class=\"lab\" transform=\"translate(" + attr(x) + "," + attr(y) + ") rotate(-60)\">" + esc(columns[i]) + "</text>";
+    s +=
+        "<text class=\"lab\" transform=\"translate(" + attr(x) + "," + attr(y) + ") rotate(-60)\">" + esc(columns[i]) + "</text>";
   }
   for (size_t i = 0; i < rows.size(); ++i)
     s += "<text class=\"lab\" text-anchor=\"end\" x=\"" + attr(left - 6) + "\" y=\"" +
@@ -68,11 +69,13 @@ std::string heat_map(const std::string& id, const std::string& title, const std:
     const auto r = row_at.find(c.row), k = col_at.find(c.column);
     if (r == row_at.end() || k == col_at.end()) continue;
     const double x = left + cell * static_cast<double>(k->second), y = top + cell * static_cast<double>(r->second);
-    const std::string fill = c.count == 0 ? kZeroFill : viridis(log_max > 0 ? std::log1p(static_cast<double>(c.count)) / log_max : 1);
+    const std::string fill =
+        c.count == 0 ? kZeroFill : viridis(log_max > 0 ? std::log1p(static_cast<double>(c.count)) / log_max : 1);
     std::string tip = c.row + " " + c.column + ": " + grouped(static_cast<int64_t>(c.count));
     if (!c.note.empty()) tip += " — " + c.note;
-    std::string g = "<rect class=\"cell\" data-row=\"" + esc(c.row) + "\" data-col=\"" + esc(c.column) + "\" x=\"" + attr(x) + "\" y=\"" + attr(y) + "\" width=\"" + attr(cell - 1) +
-                    "\" height=\"" + attr(cell - 1) + "\" fill=\"" + fill + "\"><title>" + esc(tip) + "</title></rect>";
+    std::string g = "<rect class=\"cell\" data-row=\"" + esc(c.row) + "\" data-col=\"" + esc(c.column) + "\" x=\"" + attr(x) +
+                    "\" y=\"" + attr(y) + "\" width=\"" + attr(cell - 1) + "\" height=\"" + attr(cell - 1) + "\" fill=\"" + fill +
+                    "\"><title>" + esc(tip) + "</title></rect>";
     if (!c.link.empty()) {
       const std::string cx = attr(x + cell / 2 - 0.5), cy = attr(y + cell / 2 - 0.5);
       g = "<a class=\"fail\" href=\"" + esc(c.link) + "\">" + g + "<circle cx=\"" + cx + "\" cy=\"" + cy +
@@ -92,13 +95,13 @@ std::string heat_map(const std::string& id, const std::string& title, const std:
        "-g)\"/><text class=\"lab\" x=\"" + attr(left + 158) + "\" y=\"" + attr(ly + 10) + "\">" +
        grouped(static_cast<int64_t>(max)) + " (log scale)</text>";
   s += "<circle cx=\"" + attr(left + 270) + "\" cy=\"" + attr(ly + 6) +
-       "\" r=\"6\" fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\"/><text class=\"lab\" x=\"" + attr(left + 280) +
-       "\" y=\"" + attr(ly + 10) + "\">failure (links to its bucket)</text>";
+       "\" r=\"6\" fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\"/><text class=\"lab\" x=\"" + attr(left + 280) + "\" y=\"" +
+       attr(ly + 10) + "\">failure (links to its bucket)</text>";
   return s + "</svg>";
 }
 
-std::string line_chart(const std::string& id, const std::string& title, const std::string& x_label,
-                       const std::string& y_label, const std::vector<Series>& series) {
+std::string line_chart(const std::string& id, const std::string& title, const std::string& x_label, const std::string& y_label,
+                       const std::vector<Series>& series) {
   static const char* const colours[] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442"};
   static const char* const dashes[] = {"", "6 3", "2 2", "8 3 2 3", "1 3", "10 4", "4 4", "3 6"};
   const double w = 640, h = 260, left = 60, right = 20, top = 20, bottom = 45;
@@ -121,14 +124,16 @@ std::string line_chart(const std::string& id, const std::string& title, const st
   s += "<title id=\"" + esc(id) + "-t\">" + esc(title) + "</title>";
   for (double x = 0; x <= max_x + sx / 2; x += sx)
     s += "<line class=\"grid\" x1=\"" + attr(X(x)) + "\" x2=\"" + attr(X(x)) + "\" y1=\"" + attr(top) + "\" y2=\"" +
-         attr(top + ph) + "\"/><text class=\"lab\" text-anchor=\"middle\" x=\"" + attr(X(x)) + "\" y=\"" +
-         attr(top + ph + 15) + "\">" + num(x, 2) + "</text>";
+         attr(top + ph) + "\"/><text class=\"lab\" text-anchor=\"middle\" x=\"" + attr(X(x)) + "\" y=\"" + attr(top + ph + 15) +
+         "\">" + num(x, 2) + "</text>";
   for (double y = 0; y <= max_y + sy / 2; y += sy)
     s += "<line class=\"grid\" x1=\"" + attr(left) + "\" x2=\"" + attr(left + pw) + "\" y1=\"" + attr(Y(y)) + "\" y2=\"" +
-         attr(Y(y)) + "\"/><text class=\"lab\" text-anchor=\"end\" x=\"" + attr(left - 5) + "\" y=\"" + attr(Y(y) + 4) +
-         "\">" + num(y, 2) + "</text>";
-  s += "<text class=\"lab\" text-anchor=\"middle\" x=\"" + attr(left + pw / 2) + "\" y=\"" + attr(h - 8) + "\">" + esc(x_label) + "</text>";
-  s += "<text class=\"lab\" text-anchor=\"middle\" transform=\"translate(14," + attr(top + ph / 2) + ") rotate(-90)\">" + esc(y_label) + "</text>";
+         attr(Y(y)) + "\"/><text class=\"lab\" text-anchor=\"end\" x=\"" + attr(left - 5) + "\" y=\"" + attr(Y(y) + 4) + "\">" +
+         num(y, 2) + "</text>";
+  s += "<text class=\"lab\" text-anchor=\"middle\" x=\"" + attr(left + pw / 2) + "\" y=\"" + attr(h - 8) + "\">" + esc(x_label) +
+       "</text>";
+  s += "<text class=\"lab\" text-anchor=\"middle\" transform=\"translate(14," + attr(top + ph / 2) + ") rotate(-90)\">" +
+       esc(y_label) + "</text>";
   for (size_t i = 0; i < series.size(); ++i) {
     const Series& se = series[i];
     const char* colour = colours[i % 8];
@@ -145,8 +150,8 @@ std::string line_chart(const std::string& id, const std::string& title, const st
       const double ly = h + 18.0 * static_cast<double>(i) + 4;
       s += "<line x1=\"" + attr(left) + "\" x2=\"" + attr(left + 30) + "\" y1=\"" + attr(ly) + "\" y2=\"" + attr(ly) +
            "\" stroke=\"" + colour + "\" stroke-width=\"2\"" +
-           (*dashes[i % 8] ? std::string(" stroke-dasharray=\"") + dashes[i % 8] + "\"" : "") +
-           "/><text class=\"lab\" x=\"" + attr(left + 36) + "\" y=\"" + attr(ly + 4) + "\">" + esc(se.name) + "</text>";
+           (*dashes[i % 8] ? std::string(" stroke-dasharray=\"") + dashes[i % 8] + "\"" : "") + "/><text class=\"lab\" x=\"" +
+           attr(left + 36) + "\" y=\"" + attr(ly + 4) + "\">" + esc(se.name) + "</text>";
     }
   }
   return s + "</svg>";

@@ -30,7 +30,7 @@ struct Series {
 };
 
 // Lines with a marker per point (hover: "name: x, y"), axes from zero, a legend when there are several.
-std::string line_chart(const std::string& id, const std::string& title, const std::string& x_label,
-                       const std::string& y_label, const std::vector<Series>& series);
+std::string line_chart(const std::string& id, const std::string& title, const std::string& x_label, const std::string& y_label,
+                       const std::vector<Series>& series);
 
 }  // namespace uf::report

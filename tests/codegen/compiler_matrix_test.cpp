@@ -104,7 +104,7 @@ TEST(CompilerMatrixF16, NativeExactlyWhereFloat16Exists) {
     if (find_executable(c.cc).empty()) continue;
     TempCache cache;
     const std::string probe = render_prelude(native) + (c.float16 ? "#ifndef UF_F16_NATIVE\n#error fell back\n#endif\n"
-                                                                   : "#ifdef UF_F16_NATIVE\n#error native\n#endif\n");
+                                                                  : "#ifdef UF_F16_NATIVE\n#error native\n#endif\n");
     const CompileResult r = compile_shared({probe}, {c.cc, c.cflags});
     EXPECT_TRUE(r.ok) << c.cc << " " << c.cflags << (c.float16 ? ": expected _Float16" : ": expected the fallback") << "\n"
                       << r.message.substr(0, 2000);

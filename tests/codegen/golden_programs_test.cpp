@@ -41,9 +41,8 @@ void run_programs(const std::string& cc, const std::string& cflags) {
       const Values& got = out[i].buffers.at(slot);
       ASSERT_EQ(got.size(), want.size()) << g.file;
       for (size_t k = 0; k < want.size(); ++k)
-        EXPECT_TRUE(same_value(d, want[k], got[k]))
-            << g.file << " slot " << slot << "[" << k << "]: expect " << format_scalar(d, want[k]) << ", got "
-            << format_scalar(d, got[k]);
+        EXPECT_TRUE(same_value(d, want[k], got[k])) << g.file << " slot " << slot << "[" << k << "]: expect "
+                                                    << format_scalar(d, want[k]) << ", got " << format_scalar(d, got[k]);
     }
     ++compared;
   }

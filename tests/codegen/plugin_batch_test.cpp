@@ -6,26 +6,13 @@
 #include <cstdlib>
 
 #include "codegen/compiled_path.h"
-#include "tests/support/files.h"
-#include "tests/support/golden.h"
-#include "tests/support/paths.h"
+#include "tests/support/plugin_fixture.h"
 
 namespace uf::testing {
 namespace {
 
-class PluginBatch : public ::testing::Test {
+class PluginBatch : public PluginFixture {
  protected:
-  void SetUp() override {
-    ::setenv("UOPFUZZ", uopfuzz_binary().c_str(), 1);
-    ::setenv("UOPFUZZ_PLUGIN_COUNTER", counter.c_str(), 1);
-    for (const GoldenProgram& g : golden_programs()) {
-      if (g.undefined_at) continue;
-      programs.push_back(g.program);
-      if (programs.size() == 6) break;
-    }
-  }
-  void TearDown() override { ::unsetenv("UOPFUZZ_PLUGIN_COUNTER"); }
-
   CompiledPathConfig config(bool batch) const {
     CompiledPathConfig cfg;
     cfg.renderer_cmd = source_path("tests/fuzz/campaign/plugins/batch_passthru.py");
@@ -33,22 +20,6 @@ class PluginBatch : public ::testing::Test {
     cfg.cflags = "-O1";
     return cfg;
   }
-  std::vector<const Program*> batch() const {
-    std::vector<const Program*> b;
-    for (const Program& p : programs) b.push_back(&p);
-    return b;
-  }
-  // The plug-in's starts since the last call, one line each ("one", or "batch N").
-  std::vector<std::string> starts() {
-    std::vector<std::string> lines = read_lines(counter);
-    std::filesystem::remove(counter);
-    return lines;
-  }
-
-  TempCache cache;
-  TempDir tmp{"uopfuzz-batch"};
-  std::string counter = (tmp / "starts").string();
-  std::vector<Program> programs;
 };
 
 TEST_F(PluginBatch, OneProcessGivesTheVerdictsOfOneProcessPerProgram) {

@@ -10,9 +10,7 @@
 #include "codegen/plugin_describe.h"
 #include "codegen/plugin_server.h"
 #include "core/error.h"
-#include "tests/support/files.h"
-#include "tests/support/golden.h"
-#include "tests/support/paths.h"
+#include "tests/support/plugin_fixture.h"
 #include "tests/support/uopfuzz.h"
 
 namespace uf::testing {
@@ -20,18 +18,10 @@ namespace {
 
 std::string plugin() { return source_path("tests/codegen/plugins/server_faults.py"); }
 
-class PluginServerTest : public ::testing::Test {
+class PluginServerTest : public PluginFixture {
  protected:
-  void SetUp() override {
-    ::setenv("UOPFUZZ", uopfuzz_binary().c_str(), 1);
-    ::setenv("UOPFUZZ_PLUGIN_COUNTER", counter.c_str(), 1);
-    for (const GoldenProgram& g : golden_programs()) {
-      if (g.undefined_at) continue;
-      programs.push_back(g.program);
-      if (programs.size() == 6) break;
-    }
-  }
   void TearDown() override {
+    PluginFixture::TearDown();
     stop_plugin_servers();
     for (const char* v : {"UOPFUZZ_PLUGIN_COUNTER", "UOPFUZZ_FAULT_AT_START", "UOPFUZZ_DESCRIBE"}) ::unsetenv(v);
   }
@@ -43,21 +33,6 @@ class PluginServerTest : public ::testing::Test {
     cfg.render_timeout_s = 3;
     return cfg;
   }
-  std::vector<const Program*> batch() const {
-    std::vector<const Program*> b;
-    for (const Program& p : programs) b.push_back(&p);
-    return b;
-  }
-  std::vector<std::string> starts() {
-    std::vector<std::string> lines = std::filesystem::exists(counter) ? read_lines(counter) : std::vector<std::string>{};
-    std::filesystem::remove(counter);
-    return lines;
-  }
-
-  TempCache cache;
-  TempDir tmp{"uopfuzz-server"};
-  std::string counter = (tmp / "starts").string();
-  std::vector<Program> programs;
 };
 
 TEST_F(PluginServerTest, OneServerGivesTheBuiltInRenderersResults) {
@@ -155,9 +130,7 @@ TEST_F(PluginServerTest, AMalformedHandshakeNamesTheKey) {
   auto error = [](const std::string& json) {
     try {
       parse_description(json, "p");
-    } catch (const UserError& e) {
-      return std::string(e.what());
-    }
+    } catch (const UserError& e) { return std::string(e.what()); }
     return std::string("no error");
   };
   const std::string ok_rest = R"("language": "c", "target": {"name": "t", "version": "1"}, "without": []})";
@@ -168,9 +141,12 @@ TEST_F(PluginServerTest, AMalformedHandshakeNamesTheKey) {
   EXPECT_NE(error(R"({"protocol": 2, "modes": [], )" + ok_rest).find("'modes'"), std::string::npos);
   EXPECT_NE(error(R"({"protocol": 2, "modes": ["fast"], )" + ok_rest).find("'modes'"), std::string::npos);
   EXPECT_NE(error(R"({"protocol": 2, "modes": ["server"], "language": "c", "target": {"name": "t"}, "without": []})")
-                .find("'target.version'"), std::string::npos);
-  EXPECT_NE(error(R"({"protocol": 2, "modes": ["server"], "language": "ptx", "target": {"name": "t", "version": "1"}, "without": []})")
-                .find("'ptx'"), std::string::npos);
+                .find("'target.version'"),
+            std::string::npos);
+  EXPECT_NE(
+      error(R"({"protocol": 2, "modes": ["server"], "language": "ptx", "target": {"name": "t", "version": "1"}, "without": []})")
+          .find("'ptx'"),
+      std::string::npos);
 }
 
 }  // namespace

@@ -23,7 +23,8 @@ bool same(IntRange a, IntRange b) { return a.lo == b.lo && a.hi == b.hi; }
 std::string text(int128 v) {
   if (v < 0) return "-" + text(-v);
   std::string s;
-  do s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(v % 10))); while (v /= 10);
+  do s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
+  while (v /= 10);
   return s;
 }
 
@@ -42,7 +43,7 @@ TEST(CoreIntRange, WrapKeepsOnlyWhatFits) {
   EXPECT_TRUE(same(wrap({3, 5}, DType::U8), {3, 5}));
   EXPECT_TRUE(same(wrap({0, 256}, DType::U8), {0, 255}));
   EXPECT_TRUE(same(wrap({-1, 0}, DType::U8), {0, 255}));
-  EXPECT_TRUE(same(add({100, 100}, {27, 28}, DType::I8), {-128, 127}));  // 128 wraps
+  EXPECT_TRUE(same(add({100, 100}, {27, 28}, DType::I8), {-128, 127}));          // 128 wraps
   EXPECT_TRUE(same(mulacc({16, 16}, {8, 8}, {-128, -128}, DType::I8), {0, 0}));  // wrapped once, at the end
   EXPECT_TRUE(same(hull({-3, 1}, {5, 9}), {-3, 9}));
   EXPECT_TRUE(contains(IntRange{0, 7}, IntRange{2, 7}));
@@ -128,9 +129,9 @@ int128 exact_result(Op op, DType d, const int128* v) {
   return int_value(d, *r);
 }
 
-const std::vector<Op> kOps = {Op::ADD, Op::SUB, Op::MUL, Op::MULACC, Op::NEG, Op::MAX, Op::AND, Op::OR,
+const std::vector<Op> kOps = {Op::ADD, Op::SUB, Op::MUL, Op::MULACC,   Op::NEG,  Op::MAX,      Op::AND, Op::OR,
                               Op::XOR, Op::SHL, Op::SHR, Op::FLOORDIV, Op::CDIV, Op::FLOORMOD, Op::CMOD};
-const std::vector<DType> kIntDTypes = {DType::Bool, DType::I8, DType::I16, DType::I32, DType::I64,
+const std::vector<DType> kIntDTypes = {DType::Bool, DType::I8,  DType::I16, DType::I32, DType::I64,
                                        DType::U8,   DType::U16, DType::U32, DType::U64};
 
 // Many draws per run: a wrong bound often shows only for a few residues or a few meeting ends.
@@ -145,9 +146,9 @@ RC_GTEST_PROP(CoreIntRange, TransferFunctionsContainTheExactResult, ()) {
       const IntRange got = transfer(op, d, std::span<const IntRange>(ranges, static_cast<size_t>(info(op).arity)));
       const int128 want = exact_result(op, d, members);
       if (!contains(got, want))
-        RC_FAIL(std::string(name(op)) + " " + name(d) + " of " + text(members[0]) + " in " + text(ranges[0]) +
-                ", " + text(members[1]) + " in " + text(ranges[1]) + ", " + text(members[2]) + " in " +
-                text(ranges[2]) + " is " + text(want) + ", outside " + text(got));
+        RC_FAIL(std::string(name(op)) + " " + name(d) + " of " + text(members[0]) + " in " + text(ranges[0]) + ", " +
+                text(members[1]) + " in " + text(ranges[1]) + ", " + text(members[2]) + " in " + text(ranges[2]) + " is " +
+                text(want) + ", outside " + text(got));
     }
 }
 

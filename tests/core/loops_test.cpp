@@ -48,7 +48,7 @@ const char* const kHead = "uops 2\n%0 = BUFFER i32[4] slot=0\n%1 = CONST i32 4\n
 
 TEST(Loops, ValueUsedOutsideItsLoop) {
   EXPECT_EQ(error_of(std::string(kHead) + "%3 = INDEX i32 %0 %2\n%4 = STORE void %3 %2\n%5 = END void %4 %2\n"
-                     "%6 = AFTER i32 %0 %5\n%7 = INDEX i32 %6 %2\n%8 = LOAD i32 %7\n%9 = SINK void %8\n"),
+                                          "%6 = AFTER i32 %0 %5\n%7 = INDEX i32 %6 %2\n%8 = LOAD i32 %7\n%9 = SINK void %8\n"),
             "l.uop:9: %7 uses %2, a value of the loop of RANGE %2, after that loop is closed (only memory carries "
             "values out of a loop)");
   EXPECT_EQ(error_of(std::string(kHead) + "%3 = INDEX i32 %0 %2\n%4 = STORE void %3 %2\n%5 = SINK void %4\n"),
@@ -56,11 +56,13 @@ TEST(Loops, ValueUsedOutsideItsLoop) {
 }
 
 TEST(Loops, EndClosesARange) {
-  EXPECT_EQ(error_of(std::string(kHead) + "%3 = INDEX i32 %0 %2\n%4 = STORE void %3 %2\n%5 = END void %4 %1\n%6 = SINK void %5\n"),
-            "l.uop:7: END closes source 1, a CONST, not a RANGE");
-  EXPECT_EQ(error_of(std::string(kHead) + "%3 = CONST i32 2\n%4 = RANGE i32 1 %3\n%5 = ADD i32 %2 %4\n%6 = INDEX i32 %0 %5\n"
-                     "%7 = STORE void %6 %5\n%8 = END void %7 %2\n%9 = END void %8 %4\n%10 = SINK void %9\n"),
-            "l.uop:10: END %8 closes RANGE %2 but not RANGE %4 inside it");
+  EXPECT_EQ(
+      error_of(std::string(kHead) + "%3 = INDEX i32 %0 %2\n%4 = STORE void %3 %2\n%5 = END void %4 %1\n%6 = SINK void %5\n"),
+      "l.uop:7: END closes source 1, a CONST, not a RANGE");
+  EXPECT_EQ(
+      error_of(std::string(kHead) + "%3 = CONST i32 2\n%4 = RANGE i32 1 %3\n%5 = ADD i32 %2 %4\n%6 = INDEX i32 %0 %5\n"
+                                    "%7 = STORE void %6 %5\n%8 = END void %7 %2\n%9 = END void %8 %4\n%10 = SINK void %9\n"),
+      "l.uop:10: END %8 closes RANGE %2 but not RANGE %4 inside it");
 }
 
 TEST(Loops, RangeEndOfTheSameDtype) {
@@ -78,7 +80,8 @@ TEST(Loops, NeedVersion2) {
 
 TEST(Loops, AccessesInOneIterationNeedAPath) {
   // a[i] read and a[i+1] written in one iteration, not ordered: two iterations would see either order.
-  EXPECT_EQ(error_of(std::string(kHead) + "%3 = INDEX i32 %0 %2\n%4 = LOAD i32 %3\n%5 = CONST i32 1\n%6 = ADD i32 %2 %5\n"
+  EXPECT_EQ(error_of(std::string(kHead) +
+                     "%3 = INDEX i32 %0 %2\n%4 = LOAD i32 %3\n%5 = CONST i32 1\n%6 = ADD i32 %2 %5\n"
                      "%7 = INDEX i32 %0 %6\n%8 = STORE void %7 %5\n%9 = BUFFER i32[4] slot=1\n%10 = INDEX i32 %9 %2\n"
                      "%11 = STORE void %10 %4\n%12 = END void %8 %2\n%13 = END void %11 %2\n%14 = SINK void %12 %13\n"),
             "l.uop:10: LOAD %4 and STORE %8 may touch the same element of BUFFER slot 0 with no path between them "

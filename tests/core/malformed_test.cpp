@@ -59,8 +59,7 @@ void must_not_crash(const std::string& text) {
     Program p = parse_program(text, "fuzz.uop");
     verify(p);
     (void)print_program(p);
-  } catch (const UserError&) {
-  }
+  } catch (const UserError&) {}
 }
 
 RC_GTEST_PROP(Malformed, MutatedFilesNeverCrash, ()) {
@@ -72,7 +71,9 @@ RC_GTEST_PROP(Malformed, MutatedFilesNeverCrash, ()) {
       case 0: text.erase(at, *rc::gen::inRange<size_t>(1, 6)); break;
       case 1: text.insert(at, 1, *rc::gen::elementOf(std::string("%=0123456789 \n-#[],.abcdefinxslotUOPS\x01\xff"))); break;
       case 2: text.insert(at, text.substr(*rc::gen::inRange<size_t>(0, text.size()), *rc::gen::inRange<size_t>(1, 30))); break;
-      default: if (at < text.size()) text[at] = static_cast<char>(*rc::gen::arbitrary<uint8_t>()); break;
+      default:
+        if (at < text.size()) text[at] = static_cast<char>(*rc::gen::arbitrary<uint8_t>());
+        break;
     }
   }
   must_not_crash(text);

@@ -36,7 +36,7 @@ RC_GTEST_PROP(CoreProperties, LinearOrderRespectsEveryEdge, ()) {
     for (const UOp* s : u->src) RC_ASSERT(pos[s->id] >= 0 && pos[s->id] < pos[u->id]);
   RC_ASSERT(order.back() == p.sink);
   for (size_t i = 1; i < order.size(); ++i) RC_ASSERT(order[i - 1]->id < order[i]->id);  // creation order
-  RC_ASSERT(linearize(p) == order);  // deterministic
+  RC_ASSERT(linearize(p) == order);                                                      // deterministic
 }
 
 RC_GTEST_PROP(CoreProperties, BuildingTwiceGivesTheSameNode, ()) {
@@ -44,9 +44,9 @@ RC_GTEST_PROP(CoreProperties, BuildingTwiceGivesTheSameNode, ()) {
   Graph& g = *p.graph;
   const size_t before = g.size();
   for (const UOp* u : linearize(p)) {
-    const UOp* again = u->op == Op::CONST ? g.constant(u->dtype, u->value)
+    const UOp* again = u->op == Op::CONST                            ? g.constant(u->dtype, u->value)
                        : (u->op == Op::BUFFER || u->op == Op::ALLOC) ? g.memory(u->op, u->dtype, u->len, u->slot)
-                       : g.make(u->op, u->src, u->dtype);
+                                                                     : g.make(u->op, u->src, u->dtype);
     RC_ASSERT(again == u);
   }
   RC_ASSERT(g.size() == before);
@@ -60,7 +60,8 @@ RC_GTEST_PROP(CoreProperties, ParsingIntoStructurallyEqualGraphs, ()) {
   Program b = parse_program(text);
   const auto oa = linearize(a), ob = linearize(b);
   RC_ASSERT(oa.size() == ob.size());
-  for (size_t i = 0; i < oa.size(); ++i) RC_ASSERT(oa[i]->op == ob[i]->op && oa[i]->dtype == ob[i]->dtype && oa[i]->id == ob[i]->id);
+  for (size_t i = 0; i < oa.size(); ++i)
+    RC_ASSERT(oa[i]->op == ob[i]->op && oa[i]->dtype == ob[i]->dtype && oa[i]->id == ob[i]->id);
 }
 
 }  // namespace

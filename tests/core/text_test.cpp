@@ -47,16 +47,18 @@ TEST(Text, CanonicalFilePrintsItself) {
 }
 
 TEST(Text, CommentsBlankLinesAndDuplicatesNormalise) {
-  std::string text = "# a comment\n\nuops 1   # trailing comment\n"
-                     "%0 = BUFFER i32[1] slot=0\n"
-                     "%1 = CONST i32 0\n"
-                     "%2 = CONST i32 0\n"  // the same node again: interned
-                     "%3 = INDEX i32 %0 %2\n"
-                     "%4 = STORE void %3 %1\n"
-                     "%5 = SINK void %4\n";
+  std::string text =
+      "# a comment\n\nuops 1   # trailing comment\n"
+      "%0 = BUFFER i32[1] slot=0\n"
+      "%1 = CONST i32 0\n"
+      "%2 = CONST i32 0\n"  // the same node again: interned
+      "%3 = INDEX i32 %0 %2\n"
+      "%4 = STORE void %3 %1\n"
+      "%5 = SINK void %4\n";
   Program p = parse_program(text);
-  EXPECT_EQ(print_program(p),
-            "uops 1\n%0 = BUFFER i32[1] slot=0\n%1 = CONST i32 0\n%2 = INDEX i32 %0 %1\n%3 = STORE void %2 %1\n%4 = SINK void %3\n");
+  EXPECT_EQ(
+      print_program(p),
+      "uops 1\n%0 = BUFFER i32[1] slot=0\n%1 = CONST i32 0\n%2 = INDEX i32 %0 %1\n%3 = STORE void %2 %1\n%4 = SINK void %3\n");
 }
 
 TEST(Text, GoldenProgramsRoundTrip) {

@@ -9,15 +9,19 @@ namespace {
 class TypeRules : public ::testing::Test {
  protected:
   Graph g;
-  const UOp* c(DType d, double v) { return g.constant(d, is_float(d) ? Scalar::of_float(v) : Scalar::of_int(static_cast<int64_t>(v))); }
+  const UOp* c(DType d, double v) {
+    return g.constant(d, is_float(d) ? Scalar::of_float(v) : Scalar::of_int(static_cast<int64_t>(v)));
+  }
   const UOp* buf(int slot, int64_t n, DType d = DType::F32) { return g.memory(Op::BUFFER, d, n, slot); }
   const UOp* idx(int64_t i) { return c(DType::I32, static_cast<double>(i)); }
 };
 
-#define EXPECT_TYPE_ERROR(expr, message)                                     \
-  do {                                                                       \
-    try { (void)(expr); FAIL() << "no error; expected: " << (message); }     \
-    catch (const TypeError& e) { EXPECT_EQ(std::string(e.what()), message); } \
+#define EXPECT_TYPE_ERROR(expr, message)                                        \
+  do {                                                                          \
+    try {                                                                       \
+      (void)(expr);                                                             \
+      FAIL() << "no error; expected: " << (message);                            \
+    } catch (const TypeError& e) { EXPECT_EQ(std::string(e.what()), message); } \
   } while (0)
 
 TEST_F(TypeRules, ChapterMessages) {
@@ -45,7 +49,8 @@ TEST_F(TypeRules, MoreRules) {
   EXPECT_TYPE_ERROR(g.make(Op::ADD, {x}), "ADD takes 2 sources, got 1");
   EXPECT_TYPE_ERROR(g.make(Op::RECIP, {idx(1)}), "RECIP is float only");
   EXPECT_TYPE_ERROR(g.make(Op::AND, {x, x}), "AND is integer or bool only");
-  EXPECT_TYPE_ERROR(g.make(Op::MULACC, {c(DType::Bool, 1), c(DType::Bool, 1), c(DType::Bool, 0)}), "MULACC is integer or float only");
+  EXPECT_TYPE_ERROR(g.make(Op::MULACC, {c(DType::Bool, 1), c(DType::Bool, 1), c(DType::Bool, 0)}),
+                    "MULACC is integer or float only");
   EXPECT_TYPE_ERROR(g.make(Op::WHERE, {x, x, x}), "WHERE condition must be bool, got f32");
   EXPECT_TYPE_ERROR(g.make(Op::BITCAST, {x}, DType::I16), "BITCAST f32 to i16: sizes differ");
   EXPECT_TYPE_ERROR(g.make(Op::BITCAST, {c(DType::Bool, 1)}, DType::U8), "BITCAST of bool is not defined");
@@ -56,8 +61,9 @@ TEST_F(TypeRules, MoreRules) {
   EXPECT_TYPE_ERROR(g.make(Op::AFTER, {x, x}), "AFTER needs memory");
   EXPECT_TYPE_ERROR(g.make(Op::LOAD, {a}), "LOAD needs an address (INDEX), not shape (4,)");
   EXPECT_TYPE_ERROR(g.memory(Op::ALLOC, DType::F32, 0, 0), "ALLOC length must be at least 1");
-  EXPECT_TYPE_ERROR(g.memory(Op::BUFFER, DType::F32, kMaxBufferLen + 1, 0),
-                    "BUFFER length " + std::to_string(kMaxBufferLen + 1) + " is too large (max " + std::to_string(kMaxBufferLen) + ")");
+  EXPECT_TYPE_ERROR(
+      g.memory(Op::BUFFER, DType::F32, kMaxBufferLen + 1, 0),
+      "BUFFER length " + std::to_string(kMaxBufferLen + 1) + " is too large (max " + std::to_string(kMaxBufferLen) + ")");
 }
 
 TEST_F(TypeRules, Inference) {
@@ -111,9 +117,7 @@ TEST(TypeRulesText, ErrorsCarryFileAndLine) {
   try {
     parse_program(text, "bad.uop");
     FAIL();
-  } catch (const UserError& e) {
-    EXPECT_EQ(located("bad.uop", e), "bad.uop:7: ADD: dtype mismatch f32 vs i32 (use CAST)");
-  }
+  } catch (const UserError& e) { EXPECT_EQ(located("bad.uop", e), "bad.uop:7: ADD: dtype mismatch f32 vs i32 (use CAST)"); }
 }
 
 }  // namespace

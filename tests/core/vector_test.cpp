@@ -59,7 +59,8 @@ TEST(Vector, LanesAreInterned) {
 }
 
 TEST(Vector, ScalarProgramsStayVersionOne) {
-  const std::string v1 = "uops 1\n%0 = BUFFER i32[1] slot=0\n%1 = CONST i32 0\n%2 = INDEX i32 %0 %1\n%3 = STORE void %2 %1\n%4 = SINK void %3\n";
+  const std::string v1 =
+      "uops 1\n%0 = BUFFER i32[1] slot=0\n%1 = CONST i32 0\n%2 = INDEX i32 %0 %1\n%3 = STORE void %2 %1\n%4 = SINK void %3\n";
   EXPECT_EQ(print_program(parse_program(v1)), v1);
   std::string v2 = v1;
   v2[5] = '2';
@@ -69,15 +70,16 @@ TEST(Vector, ScalarProgramsStayVersionOne) {
 TEST(Vector, Errors) {
   const std::string head = "uops 2\n%0 = BUFFER f32[8] slot=0\n%1 = CONST i32 0\n%2 = INDEX f32 %0 %1\n";
   const std::string sink = "%9 = SINK void\n";
-  struct Case { std::string text, message; };
+  struct Case {
+    std::string text, message;
+  };
   const Case cases[] = {
       {"uops 1\n%0 = CONST f32x4 1.0\n", "v.uop:2: vector f32x4 in a version 1 file (vectors need 'uops 2')"},
       {head + "%3 = LOAD f32x17 %2\n", "v.uop:5: vector dtype 'f32x17': lanes must be 2 to 16"},
       {head + "%3 = LOAD f32x1 %2\n", "v.uop:5: vector dtype 'f32x1': lanes must be 2 to 16"},
       {head + "%3 = LOAD voidx2 %2\n", "v.uop:5: vector dtype 'voidx2': no vector of void"},
       {"uops 2\n%0 = BUFFER f32x4[2] slot=0\n", "v.uop:2: unknown dtype 'f32x4'"},
-      {head + "%3 = LOAD f32x4 %2\n%4 = LOAD f32x2 %2\n%5 = ADD f32x4 %3 %4\n",
-       "v.uop:7: ADD: lane mismatch f32x4 vs f32x2"},
+      {head + "%3 = LOAD f32x4 %2\n%4 = LOAD f32x2 %2\n%5 = ADD f32x4 %3 %4\n", "v.uop:7: ADD: lane mismatch f32x4 vs f32x2"},
       {head + "%3 = LOAD f32x4 %2\n%4 = ADD f32x4 %3 %1\n", "v.uop:6: ADD: dtype mismatch f32 vs i32 (use CAST)"},
       {head + "%3 = LOAD f32x4 %2\n%4 = ADD f32 %3 %3\n", "v.uop:6: ADD: result is f32x4, not f32"},
       {head + "%3 = LOAD f32x4 %2\n%4 = CMPLT bool %3 %3\n", "v.uop:6: CMPLT: result is boolx4, not bool"},
@@ -87,8 +89,7 @@ TEST(Vector, Errors) {
       {head + "%3 = LOAD f32x4 %2\n%4 = GEP f32x2 0 %3\n", "v.uop:6: GEP: result is a scalar, not f32x2"},
       {head + "%3 = STACK i32x2 %1 %2\n", "v.uop:5: STACK needs values, not memory (LOAD it first)"},
       {head + "%3 = STACK i32x2 %1\n", "v.uop:5: STACK takes 2 to 16 scalars, got 1"},
-      {head + "%3 = LOAD f32x2 %2\n%4 = STACK f32x2 %3 %3\n",
-       "v.uop:6: STACK of a vector (f32x2): its sources are scalars"},
+      {head + "%3 = LOAD f32x2 %2\n%4 = STACK f32x2 %3 %3\n", "v.uop:6: STACK of a vector (f32x2): its sources are scalars"},
       {head + "%3 = LOAD f32x2 %2\n%4 = WHERE f32x2 %1 %3 %3\n", "v.uop:6: WHERE condition must be bool, got i32"},
       {"uops 2\n%0 = BUFFER f32[2] slot=0\n%1 = CONST i32 0\n%2 = INDEX f32 %0 %1\n%3 = LOAD f32x4 %2\n",
        "v.uop:5: LOAD of 4 lanes from BUFFER f32[2]: the memory is shorter than the vector"},
@@ -102,7 +103,8 @@ TEST(Vector, Errors) {
        "v.uop:9: STORE %4 and STORE %7 may touch the same element of BUFFER slot 0 with no path between them "
        "(order them with AFTER)"},
   };
-  for (const Case& c : cases) EXPECT_EQ(error_of(c.text + (c.text.find("SINK") == std::string::npos ? sink : "")), c.message) << c.text;
+  for (const Case& c : cases)
+    EXPECT_EQ(error_of(c.text + (c.text.find("SINK") == std::string::npos ? sink : "")), c.message) << c.text;
 }
 
 TEST(Vector, DisjointConstantRangesNeedNoOrder) {

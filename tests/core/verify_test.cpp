@@ -25,8 +25,9 @@ TEST(Verify, ReadOfAWriteNeedsAPath) {
                           "%7 = INDEX f32 %0 %2\n"
                           "%8 = STORE void %7 %6\n"
                           "%9 = SINK void %5 %8\n";
-  EXPECT_EQ(error_of(bad), "t.uop:8: STORE %5 and LOAD %6 may touch the same element of ALLOC slot 0 with no path between "
-                           "them (order them with AFTER)");
+  EXPECT_EQ(error_of(bad),
+            "t.uop:8: STORE %5 and LOAD %6 may touch the same element of ALLOC slot 0 with no path between "
+            "them (order them with AFTER)");
   const std::string good = std::string(kHeader) +
                            "%6 = AFTER f32 %1 %5\n"
                            "%7 = INDEX f32 %6 %2\n"

@@ -64,8 +64,9 @@ class Environment : public ::testing::Test {
 
   // An old reproducer, as an earlier campaign saved it.
   static std::string save_old_reproducer(const fs::path& corpus) {
-    Program p = parse_program("uops 1\n%0 = BUFFER i32[1] slot=0\n%1 = CONST i32 0\n%2 = INDEX i32 %0 %1\n"
-                              "%3 = CONST i32 7\n%4 = STORE void %2 %3\n%5 = SINK void %4\n");
+    Program p = parse_program(
+        "uops 1\n%0 = BUFFER i32[1] slot=0\n%1 = CONST i32 0\n%2 = INDEX i32 %0 %1\n"
+        "%3 = CONST i32 7\n%4 = STORE void %2 %3\n%5 = SINK void %4\n");
     Observation o;
     o.verdict = Verdict::mismatch;
     o.signature = "mismatch STORE i32";
@@ -75,17 +76,18 @@ class Environment : public ::testing::Test {
   }
 
   std::vector<std::string> broken_campaign(const fs::path& corpus, const fs::path& json) const {
-    return {"fuzz", "--count", "48", "--jobs", "2", "--seed", "7", "-q", "--cflags", "-O1", "--reduce-time", "20",
-            "--renderer-cmd", broken_renderer(), "--corpus", corpus.string(), "--json", json.string()};
+    return {"fuzz",     "--count",       "48",     "--jobs",        "2",  "--seed",         "7",
+            "-q",       "--cflags",      "-O1",    "--reduce-time", "20", "--renderer-cmd", broken_renderer(),
+            "--corpus", corpus.string(), "--json", json.string()};
   }
 };
 
 // A clear failure: exit 2 with a message containing `what`, not a signal, not an internal error.
-#define EXPECT_CLEAR_FAILURE(ran, what)                                                    \
-  do {                                                                                     \
+#define EXPECT_CLEAR_FAILURE(ran, what)                                                           \
+  do {                                                                                            \
     EXPECT_TRUE(exited_with((ran).first, 2)) << "status " << (ran).first << "\n" << (ran).second; \
-    EXPECT_NE((ran).second.find(what), std::string::npos) << (ran).second;                 \
-    EXPECT_EQ((ran).second.find("internal error"), std::string::npos) << (ran).second;     \
+    EXPECT_NE((ran).second.find(what), std::string::npos) << (ran).second;                        \
+    EXPECT_EQ((ran).second.find("internal error"), std::string::npos) << (ran).second;            \
   } while (0)
 
 TEST_F(Environment, FullDiskUnderTheCorpusLosesNothing) {
@@ -118,9 +120,9 @@ TEST_F(Environment, FullDiskUnderTheSummaryStillReportsIt) {
   const fs::path out = dir / "out";
   if (!mount_tmpfs(out, "16k")) GTEST_SKIP() << "cannot mount a tmpfs here (needs CAP_SYS_ADMIN)";
   fill(out);
-  const auto ran = run_logged(
-      {"fuzz", "--count", "8", "-q", "--corpus", (dir / "corpus").string(), "--json", (out / "s.json").string()},
-      dir / "log", env());
+  const auto ran =
+      run_logged({"fuzz", "--count", "8", "-q", "--corpus", (dir / "corpus").string(), "--json", (out / "s.json").string()},
+                 dir / "log", env());
   EXPECT_CLEAR_FAILURE(ran, "cannot write");
   EXPECT_NE(ran.second.find("8 programs"), std::string::npos) << "the summary must still be printed:\n" << ran.second;
   for (const auto& e : fs::directory_iterator(out)) EXPECT_EQ(e.path().filename(), "filler") << "left behind: " << e.path();
@@ -150,8 +152,8 @@ TEST_F(Environment, FullDiskUnderTheCacheStopsACampaignWithoutFalseFindings) {
   // One program: its translation unit fits, so the compiler itself runs out of space (a larger batch
   // would fail earlier, writing its source, which is a clear error as well).
   // Seed 2: its first program is defined, so it reaches the compiler.
-  const auto ran = run_logged({"fuzz", "--count", "1", "--seed", "2", "--jobs", "1", "-q", "--corpus", corpus.string(),
-                               "--json", (dir / "s.json").string()},
+  const auto ran = run_logged({"fuzz", "--count", "1", "--seed", "2", "--jobs", "1", "-q", "--corpus", corpus.string(), "--json",
+                               (dir / "s.json").string()},
                               dir / "log", env());
   EXPECT_CLEAR_FAILURE(ran, "No space left on device");
   EXPECT_TRUE(!fs::exists(corpus) || fs::is_empty(corpus)) << "a full disk is not a finding";
@@ -166,8 +168,9 @@ TEST_F(Environment, CompilerFailuresOfTheMachineAreNotFindings) {
   const std::vector<std::pair<std::string, std::string>> fakes{
       {"quota", "echo \"/usr/bin/ld: final link failed: Disk quota exceeded\" >&2; exit 1"},
       {"oom", "echo \"gcc: fatal error: Killed signal terminated program cc1\" >&2; exit 1"},
-      {"no-ld", "echo \"collect2: fatal error: cannot find 'ld'\" >&2; echo \"gcc: fatal error: cannot execute 'as': "
-                "execvp: No such file or directory\" >&2; exit 1"},
+      {"no-ld",
+       "echo \"collect2: fatal error: cannot find 'ld'\" >&2; echo \"gcc: fatal error: cannot execute 'as': "
+       "execvp: No such file or directory\" >&2; exit 1"},
       {"killed", "kill -9 $$"}};
   for (const auto& [name, body] : fakes) {
     SCOPED_TRACE(name);
@@ -178,8 +181,8 @@ TEST_F(Environment, CompilerFailuresOfTheMachineAreNotFindings) {
     EXPECT_CLEAR_FAILURE(ran, "not of the program");
     EXPECT_EQ(ran.second.find("verdict: compile-error"), std::string::npos) << ran.second;
     const fs::path corpus = dir / ("corpus-" + name);
-    ran = run_logged({"fuzz", "--count", "8", "--jobs", "2", "-q", "--cc", cc.string(), "--corpus", corpus.string()},
-                     dir / "log", env());
+    ran = run_logged({"fuzz", "--count", "8", "--jobs", "2", "-q", "--cc", cc.string(), "--corpus", corpus.string()}, dir / "log",
+                     env());
     EXPECT_CLEAR_FAILURE(ran, "not of the program");
     EXPECT_TRUE(!fs::exists(corpus) || fs::is_empty(corpus)) << "not a finding";
   }
@@ -237,9 +240,8 @@ TEST_F(Environment, UnreadableCorpusFilesDoNotStopACampaign) {
   const std::string truncated = read_text(old).substr(0, 40);
   std::ofstream(corpus / "garbage.uop") << "\x01\x02 not a program\n";
   std::ofstream(corpus / "truncated.uop") << truncated;
-  const auto ran = run_logged(
-      {"fuzz", "--count", "16", "-q", "--corpus", corpus.string(), "--json", (dir / "s.json").string()}, dir / "log",
-      env());
+  const auto ran = run_logged({"fuzz", "--count", "16", "-q", "--corpus", corpus.string(), "--json", (dir / "s.json").string()},
+                              dir / "log", env());
   EXPECT_TRUE(exited_with(ran.first, 0)) << ran.second;
   EXPECT_EQ(read_text(corpus / "truncated.uop"), truncated);
   EXPECT_TRUE(fs::exists(corpus / "garbage.uop"));
@@ -260,13 +262,22 @@ TEST_F(Environment, CorruptCacheEntriesAreRebuilt) {
   const fs::path entry = first[0];
   const std::string good = read_text(entry);
   ASSERT_TRUE(verify_cache_entry(entry.string()));
-  const std::vector<std::pair<std::string, std::string>> damage{
-      {"truncated to half", good.substr(0, good.size() / 2)},
-      {"empty", ""},
-      {"a flipped byte in the code", [&] { std::string s = good; s[s.size() / 3] ^= 0x40; return s; }()},
-      {"a flipped byte in the trailer", [&] { std::string s = good; s[s.size() - 5] ^= 0x01; return s; }()},
-      {"garbage", std::string(4096, '\xcc')},
-      {"junk appended", good + "junk"}};
+  const std::vector<std::pair<std::string, std::string>> damage{{"truncated to half", good.substr(0, good.size() / 2)},
+                                                                {"empty", ""},
+                                                                {"a flipped byte in the code",
+                                                                 [&] {
+                                                                   std::string s = good;
+                                                                   s[s.size() / 3] ^= 0x40;
+                                                                   return s;
+                                                                 }()},
+                                                                {"a flipped byte in the trailer",
+                                                                 [&] {
+                                                                   std::string s = good;
+                                                                   s[s.size() - 5] ^= 0x01;
+                                                                   return s;
+                                                                 }()},
+                                                                {"garbage", std::string(4096, '\xcc')},
+                                                                {"junk appended", good + "junk"}};
   for (const auto& [what, bytes] : damage) {
     SCOPED_TRACE(what);
     std::ofstream(entry, std::ios::binary | std::ios::trunc) << bytes;
@@ -294,8 +305,8 @@ TEST_F(Environment, MissingCompilerIsAClearError) {
   EXPECT_CLEAR_FAILURE(run_logged({"run", program, "--cc", "no-such-compiler-here"}, dir / "log", env()),
                        "no-such-compiler-here");
   EXPECT_CLEAR_FAILURE(run_logged({"run", program, "--cc", "/bin/false"}, dir / "log", env()), "/bin/false");
-  EXPECT_CLEAR_FAILURE(
-      run_logged({"run", program}, dir / "log", {"UOPFUZZ_CACHE_DIR=" + cache.string(), "PATH=/nonexistent"}), "gcc");
+  EXPECT_CLEAR_FAILURE(run_logged({"run", program}, dir / "log", {"UOPFUZZ_CACHE_DIR=" + cache.string(), "PATH=/nonexistent"}),
+                       "gcc");
 }
 
 TEST_F(Environment, MissingCompilerStopsACampaignWithoutFalseFindings) {

@@ -46,8 +46,9 @@ class Signals : public ::testing::Test {
     std::istringstream words(limit);
     std::vector<std::string> a{"fuzz"};
     for (std::string w; words >> w;) a.push_back(w);
-    const std::vector<std::string> rest{"--jobs", "2", "--seed", "7", "--cflags", "-O1", "--reduce-time", "10",
-                                        "--renderer-cmd", broken_renderer(), "--corpus", corpus.string(), "--json", json};
+    const std::vector<std::string> rest{
+        "--jobs",          "2",        "--seed",        "7",      "--cflags", "-O1", "--reduce-time", "10", "--renderer-cmd",
+        broken_renderer(), "--corpus", corpus.string(), "--json", json};
     a.insert(a.end(), rest.begin(), rest.end());
     return a;
   }
@@ -93,11 +94,17 @@ std::pair<UopfuzzProc, bool> Signals::start_until(int round, const std::string& 
   UopfuzzProc p = start_uopfuzz(campaign((dir / ("s" + std::to_string(round) + ".json")).string(), "--time 90 -q"),
                                 dir / ("log" + std::to_string(round)), env);
   bool reached = true;
-  if (moment == "early") std::this_thread::sleep_for(ms(50, 3000));
-  else if (moment == "mid-save") reached = await(p, [&] { return any_temporary(corpus); }, 60);
-  else if (moment == "after-save") reached = await(p, [&] { return visible_files(corpus) > before; }, 60);
+  if (moment == "early")
+    std::this_thread::sleep_for(ms(50, 3000));
+  else if (moment == "mid-save")
+    reached = await(
+        p, [&] { return any_temporary(corpus); }, 60);
+  else if (moment == "after-save")
+    reached = await(
+        p, [&] { return visible_files(corpus) > before; }, 60);
   else {
-    reached = await(p, [&] { return fs::exists(dir / "cache"); }, 60);
+    reached = await(
+        p, [&] { return fs::exists(dir / "cache"); }, 60);
     std::this_thread::sleep_for(ms(100, 8000));
   }
   return {p, reached};
@@ -173,8 +180,10 @@ TEST_F(Signals, KillNineTwentySecondsAfterTheFirstFailureKeepsIt) {
   const fs::path json = dir / "k.json", events = dir / "k.events.jsonl";
   UopfuzzProc p = start_uopfuzz(campaign(json.string(), "--time 120 -q"), dir / "klog", env);
   std::pair<std::string, std::string> first;
-  ASSERT_TRUE(await(p, [&] { return !(first = first_saved(events)).first.empty(); }, 90, std::chrono::milliseconds(50)))
-      << "no finding saved:\n" << read_text(dir / "klog");
+  ASSERT_TRUE(await(
+      p, [&] { return !(first = first_saved(events)).first.empty(); }, 90, std::chrono::milliseconds(50)))
+      << "no finding saved:\n"
+      << read_text(dir / "klog");
   std::this_thread::sleep_for(std::chrono::seconds(20));
   kill_group(p);
   ASSERT_TRUE(group_gone(p.pid, 5)) << "processes of the killed campaign are still running";
@@ -202,8 +211,8 @@ std::pair<long, long> progress(const fs::path& log) {
 
 // Once the campaign is busy (programs reported; with `want_bucket`, a failure found and being reduced),
 // one signal: everything stops within `limit_s`, the exit is orderly and the summary is written.
-void interrupt_test(const fs::path& dir, const std::vector<std::string>& args, const std::vector<std::string>& env,
-                    int sig, bool whole_group, bool want_bucket, double limit_s) {
+void interrupt_test(const fs::path& dir, const std::vector<std::string>& args, const std::vector<std::string>& env, int sig,
+                    bool whole_group, bool want_bucket, double limit_s) {
   UopfuzzProc p = start_uopfuzz(args, dir / "log", env);
   const auto t_start = Clock::now();
   for (;;) {
@@ -231,14 +240,11 @@ void interrupt_test(const fs::path& dir, const std::vector<std::string>& args, c
   const nlohmann::json s = nlohmann::json::parse(read_text(dir / "s.json"));
   EXPECT_EQ(s["interrupted"], true) << s.dump(2);
   EXPECT_GT(s["programs"].get<int>(), 0) << "the work done before the signal is missing from the summary";
-  if (want_bucket) {
-    EXPECT_GT(s["buckets"].get<int>(), 0) << s.dump(2);
-  }
+  if (want_bucket) { EXPECT_GT(s["buckets"].get<int>(), 0) << s.dump(2); }
   // Our own signal must not become a finding: no bucket blames a kernel for it.
   for (const auto& b : s["signatures"]) {
     const std::string name = b.get<std::string>();
-    for (const char* own : {"SIGINT", "signal 2", "signal 15", "SIGKILL"})
-      EXPECT_EQ(name.find(own), std::string::npos) << name;
+    for (const char* own : {"SIGINT", "signal 2", "signal 15", "SIGKILL"}) EXPECT_EQ(name.find(own), std::string::npos) << name;
   }
   const CorpusState c = inspect_corpus(dir / "corpus");
   EXPECT_TRUE(c.problems.empty()) << bulleted(c.problems);
@@ -246,8 +252,9 @@ void interrupt_test(const fs::path& dir, const std::vector<std::string>& args, c
 
 // A terminal's Ctrl-C reaches the whole foreground group; between batches the workers stop at once.
 TEST_F(Signals, CtrlCStopsTheWholeGroupAndWritesTheSummary) {
-  interrupt_test(dir, {"fuzz", "--time", "120", "--jobs", "2", "--seed", "3", "--cflags", "-O1", "--corpus", corpus.string(),
-                       "--json", (dir / "s.json").string()},
+  interrupt_test(dir,
+                 {"fuzz", "--time", "120", "--jobs", "2", "--seed", "3", "--cflags", "-O1", "--corpus", corpus.string(), "--json",
+                  (dir / "s.json").string()},
                  env, SIGINT, true, false, 4.0);
 }
 

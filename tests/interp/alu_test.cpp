@@ -110,8 +110,8 @@ TEST(InterpAlu, F16RoundingAgreesWithCoreAroundEveryHalf) {
     const double v = half_to_double(static_cast<uint16_t>(h));
     const double next = half_to_double(static_cast<uint16_t>(h + 1));
     const double mid = (v + next) / 2;  // exact in binary64
-    for (double x : {v, std::nextafter(v, INFINITY), std::nextafter(v, -INFINITY), mid,
-                     std::nextafter(mid, INFINITY), std::nextafter(mid, -INFINITY)})
+    for (double x : {v, std::nextafter(v, INFINITY), std::nextafter(v, -INFINITY), mid, std::nextafter(mid, INFINITY),
+                     std::nextafter(mid, -INFINITY)})
       ASSERT_TRUE(same(x)) << std::hexfloat << x << " (half 0x" << std::hex << h << ")";
   }
 }

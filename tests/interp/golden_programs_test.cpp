@@ -14,8 +14,7 @@ namespace uf::testing {
 namespace {
 
 // Empty when `got` holds exactly the expected values of every slot `want` lists.
-std::string compare_buffers(const Program& p, const std::map<int64_t, Values>& want,
-                            const std::map<int64_t, Values>& got) {
+std::string compare_buffers(const Program& p, const std::map<int64_t, Values>& want, const std::map<int64_t, Values>& got) {
   for (const auto& [slot, values] : want) {
     const UOp* b = p.buffer(slot);
     auto it = got.find(slot);
@@ -90,8 +89,7 @@ RC_GTEST_PROP(InterpOrder, AnyTopologicalOrderGivesTheSameResult, ()) {
   for (size_t i = 0; i < all.size(); ++i)
     if (all[i].undefined_at) undefined_ones.push_back(i);
   const bool pick_undefined = *rc::gen::weightedElement<bool>({{1, true}, {9, false}});
-  const auto& g = all[pick_undefined ? *rc::gen::elementOf(undefined_ones)
-                                     : *rc::gen::inRange<size_t>(0, all.size())];
+  const auto& g = all[pick_undefined ? *rc::gen::elementOf(undefined_ones) : *rc::gen::inRange<size_t>(0, all.size())];
   RC_TAG(g.undefined_at.has_value() ? "undefined" : "defined");
   const Program& p = g.program;
   const std::vector<const UOp*> order = random_order(p);

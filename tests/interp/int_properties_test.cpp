@@ -15,16 +15,47 @@ namespace {
 
 const std::vector<DType> kIntDTypes = {DType::I8, DType::I16, DType::I32, DType::I64,
                                        DType::U8, DType::U16, DType::U32, DType::U64};
-const std::vector<Op> kIntOps = {Op::ADD, Op::SUB,   Op::MUL,   Op::MAX,      Op::CMPLT,    Op::CMPNE,
-                                 Op::CMPEQ, Op::NEG, Op::AND,   Op::OR,       Op::XOR,      Op::SHL,
-                                 Op::SHR, Op::FLOORDIV, Op::FLOORMOD, Op::CDIV, Op::CMOD, Op::MULACC};
+const std::vector<Op> kIntOps = {Op::ADD, Op::SUB, Op::MUL, Op::MAX, Op::CMPLT,    Op::CMPNE,    Op::CMPEQ, Op::NEG,  Op::AND,
+                                 Op::OR,  Op::XOR, Op::SHL, Op::SHR, Op::FLOORDIV, Op::FLOORMOD, Op::CDIV,  Op::CMOD, Op::MULACC};
 
 // Raw 64-bit patterns that become the edges of every width once normalized (MIN, MAX, -1, shift widths...).
-const std::vector<uint64_t> kIntEdges = {
-    0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256,
-    0x7fff, 0x8000, 0xffff, 0x10000, 0x7fffffff, 0x80000000, 0xffffffff, 0x100000000,
-    0x7fffffffffffffff, 0x8000000000000000, 0xffffffffffffffff, 0xfffffffffffffffe,
-    0xffffffffffffff80, 0xffffffffffff8000, 0xffffffff80000000, 0xffffffffffffff7f};
+const std::vector<uint64_t> kIntEdges = {0,
+                                         1,
+                                         2,
+                                         3,
+                                         7,
+                                         8,
+                                         9,
+                                         15,
+                                         16,
+                                         17,
+                                         31,
+                                         32,
+                                         33,
+                                         63,
+                                         64,
+                                         65,
+                                         127,
+                                         128,
+                                         129,
+                                         255,
+                                         256,
+                                         0x7fff,
+                                         0x8000,
+                                         0xffff,
+                                         0x10000,
+                                         0x7fffffff,
+                                         0x80000000,
+                                         0xffffffff,
+                                         0x100000000,
+                                         0x7fffffffffffffff,
+                                         0x8000000000000000,
+                                         0xffffffffffffffff,
+                                         0xfffffffffffffffe,
+                                         0xffffffffffffff80,
+                                         0xffffffffffff8000,
+                                         0xffffffff80000000,
+                                         0xffffffffffffff7f};
 
 rc::Gen<Scalar> gen_int(DType d) {
   auto raw = rc::gen::weightedOneOf<uint64_t>({
@@ -35,19 +66,54 @@ rc::Gen<Scalar> gen_int(DType d) {
   return rc::gen::map(raw, [d](uint64_t v) { return normalize(d, Scalar::of_uint(v)); });
 }
 
-const std::vector<double> kFloatEdges = {
-    0.0, -0.0, 0.5, -0.5, 0.9999999999999999, -0.9999999999999999, 1.5, -1.5, 127.9, 128.0, -128.5, -129.0,
-    255.5, 256.0, 32767.5, 65504.0, 65535.9, 65536.0, 2147483647.0, 2147483648.0, -2147483648.0,
-    -2147483649.0, 4294967295.5, 4294967296.0, 0x1p53 + 2, 0x1p63, -0x1p63, 0x1p64, -0x1p64, 9.3e18, 1.9e19,
-    -1.9e19, 1e300, -1e300, 3.4028234663852886e+38, 1.7976931348623157e+308, -1.7976931348623157e+308, 5e-324,
-    std::numeric_limits<double>::quiet_NaN(), INFINITY, -INFINITY};
+const std::vector<double> kFloatEdges = {0.0,
+                                         -0.0,
+                                         0.5,
+                                         -0.5,
+                                         0.9999999999999999,
+                                         -0.9999999999999999,
+                                         1.5,
+                                         -1.5,
+                                         127.9,
+                                         128.0,
+                                         -128.5,
+                                         -129.0,
+                                         255.5,
+                                         256.0,
+                                         32767.5,
+                                         65504.0,
+                                         65535.9,
+                                         65536.0,
+                                         2147483647.0,
+                                         2147483648.0,
+                                         -2147483648.0,
+                                         -2147483649.0,
+                                         4294967295.5,
+                                         4294967296.0,
+                                         0x1p53 + 2,
+                                         0x1p63,
+                                         -0x1p63,
+                                         0x1p64,
+                                         -0x1p64,
+                                         9.3e18,
+                                         1.9e19,
+                                         -1.9e19,
+                                         1e300,
+                                         -1e300,
+                                         3.4028234663852886e+38,
+                                         1.7976931348623157e+308,
+                                         -1.7976931348623157e+308,
+                                         5e-324,
+                                         std::numeric_limits<double>::quiet_NaN(),
+                                         INFINITY,
+                                         -INFINITY};
 
 rc::Gen<Scalar> gen_float(DType d) {
   auto raw = rc::gen::weightedOneOf<double>({
       {2, rc::gen::elementOf(kFloatEdges)},
       {1, rc::gen::map(rc::gen::arbitrary<uint64_t>(), [](uint64_t b) { return std::bit_cast<double>(b); })},
-      {2, rc::gen::apply([](int64_t m, int e) { return std::ldexp(static_cast<double>(m), e); },
-                         rc::gen::arbitrary<int64_t>(), rc::gen::inRange(-70, 20))},
+      {2, rc::gen::apply([](int64_t m, int e) { return std::ldexp(static_cast<double>(m), e); }, rc::gen::arbitrary<int64_t>(),
+                         rc::gen::inRange(-70, 20))},
   });
   return rc::gen::map(raw, [d](double v) { return normalize(d, Scalar::of_float(v)); });
 }
@@ -82,8 +148,7 @@ void check_against_model(Op op, DType result, DType operand, const std::vector<S
 RC_GTEST_PROP(InterpIntModel, IntegerOpsAgree, ()) {
   const Op op = *rc::gen::elementOf(kIntOps);
   std::vector<DType> dtypes = kIntDTypes;
-  if (info(op).operands == OperandClass::ANY || info(op).operands == OperandClass::INT_BOOL)
-    dtypes.push_back(DType::Bool);
+  if (info(op).operands == OperandClass::ANY || info(op).operands == OperandClass::INT_BOOL) dtypes.push_back(DType::Bool);
   const DType d = *rc::gen::elementOf(dtypes);
   RC_TAG(name(op));
   const DType result = info(op).result == ResultRule::BOOL ? DType::Bool : d;
@@ -123,8 +188,8 @@ TEST(InterpIntModel, EveryPairOfEdgeValuesAgrees) {
             ASSERT_EQ(got.defined(), want.has_value()) << show_case(op, result, d, o, info(op).arity);
             if (want) {
               ASSERT_TRUE(same_value(result, got.value, *want))
-                  << show_case(op, result, d, o, info(op).arity) << ": interpreter "
-                  << format_scalar(result, got.value) << ", model " << format_scalar(result, *want);
+                  << show_case(op, result, d, o, info(op).arity) << ": interpreter " << format_scalar(result, got.value)
+                  << ", model " << format_scalar(result, *want);
             }
             ++checked;
           }

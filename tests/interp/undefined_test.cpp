@@ -156,7 +156,13 @@ TEST(InterpUndefined, DeadCodeIsNotRun) {
 }
 
 TEST(InterpUndefined, AluReasonsNameTheOpAndTheValue) {
-  struct Case { Op op; DType result; DType operand; std::vector<Scalar> operands; std::string reason; };
+  struct Case {
+    Op op;
+    DType result;
+    DType operand;
+    std::vector<Scalar> operands;
+    std::string reason;
+  };
   const std::vector<Case> cases = {
       {Op::CAST, DType::I32, DType::F32, {Scalar::of_float(NAN)}, "CAST of nan to i32"},
       {Op::CAST, DType::U8, DType::F64, {Scalar::of_float(-INFINITY)}, "CAST of -inf to u8"},
@@ -257,7 +263,7 @@ TEST(InterpApi, RejectsAnOrderThatRunsANodeBeforeItsSource) {
 TEST(InterpApi, RejectsDataOfTheWrongLength) {
   Program p = parse(kDeadUndefined);
   p.data[0] = {Scalar::of_float(1.0), Scalar::of_float(2.0)};
-  EXPECT_THROW(interpret(p), UserError);  // thrown while the call sets up its memory
+  EXPECT_THROW(interpret(p), UserError);                                           // thrown while the call sets up its memory
   EXPECT_FALSE(interpret(parse(with_index(kPartlyWrittenAlloc, "1"))).undefined);  // the thread's interpreter is free again
 }
 

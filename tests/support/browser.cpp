@@ -70,13 +70,16 @@ Browser::Browser(const std::string& chromium, const fs::path& profile_dir, int w
   const std::string size = "--window-size=" + std::to_string(width) + "," + std::to_string(height);
   pid_ = ::fork();
   if (pid_ == 0) {
-    ::dup2(in[0], 3);   // dup2 clears close-on-exec on the copies
+    ::dup2(in[0], 3);  // dup2 clears close-on-exec on the copies
     ::dup2(out[1], 4);
     const int devnull = ::open("/dev/null", O_WRONLY);
-    if (devnull >= 0) { ::dup2(devnull, 1); ::dup2(devnull, 2); }  // its D-Bus and GPU chatter
-    const char* argv[] = {chromium.c_str(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                          "--no-first-run", "--disable-extensions", "--remote-debugging-pipe", profile.c_str(),
-                          size.c_str(), "about:blank", nullptr};
+    if (devnull >= 0) {
+      ::dup2(devnull, 1);
+      ::dup2(devnull, 2);
+    }  // its D-Bus and GPU chatter
+    const char* argv[] = {chromium.c_str(),          "--headless",     "--no-sandbox",         "--disable-gpu",
+                          "--disable-dev-shm-usage", "--no-first-run", "--disable-extensions", "--remote-debugging-pipe",
+                          profile.c_str(),           size.c_str(),     "about:blank",          nullptr};
     ::execv(chromium.c_str(), const_cast<char* const*>(argv));
     ::_exit(127);
   }
@@ -97,8 +100,7 @@ Browser::~Browser() {
   if (pid_ > 0) {
     try {
       call("Browser.close", json::object(), false);
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
     int status = 0;
     for (int i = 0; i < 50 && ::waitpid(pid_, &status, WNOHANG) == 0; ++i) ::usleep(100000);
     if (::waitpid(pid_, &status, WNOHANG) == 0) {
@@ -132,7 +134,8 @@ json Browser::next_message(double timeout_s) {
 void Browser::on_event(const json& m) {
   const std::string method = m.value("method", "");
   const json& p = m.contains("params") ? m["params"] : json();
-  if (method == "Page.loadEventFired") loaded_ = true;
+  if (method == "Page.loadEventFired")
+    loaded_ = true;
   else if (method == "Runtime.consoleAPICalled" && (p.value("type", "") == "error" || p.value("type", "") == "assert"))
     errors_.push_back("console." + p.value("type", "") + ": " + p.value("args", json::array()).dump());
   else if (method == "Runtime.exceptionThrown")
@@ -186,8 +189,10 @@ void Browser::resize(int width, int height) {
 std::string Browser::screenshot(int max_height) {
   const int height = std::min(max_height, eval("document.documentElement.scrollHeight").get<int>());
   const int width = eval("document.documentElement.clientWidth").get<int>();
-  const json r = call("Page.captureScreenshot", {{"format", "png"}, {"captureBeyondViewport", true},
-                                                 {"clip", {{"x", 0}, {"y", 0}, {"width", width}, {"height", height}, {"scale", 1}}}});
+  const json r =
+      call("Page.captureScreenshot", {{"format", "png"},
+                                      {"captureBeyondViewport", true},
+                                      {"clip", {{"x", 0}, {"y", 0}, {"width", width}, {"height", height}, {"scale", 1}}}});
   return base64_decode(r.at("data").get<std::string>());
 }
 

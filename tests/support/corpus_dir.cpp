@@ -31,9 +31,7 @@ CorpusState inspect_corpus(const std::filesystem::path& dir) {
         if (!signatures.insert(*sig).second) s.problems.push_back(name + ": bucket `" + *sig + "` saved twice");
         s.signature_of[name] = *sig;
       }
-    } catch (const UserError& err) {
-      s.problems.push_back(name + ": " + err.what() + " (partial or corrupt)");
-    }
+    } catch (const UserError& err) { s.problems.push_back(name + ": " + err.what() + " (partial or corrupt)"); }
     s.files[name] = text;
   }
   return s;

@@ -50,7 +50,8 @@ void run_golden(const std::string& file, const std::string& cc, const std::strin
   std::vector<AluCase> f16_cases;
   if (render.f16_native)
     std::copy_if(all.begin(), all.end(), std::back_inserter(f16_cases), [](const AluCase& c) {
-      return c.result_dtype == DType::F16 || std::find(c.operand_dtypes.begin(), c.operand_dtypes.end(), DType::F16) != c.operand_dtypes.end();
+      return c.result_dtype == DType::F16 ||
+             std::find(c.operand_dtypes.begin(), c.operand_dtypes.end(), DType::F16) != c.operand_dtypes.end();
     });
   const std::vector<AluCase>& cases = render.f16_native ? f16_cases : all;
   ASSERT_FALSE(cases.empty());
@@ -79,20 +80,25 @@ void run_golden(const std::string& file, const std::string& cc, const std::strin
     ASSERT_EQ(got.size(), cs.size());
     for (size_t k = 0; k < cs.size(); ++k) {
       const AluCase& c = *cs[k];
-      if (!c.result) { ++undefined; continue; }
+      if (!c.result) {
+        ++undefined;
+        continue;
+      }
       ++compared;
       if (same_value(c.result_dtype, *c.result, got[k])) continue;
       if (++wrong <= 25)
-        report += "  " + file + ":" + std::to_string(c.line) + ": " + c.text + "   got " + format_scalar(c.result_dtype, got[k]) + "\n";
+        report +=
+            "  " + file + ":" + std::to_string(c.line) + ": " + c.text + "   got " + format_scalar(c.result_dtype, got[k]) + "\n";
     }
   }
   const char* mode = render.f16_native ? " --f16 native" : "";
   EXPECT_EQ(wrong, 0u) << wrong << " of " << compared << " golden cases differ with " << cc << " " << cflags << mode
-                       << (loaded ? " (operands loaded)" : " (operands constant)") << ":\n" << report;
+                       << (loaded ? " (operands loaded)" : " (operands constant)") << ":\n"
+                       << report;
   EXPECT_EQ(compared + undefined, cases.size());
   EXPECT_GT(undefined, 0u);
-  std::printf("%s: %zu golden cases compared, %zu UNDEFINED run uncompared (%s %s%s, operands %s)\n", file.c_str(),
-              compared, undefined, cc.c_str(), cflags.c_str(), mode, loaded ? "loaded" : "constant");
+  std::printf("%s: %zu golden cases compared, %zu UNDEFINED run uncompared (%s %s%s, operands %s)\n", file.c_str(), compared,
+              undefined, cc.c_str(), cflags.c_str(), mode, loaded ? "loaded" : "constant");
 }
 
 }  // namespace uf::testing

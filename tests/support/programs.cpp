@@ -33,8 +33,7 @@ AluProgram alu_program(const std::vector<const AluCase*>& cases, bool loaded) {
   for (int64_t i = 0; i < k; ++i) {
     const AluCase& c = *cases[static_cast<size_t>(i)];
     std::vector<const UOp*> src;
-    for (size_t j = 0; j < nops; ++j)
-      src.push_back(loaded ? b.load(in[j], i) : b.c(first.operand_dtypes[j], c.operands[j]));
+    for (size_t j = 0; j < nops; ++j) src.push_back(loaded ? b.load(in[j], i) : b.c(first.operand_dtypes[j], c.operands[j]));
     r.nodes.push_back(b.op(first.op, src, first.result_dtype));
     stores.push_back(b.store(out, i, r.nodes.back()));
   }
@@ -46,9 +45,7 @@ std::string parse_and_verify_error(const std::string& text, const std::string& f
   try {
     const Program p = parse_program(text, file);
     verify(p);
-  } catch (const UserError& e) {
-    return located(file, e);
-  }
+  } catch (const UserError& e) { return located(file, e); }
   return "";
 }
 

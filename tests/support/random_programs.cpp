@@ -20,7 +20,8 @@ void random_inputs(Program& p, std::mt19937_64& rng, int nbuf, std::vector<const
     p.buffers.push_back(buf);  // input buffers belong to the program even when nothing live reads them
     Values data;
     for (int64_t i = 0; i < len; ++i) data.push_back(normalize(d, Scalar::of_uint(rng())));
-    if (is_float(d)) for (auto& v : data) v = normalize(d, Scalar::of_float(static_cast<double>(static_cast<int32_t>(rng())) / 7.0));
+    if (is_float(d))
+      for (auto& v : data) v = normalize(d, Scalar::of_float(static_cast<double>(static_cast<int32_t>(rng())) / 7.0));
     p.data[b] = data;
     for (int64_t i = 0; i < len; ++i)
       vals.push_back(g.make(Op::LOAD, {g.make(Op::INDEX, {buf, g.constant(DType::I32, Scalar::of_int(i))})}));
@@ -34,15 +35,24 @@ void random_alu_nodes(Graph& g, std::mt19937_64& rng, int size, std::vector<cons
     const DType d = a->dtype;
     const Op op = kAluOps[pick(kAluOps.size())];
     const UOp* same = nullptr;
-    for (int tries = 0; tries < 8 && !same; ++tries) { const UOp* c = vals[pick(vals.size())]; if (c->dtype == d) same = c; }
+    for (int tries = 0; tries < 8 && !same; ++tries) {
+      const UOp* c = vals[pick(vals.size())];
+      if (c->dtype == d) same = c;
+    }
     if (!same) same = g.constant(d, normalize(d, Scalar::of_uint(rng() % 5)));
     const UOp* r = nullptr;
-    if (op == Op::CAST) r = g.make(Op::CAST, {a}, kValueDTypes[pick(std::size(kValueDTypes))]);
-    else if (op == Op::BITCAST || !op_accepts(op, d)) continue;
-    else if (op == Op::WHERE) r = g.make(Op::WHERE, {g.make(Op::CMPLT, {a, same}), a, same});
-    else if (info(op).arity == 1) r = g.make(op, {a});
-    else if (info(op).arity == 2) r = g.make(op, {a, same});
-    else r = g.make(op, {a, same, a});
+    if (op == Op::CAST)
+      r = g.make(Op::CAST, {a}, kValueDTypes[pick(std::size(kValueDTypes))]);
+    else if (op == Op::BITCAST || !op_accepts(op, d))
+      continue;
+    else if (op == Op::WHERE)
+      r = g.make(Op::WHERE, {g.make(Op::CMPLT, {a, same}), a, same});
+    else if (info(op).arity == 1)
+      r = g.make(op, {a});
+    else if (info(op).arity == 2)
+      r = g.make(op, {a, same});
+    else
+      r = g.make(op, {a, same, a});
     vals.push_back(r);
   }
 }
@@ -84,7 +94,8 @@ struct IntProgramMaker {
   }
   const UOp* same_dtype(DType d) {
     std::vector<const UOp*> c;
-    for (const UOp* u : pool) if (u->dtype == d) c.push_back(u);
+    for (const UOp* u : pool)
+      if (u->dtype == d) c.push_back(u);
     return c[pick(c.size())];
   }
   void inputs() {
@@ -103,8 +114,8 @@ struct IntProgramMaker {
 };
 
 const UOp* IntProgramMaker::step() {
-  static constexpr Op binary[] = {Op::ADD, Op::SUB, Op::MUL, Op::MAX, Op::AND, Op::OR, Op::XOR, Op::SHR, Op::SHL,
-                                  Op::FLOORDIV, Op::FLOORMOD, Op::CDIV, Op::CMOD};
+  static constexpr Op binary[] = {Op::ADD, Op::SUB, Op::MUL,      Op::MAX,      Op::AND,  Op::OR,  Op::XOR,
+                                  Op::SHR, Op::SHL, Op::FLOORDIV, Op::FLOORMOD, Op::CDIV, Op::CMOD};
   const UOp* x = pool[pick(pool.size())];
   const DType d = x->dtype;
   switch (pick(6)) {

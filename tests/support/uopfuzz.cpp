@@ -42,7 +42,11 @@ UopfuzzProc start_uopfuzz(const std::vector<std::string>& args, const fs::path& 
   if (p.pid == 0) {
     ::setpgid(0, 0);
     const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd >= 0) { ::dup2(fd, 1); ::dup2(fd, 2); ::close(fd); }
+    if (fd >= 0) {
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+      ::close(fd);
+    }
     ::setenv("UOPFUZZ", binary.c_str(), 1);
     for (const std::string& e : env) ::putenv(const_cast<char*>(e.c_str()));
     std::vector<char*> argv{const_cast<char*>(binary.c_str())};
@@ -89,7 +93,8 @@ std::vector<std::string> processes_mentioning(const std::string& needle) {
     const std::string pid = e.path().filename().string();
     if (pid.find_first_not_of("0123456789") != std::string::npos || pid == std::to_string(::getpid())) continue;
     std::string cmd = read_text(e.path() / "cmdline");
-    for (char& c : cmd) if (c == '\0') c = ' ';
+    for (char& c : cmd)
+      if (c == '\0') c = ' ';
     if (cmd.find(needle) != std::string::npos) out.push_back(pid + ": " + cmd.substr(0, 200));
   }
   return out;

@@ -49,8 +49,8 @@ TEST(CodegenRenderSafety, OutOfBoundsIndicesStayInside) {
     cfg.cflags = flags;
     const KernelOutcome o = run_compiled(p, cfg);
     ASSERT_EQ(o.status, KernelStatus::ok) << o.message;  // a wild write would fault in the sandbox
-    EXPECT_EQ(o.buffers.at(2)[2].f, 30.0);           // the one in-bounds access did its work
-    EXPECT_EQ(o.buffers.at(0)[0].i, 1000000);        // inputs untouched
+    EXPECT_EQ(o.buffers.at(2)[2].f, 30.0);               // the one in-bounds access did its work
+    EXPECT_EQ(o.buffers.at(0)[0].i, 1000000);            // inputs untouched
   }
 }
 
@@ -94,7 +94,6 @@ TEST(CodegenRenderSafety, AllocsSharingASlotGetDistinctNames) {
 
 // ---- random integer programs: every value inside its computed range; divisions exact ----
 
-
 TEST(CodegenRenderSafety, BoundsAreSoundForTheRenderedC) {
   std::mt19937_64 rng(20261129);
   std::vector<RandomIntProgram> progs;
@@ -124,10 +123,10 @@ TEST(CodegenRenderSafety, BoundsAreSoundForTheRenderedC) {
         auto val = [&](const UOp* s) { return s->op == Op::CONST ? s->value : got.at(s); };
         const Scalar operands[2] = {val(u->src[0]), val(u->src[1])};
         const Scalar want = *python_int_op(u->op, u->dtype, u->dtype, operands);  // the exact integer model
-        EXPECT_TRUE(same_value(u->dtype, want, v)) << name(u->op) << " " << name(u->dtype) << " "
-                                                   << format_scalar(u->dtype, val(u->src[0])) << " "
-                                                   << format_scalar(u->dtype, val(u->src[1])) << " = "
-                                                   << format_scalar(u->dtype, v) << ", want " << format_scalar(u->dtype, want);
+        EXPECT_TRUE(same_value(u->dtype, want, v))
+            << name(u->op) << " " << name(u->dtype) << " " << format_scalar(u->dtype, val(u->src[0])) << " "
+            << format_scalar(u->dtype, val(u->src[1])) << " = " << format_scalar(u->dtype, v) << ", want "
+            << format_scalar(u->dtype, want);
         ++divisions;
         fast += division_fast_path(u, bounds);
       }

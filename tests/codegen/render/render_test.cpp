@@ -23,8 +23,7 @@ namespace {
 // ordered by AFTER), chain (every value used three times), floordiv_negative (loaded operands: nothing is
 // known, so the exact helpers), divmod_fast (a provably non-negative numerator over 4: plain / and %)
 // and casts_where (CMPLT, CAST and WHERE).
-const char* const kExamples[] = {"elementwise", "alloc_after",  "chain",
-                                  "floordiv_negative", "divmod_fast", "casts_where"};
+const char* const kExamples[] = {"elementwise", "alloc_after", "chain", "floordiv_negative", "divmod_fast", "casts_where"};
 
 std::string golden_c(const std::string& name) { return source_path("tests/codegen/render/golden/" + name + ".c"); }
 
@@ -69,8 +68,9 @@ TEST(CodegenRender, ExamplesRun) {
       const Values& got = out[i].buffers.at(slot);
       ASSERT_EQ(got.size(), want.size());
       for (size_t k = 0; k < want.size(); ++k)
-        EXPECT_TRUE(same_value(d, want[k], got[k])) << kExamples[i] << " slot " << slot << "[" << k << "] = "
-                                                    << format_scalar(d, got[k]) << ", want " << format_scalar(d, want[k]);
+        EXPECT_TRUE(same_value(d, want[k], got[k]))
+            << kExamples[i] << " slot " << slot << "[" << k << "] = " << format_scalar(d, got[k]) << ", want "
+            << format_scalar(d, want[k]);
     }
   }
 }
@@ -117,7 +117,10 @@ TEST(CodegenRender, LongSingleUseChainStaysShallow) {
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
   size_t longest = 0, start = 0;
   for (size_t i = 0; i < text.size(); ++i)
-    if (text[i] == '\n') { longest = std::max(longest, i - start); start = i + 1; }
+    if (text[i] == '\n') {
+      longest = std::max(longest, i - start);
+      start = i + 1;
+    }
   EXPECT_LT(longest, 400u);
   TempCache cache;
   const KernelOutcome o = run_compiled(p, CompiledPathConfig{});

@@ -65,8 +65,7 @@ TEST(VectorRender, HandWrittenProgramsAgree) {
     const RefResult r = interpret(p);
     ASSERT_FALSE(r.undefined);
     for (const auto& [slot, want] : p.expect)
-      for (size_t k = 0; k < want.size(); ++k)
-        EXPECT_TRUE(same_value(p.buffer(slot)->dtype, want[k], r.buffers.at(slot)[k]));
+      for (size_t k = 0; k < want.size(); ++k) EXPECT_TRUE(same_value(p.buffer(slot)->dtype, want[k], r.buffers.at(slot)[k]));
   }
   check_batch(ps, "gcc");
 }

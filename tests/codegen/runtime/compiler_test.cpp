@@ -122,7 +122,10 @@ TEST(CodegenCache, ConcurrentProcessesAgree) {
       std::string line = "?";
       try {
         const CompileResult r = compile_shared({src});
-        if (r.ok) { code = 0; line = r.so_path; }
+        if (r.ok) {
+          code = 0;
+          line = r.so_path;
+        }
       } catch (...) { code = 2; }
       line += "\n";
       if (::write(report[1], line.data(), line.size()) < 0) code = 4;
@@ -171,9 +174,7 @@ TEST(CodegenCompiler, MissingCompilerIsAClearError) {
   try {
     compile_shared({"int x;\n"}, o);
     FAIL() << "expected a UserError";
-  } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find("no-such-cc-uopfuzz"), std::string::npos) << e.what();
-  }
+  } catch (const UserError& e) { EXPECT_NE(std::string(e.what()).find("no-such-cc-uopfuzz"), std::string::npos) << e.what(); }
   CompiledPathConfig cfg;  // the same through the fuzzer's entry point
   cfg.cc = "no-such-cc-uopfuzz";
   Builder b;

@@ -97,7 +97,9 @@ TEST_F(CodegenFiles, AFailedReplaceLeavesTheOldFileAndNoTemporary) {
   // A file size limit in a child makes every write past 10 bytes fail, as a full disk would.
   const pid_t pid = ::fork();
   if (pid == 0) {
-    struct rlimit lim{10, 10};
+    struct rlimit lim {
+      10, 10
+    };
     ::setrlimit(RLIMIT_FSIZE, &lim);
     std::signal(SIGXFSZ, SIG_IGN);
     const FileError e = replace_file(at("a"), std::string(1000, 'n'));

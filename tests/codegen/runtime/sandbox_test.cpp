@@ -32,8 +32,8 @@ std::string behave_cmd() { return "sh '" + source_path("tests/codegen/plugins/be
 
 TEST(CodegenSandbox, EveryFailureIsClassifiedAndTheBatchGoesOn) {
   TempCache cache;
-  const std::vector<std::string> kinds = {"ok",    "segv", "ok",      "fpe",   "ok", "loop", "ok",   "ill",
-                                          "abort", "ok",   "exit1",   "garbage", "ok", "nosym", "wild", "ok"};
+  const std::vector<std::string> kinds = {"ok",    "segv", "ok",    "fpe",     "ok", "loop",  "ok",   "ill",
+                                          "abort", "ok",   "exit1", "garbage", "ok", "nosym", "wild", "ok"};
   std::vector<Program> programs;
   for (const std::string& k : kinds) programs.push_back(behaving(k));
   std::vector<const Program*> batch;
@@ -71,15 +71,13 @@ TEST(CodegenSandbox, EveryFailureIsClassifiedAndTheBatchGoesOn) {
       EXPECT_NE(o.message.find("refusing on purpose"), std::string::npos);  // the plug-in's stderr
     } else if (k == "garbage") {
       EXPECT_EQ(o.status, KernelStatus::compile_error);
-      EXPECT_NE(o.message.find("error"), std::string::npos);               // the compiler's stderr
+      EXPECT_NE(o.message.find("error"), std::string::npos);                      // the compiler's stderr
       EXPECT_NE(o.message.find("   1 this is not C at all"), std::string::npos);  // the numbered source
     } else if (k == "nosym") {
       EXPECT_EQ(o.status, KernelStatus::compile_error);
       EXPECT_NE(o.message.find("not found"), std::string::npos);
     }
-    if (o.status != KernelStatus::ok) {
-      EXPECT_TRUE(o.buffers.empty());
-    }
+    if (o.status != KernelStatus::ok) { EXPECT_TRUE(o.buffers.empty()); }
   }
   // One timeout of 2 s, plus compiling and bisecting around the junk unit: nothing waits for long
   // (the bound is loose because the compiles share the machine).
@@ -112,10 +110,11 @@ TEST(CodegenSandbox, MissingRendererIsARenderError) {
 // exact arity up to 16 buffers and padded beyond, a missing symbol, a crash in the middle.
 TEST(CodegenSandbox, RunnerDirectly) {
   TempCache cache;
-  std::string src = "#include <stdint.h>\n"
-                    "void inc(int32_t* a) { a[0] += 1; }\n"
-                    "void crash(int32_t* a) { a[0] = 99; volatile int* volatile p = 0; *p = 1; }\n"
-                    "void many(";
+  std::string src =
+      "#include <stdint.h>\n"
+      "void inc(int32_t* a) { a[0] += 1; }\n"
+      "void crash(int32_t* a) { a[0] = 99; volatile int* volatile p = 0; *p = 1; }\n"
+      "void many(";
   for (int i = 0; i < 20; ++i) src += std::string(i ? ", " : "") + "int32_t* d" + std::to_string(i);
   src += ") { d19[0] = 19; d0[0] = 7; }\n";
   const CompileResult c = compile_shared({src});
@@ -147,9 +146,10 @@ TEST(CodegenSandbox, RunnerDirectly) {
 
 TEST(CodegenSandbox, SpinningKernelStopsAtItsTimeout) {
   TempCache cache;
-  const CompileResult c = compile_shared({"#include <stdint.h>\n"
-                                          "void spin(int32_t* a) { volatile int32_t x = 0; for (;;) x++; }\n"
-                                          "void inc(int32_t* a) { a[0] += 1; }\n"});
+  const CompileResult c =
+      compile_shared({"#include <stdint.h>\n"
+                      "void spin(int32_t* a) { volatile int32_t x = 0; for (;;) x++; }\n"
+                      "void inc(int32_t* a) { a[0] += 1; }\n"});
   ASSERT_TRUE(c.ok) << c.message;
   std::vector<KernelCall> calls{{"spin", {to_native(DType::I32, {Scalar::of_int(0)})}},
                                 {"inc", {to_native(DType::I32, {Scalar::of_int(9)})}}};
@@ -195,8 +195,10 @@ TEST(CodegenSandbox, NativeBytesRoundTrip) {
   for (DType d : kValueDTypes) {
     Values v;
     for (double x : std::initializer_list<double>{0.0, 1.0, -1.0, 2.5, -0.0, 65504.0, 1e-7, 3.0e38, 1e300}) {
-      if (is_float(d)) v.push_back(normalize(d, Scalar::of_float(x)));
-      else v.push_back(normalize(d, Scalar::of_int(static_cast<int64_t>(std::fmod(x, 1e18)))));
+      if (is_float(d))
+        v.push_back(normalize(d, Scalar::of_float(x)));
+      else
+        v.push_back(normalize(d, Scalar::of_int(static_cast<int64_t>(std::fmod(x, 1e18)))));
     }
     if (is_float(d)) v.push_back(normalize(d, Scalar::of_float(-INFINITY)));  // NaN where there is no inf
     v.push_back(normalize(d, Scalar::of_int(-129)));

@@ -42,7 +42,8 @@ TEST(Budget, ACampaignEndsOnTimeMidReductionAndKeepsItsFindingUnreduced) {
   ASSERT_FALSE(unreduced.empty()) << "every mismatch reduced within the budget: the test no longer cuts a reduction short\n"
                                   << s.dump(2);
   const fs::path finished = dir / "finished.uop";
-  const Ran red = run_uopfuzz_isolated("reduce " + unreduced + " --renderer-batch " + plugin + " --time 600 -o " + finished.string(), dir / "cache");
+  const Ran red = run_uopfuzz_isolated(
+      "reduce " + unreduced + " --renderer-batch " + plugin + " --time 600 -o " + finished.string(), dir / "cache");
   ASSERT_EQ(red.code, 0) << red.out;
   const Program before = read_program(unreduced), after = read_program(finished.string());
   ASSERT_NE(after.meta_value("reduced"), nullptr);

@@ -32,9 +32,7 @@ class Campaign : public ::testing::Test {
   TempDir tmp{"uopfuzz-campaign"};
   fs::path dir = tmp.path();
   // Runs uopfuzz with a private compile cache, so results never depend on what an earlier run cached.
-  Ran run(const std::string& args) const {
-    return run_uopfuzz_isolated(args, dir / "cache");
-  }
+  Ran run(const std::string& args) const { return run_uopfuzz_isolated(args, dir / "cache"); }
   static nlohmann::json summary(const fs::path& f) { return nlohmann::json::parse(read_text(f)); }
   // The campaign finds the bug, saves each new bucket reduced to at most 12 nodes, and each saved file
   // alone replays with its signature while the built-in renderer agrees on it.
@@ -64,7 +62,8 @@ TEST_F(Campaign, BrokenRendererIsFoundReducedSavedAndReplayed) {
   const std::string corpus = (dir / "corpus").string();
   // Straight-line programs: in a loop MUL rendered as ADD breaks index arithmetic first, a different
   // (and slower to reduce) finding; the loop plug-ins' tests cover loops.
-  const std::string common = " --jobs 2 -q --without loop --cflags -O1 --renderer-cmd " + broken_renderer() + " --corpus " + corpus;
+  const std::string common =
+      " --jobs 2 -q --without loop --cflags -O1 --renderer-cmd " + broken_renderer() + " --corpus " + corpus;
   const Ran first = run("fuzz --count 32" + common + " --json " + (dir / "a.json").string());
   ASSERT_EQ(first.code, 1) << first.out;  // new reproducers saved
   const auto s = summary(dir / "a.json");
@@ -90,7 +89,7 @@ TEST_F(Campaign, BrokenRendererIsFoundReducedSavedAndReplayed) {
     const Ran replay = run("run " + path.get<std::string>());
     EXPECT_EQ(replay.code, 1) << replay.out;
     EXPECT_NE(replay.out.find("verdict: mismatch (" + *p.meta_value("signature") + ")"), std::string::npos) << replay.out;
-    EXPECT_EQ(run("replay " + path.get<std::string>()).code, 0);  // status open: must still fail
+    EXPECT_EQ(run("replay " + path.get<std::string>()).code, 0);                      // status open: must still fail
     EXPECT_EQ(run("run --renderer-cmd builtin " + path.get<std::string>()).code, 0);  // the right renderer agrees
   }
   // Resume: the same campaign again saves nothing new.
@@ -121,8 +120,7 @@ void Campaign::expect_found_reduced_and_replayed(const FamilyBug& bug) const {
     // `run FILE` alone reproduces it: meta carries the compiler, flags and the plug-in.
     const Ran replay = run("run " + path.get<std::string>());
     EXPECT_EQ(replay.code, 1) << replay.out;
-    EXPECT_NE(replay.out.find("verdict: " + *p.meta_value("class") + " (" + *sig + ")"), std::string::npos)
-        << replay.out;
+    EXPECT_NE(replay.out.find("verdict: " + *p.meta_value("class") + " (" + *sig + ")"), std::string::npos) << replay.out;
     EXPECT_EQ(run("run --renderer-cmd builtin " + path.get<std::string>()).code, 0) << path;
   }
   EXPECT_TRUE(family_saved) << "no saved bucket names " << bug.family << ":\n" << s.dump(2);

@@ -23,8 +23,9 @@ class CorpusTest : public ::testing::Test {
   TempDir tmp{"uopfuzz-corpus"};  // removed afterwards, a read-only `dir` included
   fs::path dir = tmp / "corpus";  // not yet existing: Corpus creates it
   static Program tiny() {
-    return parse_program("uops 1\n%0 = BUFFER i32[1] slot=0\n%1 = CONST i32 0\n%2 = INDEX i32 %0 %1\n%3 = CONST i32 7\n"
-                         "%4 = STORE void %2 %3\n%5 = SINK void %4\n");
+    return parse_program(
+        "uops 1\n%0 = BUFFER i32[1] slot=0\n%1 = CONST i32 0\n%2 = INDEX i32 %0 %1\n%3 = CONST i32 7\n"
+        "%4 = STORE void %2 %3\n%5 = SINK void %4\n");
   }
   static Observation failure(const std::string& sig) {
     Observation o;
@@ -122,15 +123,15 @@ TEST_F(CorpusTest, AFullDiskLosesNothing) {
   fs::create_directories(full_dir);
   const pid_t pid = fork();
   if (pid == 0) {
-    struct rlimit lim{10, 10};
+    struct rlimit lim {
+      10, 10
+    };
     setrlimit(RLIMIT_FSIZE, &lim);
     signal(SIGXFSZ, SIG_IGN);
     try {
       Corpus(full_dir.string()).save(tiny(), failure("mismatch SUB i8"), ctx);
       _exit(3);  // no error: wrong
-    } catch (const UserError& e) {
-      _exit(std::string(e.what()).find("cannot write") != std::string::npos ? 0 : 4);
-    }
+    } catch (const UserError& e) { _exit(std::string(e.what()).find("cannot write") != std::string::npos ? 0 : 4); }
   }
   int status;
   waitpid(pid, &status, 0);

@@ -38,8 +38,11 @@ TEST(FiveBugs, OneReducedBucketPerBugWithinTheBudget) {
     EXPECT_EQ(*p.meta_value("reduced"), "yes") << read_text(file);
     EXPECT_LE(program_cost(p).nodes, 10u) << read_text(file);
   }
-  const std::map<std::string, int> want = {{"mismatch CONST f64", 1}, {"mismatch MAX f32", 1}, {"crash SIGFPE", 1},
-                                           {"mismatch SHL u32", 1}, {"mismatch CAST f64>f32", 1}};
+  const std::map<std::string, int> want = {{"mismatch CONST f64", 1},
+                                           {"mismatch MAX f32", 1},
+                                           {"crash SIGFPE", 1},
+                                           {"mismatch SHL u32", 1},
+                                           {"mismatch CAST f64>f32", 1}};
   EXPECT_EQ(buckets, want) << s.dump(2);
 }
 

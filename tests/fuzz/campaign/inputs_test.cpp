@@ -24,9 +24,7 @@ class Inputs : public ::testing::Test {
  protected:
   TempCache cache;  // this process's compile cache, which the campaigns below share
   TempDir tmp{"uopfuzz-inputs"};
-  Ran run(const std::string& args) const {
-    return run_uopfuzz_isolated(args, cache.dir);
-  }
+  Ran run(const std::string& args) const { return run_uopfuzz_isolated(args, cache.dir); }
   static nlohmann::json summary(const fs::path& f) { return nlohmann::json::parse(read_text(f)); }
 };
 

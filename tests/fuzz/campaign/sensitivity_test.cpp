@@ -43,7 +43,8 @@ void expect_found_reduced_and_replayed_within_a_minute(const NarrowBug& bug) {
     const Program p = read_program(path.get<std::string>());
     verify(p);
     const std::vector<const UOp*> nodes = linearize(p);
-    if (std::none_of(nodes.begin(), nodes.end(), [&](const UOp* u) { return u->op == bug.op && (!bug.dtype || u->dtype == *bug.dtype); }))
+    if (std::none_of(nodes.begin(), nodes.end(),
+                     [&](const UOp* u) { return u->op == bug.op && (!bug.dtype || u->dtype == *bug.dtype); }))
       continue;  // a bucket of another node the same bug broke (a CAST of its result, say)
     found = true;
     ASSERT_NE(p.meta_value("reduced"), nullptr) << path;
@@ -56,8 +57,8 @@ void expect_found_reduced_and_replayed_within_a_minute(const NarrowBug& bug) {
     EXPECT_NE(replay.out.find("verdict: mismatch (" + *sig + ")"), std::string::npos) << replay.out;
     EXPECT_EQ(run_uopfuzz_isolated("run --renderer-cmd builtin " + path.get<std::string>(), dir / "cache").code, 0) << path;
   }
-  EXPECT_TRUE(found) << "no saved reproducer has a " << name(bug.op) << " " << (bug.dtype ? name(*bug.dtype) : "")
-                     << ":\n" << s.dump(2);
+  EXPECT_TRUE(found) << "no saved reproducer has a " << name(bug.op) << " " << (bug.dtype ? name(*bug.dtype) : "") << ":\n"
+                     << s.dump(2);
 }
 
 // Seed 2, 48 programs: a MULACC of full-precision f64 constants (generator value kind Precise), observed.

@@ -70,8 +70,10 @@ Shapes shapes_of(const Program& p) {
     s.depth2 = s.depth2 || depth == 2;
     s.depth3 = s.depth3 || depth == 3;
     const UOp* end = r->src[0];
-    if (end->op == Op::CONST) s.trips.insert(end->value.i);
-    else s.runtime_trips = true;
+    if (end->op == Op::CONST)
+      s.trips.insert(end->value.i);
+    else
+      s.runtime_trips = true;
     const int128 own = std::max<int128>(0, upper_bound(end, memo));
     bound[k] = own * (loops.parent[k] >= 0 ? bound[loops.parent[k]] : 1);
     s.iterations += bound[k];
@@ -99,8 +101,7 @@ Shapes shapes_of(const Program& p) {
 
 TEST(GeneratorLoops, MostProgramsLoopAndEveryShapeOccurs) {
   const GenPolicy pol;
-  int with_loop = 0, undefined = 0, depth2 = 0, depth3 = 0, acc = 0, acc_outer = 0, gl = 0, gs = 0, same = 0,
-      runtime = 0;
+  int with_loop = 0, undefined = 0, depth2 = 0, depth3 = 0, acc = 0, acc_outer = 0, gl = 0, gs = 0, same = 0, runtime = 0;
   std::map<int64_t, int> trips;
   for (uint64_t seed = 0; seed < kSeeds; ++seed) {
     const Program p = generate(seed, pol);
@@ -121,9 +122,10 @@ TEST(GeneratorLoops, MostProgramsLoopAndEveryShapeOccurs) {
     runtime += s.runtime_trips;
     for (int64_t t : s.trips) ++trips[t];
   }
-  std::printf("of %d programs: loop %d, depth 2 %d, depth 3 %d, accumulator %d (per outer iteration %d), "
-              "gated load %d, gated store %d, same buffer %d, runtime trips %d, UNDEFINED %d\n",
-              static_cast<int>(kSeeds), with_loop, depth2, depth3, acc, acc_outer, gl, gs, same, runtime, undefined);
+  std::printf(
+      "of %d programs: loop %d, depth 2 %d, depth 3 %d, accumulator %d (per outer iteration %d), "
+      "gated load %d, gated store %d, same buffer %d, runtime trips %d, UNDEFINED %d\n",
+      static_cast<int>(kSeeds), with_loop, depth2, depth3, acc, acc_outer, gl, gs, same, runtime, undefined);
   for (const auto& [t, n] : trips) std::printf("  trip count %lld: %d programs\n", static_cast<long long>(t), n);
   EXPECT_GE(with_loop, static_cast<int>(kSeeds) / 2);
   for (int n : {depth2, depth3, acc, acc_outer, gl, gs, same, runtime}) EXPECT_GE(n, 5);

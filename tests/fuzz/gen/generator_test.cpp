@@ -57,9 +57,7 @@ void check_valid(uint64_t seed, const GenPolicy& policy = {}) {
   const Program p = generate(seed, policy);
   try {
     verify(p);
-  } catch (const UserError& e) {
-    FAIL() << "seed " << seed << ": " << e.what() << "\n" << print_program(p);
-  }
+  } catch (const UserError& e) { FAIL() << "seed " << seed << ": " << e.what() << "\n" << print_program(p); }
   const std::string text = print_program(p);
   const Program q = parse_program(text, "seed-" + std::to_string(seed));
   EXPECT_NO_THROW(verify(q)) << "seed " << seed;
@@ -159,15 +157,15 @@ TEST(Generator, SizeAndShapeDistribution) {
     with_after += after;
     with_dead += std::any_of(g.values_.begin(), g.values_.end(), [&](const UOp* v) { return !live.count(v); });
     multi_out += std::count_if(stored.begin(), stored.end(), [](const UOp* m) { return m->op == Op::BUFFER; }) > 1;
-    read_only += std::any_of(loaded.begin(), loaded.end(),
-                             [&](const UOp* m) { return m->op == Op::BUFFER && !stored.count(m); });
+    read_only += std::any_of(loaded.begin(), loaded.end(), [&](const UOp* m) { return m->op == Op::BUFFER && !stored.count(m); });
   }
   std::sort(sizes.begin(), sizes.end());
   const size_t median = sizes[sizes.size() / 2];
-  std::printf("live nodes: min %zu, median %zu, p90 %zu, max %zu; of %d programs: ALLOC %d, AFTER %d, "
-              "dead code %d, several outputs %d, read-only inputs %d\n",
-              sizes.front(), median, sizes[sizes.size() * 9 / 10], sizes.back(), kPrograms, with_alloc,
-              with_after, with_dead, multi_out, read_only);
+  std::printf(
+      "live nodes: min %zu, median %zu, p90 %zu, max %zu; of %d programs: ALLOC %d, AFTER %d, "
+      "dead code %d, several outputs %d, read-only inputs %d\n",
+      sizes.front(), median, sizes[sizes.size() * 9 / 10], sizes.back(), kPrograms, with_alloc, with_after, with_dead, multi_out,
+      read_only);
   EXPECT_GE(median, 40u);
   EXPECT_LE(median, 600u);
   EXPECT_LE(sizes.back(), 5000u);

@@ -66,9 +66,7 @@ std::string error_of(const std::string& text) {
   GenPolicy p;
   try {
     apply_policy_json(p, nlohmann::json::parse(text));
-  } catch (const UserError& e) {
-    return e.what();
-  }
+  } catch (const UserError& e) { return e.what(); }
   return "";
 }
 

@@ -22,8 +22,10 @@ namespace {
 
 std::string show(DType d, const gen::Facts& f) {
   std::ostringstream s;
-  if (is_float(d)) s << "[" << f.flo << ", " << f.fhi << "]" << (f.nan ? " or nan" : "");
-  else s << "[" << static_cast<long double>(f.ints.lo) << ", " << static_cast<long double>(f.ints.hi) << "]";
+  if (is_float(d))
+    s << "[" << f.flo << ", " << f.fhi << "]" << (f.nan ? " or nan" : "");
+  else
+    s << "[" << static_cast<long double>(f.ints.lo) << ", " << static_cast<long double>(f.ints.hi) << "]";
   return s.str();
 }
 
@@ -82,7 +84,8 @@ std::string check_facts(uint64_t seed) {
           << " = " << format_scalar(u->dtype, v[k]) << " outside " << show(u->dtype, g.facts(u)) << "; sources:";
         for (const UOp* src : u->src)
           if (!src->is_memory())
-            s << " " << format_scalar(src->dtype, val[src][std::min(k, val[src].size() - 1)]) << " in " << show(src->dtype, g.facts(src));
+            s << " " << format_scalar(src->dtype, val[src][std::min(k, val[src].size() - 1)]) << " in "
+              << show(src->dtype, g.facts(src));
         return s.str() + "\n" + print_program(p);
       }
   }

@@ -89,9 +89,8 @@ std::map<std::string, Check> feature_checks() {
   c["observed"] = [](const Program& p) -> std::string { return p.meta_value("observed") ? "meta observed" : ""; };
   c["alloc"] = no_node([](const Program&, const UOp* u) { return u->op == Op::ALLOC; });
   c["after"] = no_node([](const Program&, const UOp* u) { return u->op == Op::AFTER; });
-  c["gated"] = no_node([](const Program&, const UOp* u) {
-    return (u->op == Op::LOAD || u->op == Op::STORE) && u->src.size() == 3;
-  });
+  c["gated"] =
+      no_node([](const Program&, const UOp* u) { return (u->op == Op::LOAD || u->op == Op::STORE) && u->src.size() == 3; });
   c["dynamic-index"] = [](const Program& p) -> std::string {
     const std::vector<bool> loop = in_loop(p);
     for (size_t i = 0; i < p.graph->size(); ++i) {
@@ -100,9 +99,7 @@ std::map<std::string, Check> feature_checks() {
     }
     return "";
   };
-  c["runtime-trips"] = no_node([](const Program&, const UOp* u) {
-    return u->op == Op::RANGE && u->src[0]->op != Op::CONST;
-  });
+  c["runtime-trips"] = no_node([](const Program&, const UOp* u) { return u->op == Op::RANGE && u->src[0]->op != Op::CONST; });
   c["dead-code"] = [](const Program& p) -> std::string {
     const std::vector<bool> live = reached(p);
     for (size_t i = 0; i < p.graph->size(); ++i)
@@ -147,7 +144,9 @@ TEST(Without, UnknownNameListsTheValidOnes) {
 
 TEST(Without, CheckedNames) {
   for (const std::string& n : without_names())
-    if (n != "cast") EXPECT_TRUE(check_for(n)) << "no check for --without " << n;
+    if (n != "cast") {
+      EXPECT_TRUE(check_for(n)) << "no check for --without " << n;
+    }
 }
 
 TEST(Without, EachNameIsAbsent) {

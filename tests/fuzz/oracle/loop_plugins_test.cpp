@@ -34,9 +34,7 @@ class LoopPlugin : public ::testing::TestWithParam<LoopBug> {
  protected:
   TempDir tmp{"uopfuzz-loop-plugin"};
   fs::path dir = tmp.path();
-  Ran run(const std::string& args) const {
-    return run_uopfuzz_isolated(args, dir / "cache");
-  }
+  Ran run(const std::string& args) const { return run_uopfuzz_isolated(args, dir / "cache"); }
 };
 
 TEST_P(LoopPlugin, IsCaughtAndReducedToAFewNodes) {
@@ -58,7 +56,9 @@ TEST_P(LoopPlugin, IsCaughtAndReducedToAFewNodes) {
   verify(p);
   EXPECT_LE(program_cost(p).nodes, 15u) << read_text(reduced);
   EXPECT_LT(program_cost(p), program_cost(original));
-  if (bug.needs_loop) EXPECT_GE(program_cost(p).iterations, 1) << "a loop bug needs a loop:\n" << read_text(reduced);
+  if (bug.needs_loop) {
+    EXPECT_GE(program_cost(p).iterations, 1) << "a loop bug needs a loop:\n" << read_text(reduced);
+  }
   ASSERT_NE(p.meta_value("signature"), nullptr);
   EXPECT_EQ(*p.meta_value("signature"), signature);
   ASSERT_NE(p.meta_value("renderer"), nullptr);
@@ -87,11 +87,11 @@ TEST(LoopPlugins, RenderEveryExampleProgram) {
   for (const char* plugin : {"loop_one_short.sh", "acc_init_hoisted.py", "gate_ignored.py"})
     for (const auto& e : fs::directory_iterator(source_path("tests/programs"))) {
       if (e.path().extension() != ".uop") continue;
-      const Ran r = run_uopfuzz_isolated("run " + e.path().string() + " --renderer-cmd " +
-                                             source_path(std::string("tests/fuzz/campaign/plugins/") + plugin),
-                                         tmp.path() / "cache");
-      EXPECT_TRUE(r.code == 0 || r.out.find("verdict: mismatch") != std::string::npos)
-          << plugin << " on " << e.path() << ":\n" << r.out;
+      const Ran r = run_uopfuzz_isolated(
+          "run " + e.path().string() + " --renderer-cmd " + source_path(std::string("tests/fuzz/campaign/plugins/") + plugin),
+          tmp.path() / "cache");
+      EXPECT_TRUE(r.code == 0 || r.out.find("verdict: mismatch") != std::string::npos) << plugin << " on " << e.path() << ":\n"
+                                                                                       << r.out;
     }
 }
 

@@ -28,8 +28,7 @@ Counts counts(const Program& p) {
     c.gates += u->is_gated();
     c.allocs += u->op == Op::ALLOC;
     c.ends += u->op == Op::END;
-    if (u->op == Op::RANGE)
-      c.max_trips = u->src[0]->op == Op::CONST ? std::max(c.max_trips, u->src[0]->value.i) : -1;
+    if (u->op == Op::RANGE) c.max_trips = u->src[0]->op == Op::CONST ? std::max(c.max_trips, u->src[0]->value.i) : -1;
   }
   return c;
 }
@@ -163,8 +162,8 @@ data 1 = 1 2 3 4 5 6
   // probed), here the LOAD of the accumulator after the loop, and copying the loop's value out directly
   // would move it to the STORE.
   EXPECT_LE(program_cost(r.program).nodes, 13u) << print_program(r.program);
-  std::printf("loop reduce: %zu -> %zu nodes, %d steps, %.1f s\n", program_cost(p).nodes, program_cost(r.program).nodes,
-              r.steps, r.seconds);
+  std::printf("loop reduce: %zu -> %zu nodes, %d steps, %.1f s\n", program_cost(p).nodes, program_cost(r.program).nodes, r.steps,
+              r.seconds);
 }
 
 }  // namespace

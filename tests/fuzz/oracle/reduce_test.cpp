@@ -51,7 +51,8 @@ void expect_one_minimal(const ReduceResult& r, const std::string& sig, const Com
   const std::vector<Finding> checked = check(batch, cfg);
   for (size_t i = 0; i < smaller.size(); ++i)
     EXPECT_FALSE(checked[i].defined() && checked[i].observation.signature == sig)
-        << "still fails as " << sig << " one step smaller:\n" << print_program(smaller[i]);
+        << "still fails as " << sig << " one step smaller:\n"
+        << print_program(smaller[i]);
 }
 
 // Every pass run has its row, in registry order, and the rows add up to the reduction's totals.
@@ -98,7 +99,8 @@ TEST(Reduce, OnlyTheChosenPassesRun) {
   ASSERT_EQ(ran.code, 0) << ran.out;
   for (const Pass& pass : all_passes()) {
     const bool chosen = pass.name == "sink" || pass.name == "unused-buffers";
-    EXPECT_EQ(ran.out.find("reduce: " + std::string(pass.name) + " ") != std::string::npos, chosen) << pass.name << "\n" << ran.out;
+    EXPECT_EQ(ran.out.find("reduce: " + std::string(pass.name) + " ") != std::string::npos, chosen) << pass.name << "\n"
+                                                                                                    << ran.out;
   }
   // Dropping stores and buffers only removes nodes: no op is more frequent than in the original.
   const Program reduced = parse_program(read_text(dir / "reduced.uop"));
@@ -122,7 +124,8 @@ TEST(Reduce, DocsListTheRegistrysPasses) {
     names.push_back(std::string(pass.name));
   }
   const std::vector<std::string> format = read_lines(source_path("docs/format.md"));
-  const auto table = std::find_if(format.begin(), format.end(), [](const std::string& l) { return l.starts_with("| pass | candidates"); });
+  const auto table =
+      std::find_if(format.begin(), format.end(), [](const std::string& l) { return l.starts_with("| pass | candidates"); });
   ASSERT_NE(table, format.end()) << "docs/format.md: the table of reduce passes";
   std::vector<std::string> documented;
   for (auto it = table + 2; it != format.end() && it->starts_with("| `"); ++it) documented.push_back(*it);

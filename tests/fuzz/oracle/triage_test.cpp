@@ -59,11 +59,12 @@ TEST_F(Triage, ABrokenRendererIsBlamedOnEveryConfiguration) {
 
 TEST_F(Triage, AMiscompileAtOneLevelIsBlamedOnThatLevelOnly) {
   // A "compiler" that gets integer MUL wrong at -O3 only: gcc, after rewriting its input there.
-  const std::string cc = file("cc-o3-bug.sh",
-                              "#!/bin/sh\n"
-                              "case \" $* \" in *\" -O3 \"*)\n"
-                              "  for a; do case $a in *.c) sed -i '/end of prelude/,$ s/uf_mul_/uf_add_/g' \"$a\";; esac; done;;\n"
-                              "esac\nexec gcc \"$@\"\n");
+  const std::string cc =
+      file("cc-o3-bug.sh",
+           "#!/bin/sh\n"
+           "case \" $* \" in *\" -O3 \"*)\n"
+           "  for a; do case $a in *.c) sed -i '/end of prelude/,$ s/uf_mul_/uf_add_/g' \"$a\";; esac; done;;\n"
+           "esac\nexec gcc \"$@\"\n");
   fs::permissions(cc, fs::perms::owner_all);
   const std::string f = file("mul.uop", std::string("meta signature = mismatch MUL i32\n") + kMul);
   const Ran r = run("triage --write " + f + " --matrix " + cc + ":-O0," + cc + ":-O3,gcc:-O3");

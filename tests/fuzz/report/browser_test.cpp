@@ -25,7 +25,8 @@ TEST(ReportInBrowser, ReadsAndNavigates) {
   TempDir tmp("uopfuzz-browser");
   const std::string env = "UOPFUZZ_CACHE_DIR=" + (tmp / "cache").string() + " UOPFUZZ=" + uopfuzz_binary() + " ";
   const Ran fuzz = run_uopfuzz("fuzz --count 16 --jobs 2 -q --no-reduce --without loop --renderer-cmd " + broken_renderer() +
-                                   " --corpus " + (tmp / "corpus").string() + " --json " + (tmp / "run.json").string(), env);
+                                   " --corpus " + (tmp / "corpus").string() + " --json " + (tmp / "run.json").string(),
+                               env);
   ASSERT_EQ(fuzz.code, 1) << fuzz.out;
   const Ran rep = run_uopfuzz("report " + (tmp / "run.json").string() + " -o " + (tmp / "report.html").string());
   ASSERT_EQ(rep.code, 0) << rep.out;
@@ -38,7 +39,9 @@ TEST(ReportInBrowser, ReadsAndNavigates) {
   EXPECT_EQ(b.eval("performance.getEntriesByType('resource').length").get<int>(), 0) << "the report fetched something";
   EXPECT_EQ(b.eval("document.querySelectorAll('#heat-op-dtype rect.cell').length").get<size_t>(), pairs);
   EXPECT_EQ(b.eval("new Set([...document.querySelectorAll('#heat-op-dtype rect.cell')].map(r => r.dataset.row + ' ' + "
-                   "r.dataset.col)).size").get<size_t>(), pairs);
+                   "r.dataset.col)).size")
+                .get<size_t>(),
+            pairs);
   EXPECT_GE(b.eval("document.querySelectorAll('#heat-op-dtype a.fail').length").get<int>(), 1);
 
   // Clicking a bucket's "show" link brings its reproducer to the top of the window.

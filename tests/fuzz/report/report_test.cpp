@@ -46,7 +46,8 @@ TEST(Report, CampaignAgainstTheBrokenRenderer) {
   TempDir tmp("uopfuzz-report");
   const std::string env = "UOPFUZZ_CACHE_DIR=" + (tmp / "cache").string() + " UOPFUZZ=" + uopfuzz_binary() + " ";
   const Ran fuzz = run_uopfuzz("fuzz --count 16 --jobs 2 -q --no-reduce --without loop --renderer-cmd " + broken_renderer() +
-                                   " --corpus " + (tmp / "corpus").string() + " --json " + (tmp / "run.json").string(), env);
+                                   " --corpus " + (tmp / "corpus").string() + " --json " + (tmp / "run.json").string(),
+                               env);
   ASSERT_EQ(fuzz.code, 1) << fuzz.out;  // the broken renderer's MUL is found
   const json s = json::parse(read_text(tmp / "run.json"));
 
@@ -98,20 +99,28 @@ TEST(Report, CampaignAgainstTheBrokenRenderer) {
     EXPECT_NE(repro.find("void kernel("), std::string::npos) << repro;  // the rendered C
     // A `mismatch MUL u32` cell of the heat map is ringed and links to its bucket.
     const std::string op = sig.substr(9, sig.find(' ', 9) - 9), dt = sig.substr(sig.rfind(' ') + 1);
-    EXPECT_NE(html.find("<a class=\"fail\" href=\"#bucket-" + id + "\"><rect class=\"cell\" data-row=\"" + op + "\" data-col=\"" + dt + "\""),
-              std::string::npos) << sig;
+    EXPECT_NE(html.find("<a class=\"fail\" href=\"#bucket-" + id + "\"><rect class=\"cell\" data-row=\"" + op + "\" data-col=\"" +
+                        dt + "\""),
+              std::string::npos)
+        << sig;
   }
 }
 
 // A summary with the given signatures (and one pair count), and optionally its event log.
 void crafted_run(const fs::path& json_path, const std::vector<std::string>& sigs, int programs, bool events) {
-  json s = {{"programs", programs}, {"runs", programs * 4}, {"buckets", sigs.size()}, {"signatures", sigs},
-            {"saved", json::array()}, {"seconds", 60.0},
+  json s = {{"programs", programs},
+            {"runs", programs * 4},
+            {"buckets", sigs.size()},
+            {"signatures", sigs},
+            {"saved", json::array()},
+            {"seconds", 60.0},
             {"coverage_counts", {{"op_dtype", {{"MUL", {{"i32", 3}, {"i16", 0}}}}}, {"cast", {{"f32", {{"i32", 1}}}}}}}};
   write(json_path, s.dump());
   if (!events) return;
-  std::string log = json({{"event", "start"}, {"t", 0}, {"time", "2026-11-23T02:17:00Z"}, {"cc", "gcc"}, {"cflags", "-O2"}}).dump() + "\n";
-  for (size_t i = 0; i < sigs.size(); ++i) log += json({{"event", "bucket"}, {"t", 10.0 * (i + 1)}, {"signature", sigs[i]}}).dump() + "\n";
+  std::string log =
+      json({{"event", "start"}, {"t", 0}, {"time", "2026-11-23T02:17:00Z"}, {"cc", "gcc"}, {"cflags", "-O2"}}).dump() + "\n";
+  for (size_t i = 0; i < sigs.size(); ++i)
+    log += json({{"event", "bucket"}, {"t", 10.0 * (i + 1)}, {"signature", sigs[i]}}).dump() + "\n";
   log += json({{"event", "sample"}, {"t", 60}, {"programs", programs}, {"buckets", sigs.size()}}).dump() + "\n";
   write(fs::path(json_path).replace_extension(".events.jsonl"), log);
 }
