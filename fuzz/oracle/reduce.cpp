@@ -101,8 +101,15 @@ void accept(Candidate&& c, ReduceResult& r, const ReduceOptions& options) {
 
 }  // namespace
 
-ReduceResult reduce(const Program& p, const std::string& signature, const CompiledPathConfig& cfg, const ReduceOptions& options) {
+ReduceResult reduce(const Program& p, const std::string& signature, const CompiledPathConfig& final_cfg,
+                    const ReduceOptions& options) {
   const Clock::time_point start = Clock::now();
+  // The candidates' renders end with the budget too (a plug-in that hangs or backs off must not carry a
+  // reduction past it); the final check of the result is given the plain render timeout.
+  CompiledPathConfig cfg = final_cfg;
+  const Clock::time_point budget_end =
+      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::min(options.time_limit_s, 1e7)));
+  cfg.render_stop_at = cfg.render_stop_at ? std::min(*cfg.render_stop_at, budget_end) : budget_end;
   const std::vector<const Pass*> passes = passes_named(options.passes);
   ReduceResult r;
   r.program = p;
@@ -136,7 +143,7 @@ ReduceResult reduce(const Program& p, const std::string& signature, const Compil
     }
     r.complete = !progress && at >= candidates.size();  // a whole round, and no candidate kept the failure
   }
-  r.observation = check({&r.program}, cfg).at(0).observation;
+  r.observation = check({&r.program}, final_cfg).at(0).observation;
   r.seconds = seconds_since(start);
   return r;
 }

@@ -20,14 +20,15 @@ namespace {
 namespace fs = std::filesystem;
 
 // An accumulator's init hoisted out of its loop nest (plugins/acc_init_hoisted.py), through the one-program
-// protocol: a Python process per render, so its loop findings take minutes to reduce. The finished
-// reduction then uses the same plug-in through the batch protocol, as a user would.
+// protocol (--renderer-protocol program): a Python process per render, so its loop findings take minutes
+// to reduce. The finished reduction then uses the same plug-in as a user would, naming it alone: its
+// handshake offers server mode.
 TEST(Budget, ACampaignEndsOnTimeMidReductionAndKeepsItsFindingUnreduced) {
   TempDir tmp{"uopfuzz-budget"};
   const fs::path dir = tmp.path();
   const std::string plugin = source_path("tests/fuzz/campaign/plugins/acc_init_hoisted.py");
   nlohmann::json s;
-  ASSERT_NO_FATAL_FAILURE(run_finding_campaign("--seed 7 --jobs 2 -q --reduce-time 600 --renderer-cmd " + plugin, dir, &s, 60));
+  ASSERT_NO_FATAL_FAILURE(run_finding_campaign("--seed 7 --jobs 2 -q --reduce-time 600 --renderer-protocol program --renderer-cmd " + plugin, dir, &s, 60));
   EXPECT_FALSE(s["interrupted"].get<bool>());
   std::string unreduced;
   for (const auto& path : s["saved"]) {
@@ -43,7 +44,7 @@ TEST(Budget, ACampaignEndsOnTimeMidReductionAndKeepsItsFindingUnreduced) {
                                   << s.dump(2);
   const fs::path finished = dir / "finished.uop";
   const Ran red = run_uopfuzz_isolated(
-      "reduce " + unreduced + " --renderer-batch " + plugin + " --time 600 -o " + finished.string(), dir / "cache");
+      "reduce " + unreduced + " --renderer-cmd " + plugin + " --time 600 -o " + finished.string(), dir / "cache");
   ASSERT_EQ(red.code, 0) << red.out;
   const Program before = read_program(unreduced), after = read_program(finished.string());
   ASSERT_NE(after.meta_value("reduced"), nullptr);

@@ -1,8 +1,9 @@
-// One bucket per root cause, within the budget: against a renderer with five independent bugs of five
-// kinds (tests/fuzz/campaign/plugins/five_bugs.py: a wrong f64 constant, f32 MAX ignoring NaN, unguarded i32
-// division, u32 SHL by the width, CAST f64 -> f32 rounded toward zero), a fixed-seed 120 s campaign of
-// --jobs 2 saves exactly one bucket per bug, each reduced to completion (`meta reduced = yes`) and to at
-// most 10 nodes, and ends within 5 % of its budget.
+// One bucket per root cause: against a renderer with five independent bugs of five kinds
+// (tests/fuzz/campaign/plugins/five_bugs.py: a wrong f64 constant, f32 MAX ignoring NaN, unguarded i32
+// division, u32 SHL by the width, CAST f64 -> f32 rounded toward zero), a fixed-seed campaign of 360
+// programs with --jobs 2 saves exactly one bucket per bug, each reduced to completion (`meta reduced =
+// yes`) and to at most 10 nodes. The campaign is a count, not a time: which programs run does not depend
+// on the machine's speed, so neither do the buckets (that --time is kept is budget_test.cpp's subject).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -21,12 +22,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-TEST(FiveBugs, OneReducedBucketPerBugWithinTheBudget) {
+TEST(FiveBugs, OneReducedBucketPerBug) {
   TempDir tmp{"uopfuzz-five-bugs"};
   const fs::path dir = tmp.path();
   nlohmann::json s;
   ASSERT_NO_FATAL_FAILURE(run_finding_campaign(
-      "--seed 1 --jobs 2 -q --renderer-batch " + source_path("tests/fuzz/campaign/plugins/five_bugs.py"), dir, &s, 120));
+      "--seed 1 --count 360 --jobs 2 -q --renderer-batch " + source_path("tests/fuzz/campaign/plugins/five_bugs.py"), dir, &s));
   std::map<std::string, int> buckets;  // signature -> saved files
   for (const auto& path : s["saved"]) {
     const std::string file = path.get<std::string>();

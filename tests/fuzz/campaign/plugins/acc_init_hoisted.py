@@ -10,7 +10,9 @@
 # runs once, as the first outer iteration would have run it. A second outer iteration then starts from
 # the previous iteration's total. Inits at top level (single loops, straight-line code) are untouched, so
 # only nested reductions (or an accumulator reset inside any loop) show the bug. Lines it cannot move
-# (an accumulator declared inside the nest, a name it cannot resolve) are left as they are.# Speaks both protocols (plugins/uopfuzz_plugin.py, protocol 1): --renderer-cmd or --renderer-batch.
+# (an accumulator declared inside the nest, a name it cannot resolve) are left as they are.
+# Speaks protocol 2 through the SDK (plugins/uopfuzz_plugin.py): the handshake, server, batch and
+# one-program modes.
 import os
 import re
 import sys
@@ -108,4 +110,4 @@ def render(program, name):
 
 
 if __name__ == "__main__":
-    Plugin(render=render).main()
+    Plugin(render=render, name="acc_init_hoisted").main()

@@ -2,8 +2,9 @@
 # A deliberately broken renderer: uopfuzz's renderer, except that every binary64 literal in the kernel
 # is printed through binary32 (`0.1` becomes `0.10000000149011612`), the classic bug of a renderer that
 # formats constants with a float-sized format. One root cause, seen by every op that reads a constant:
-# the oracle must sign it `mismatch CONST f64` once, not once per reader. Speaks both protocols of
-# protocol 1 (plugins/uopfuzz_plugin.py): --renderer-cmd or --renderer-batch.
+# the oracle must sign it `mismatch CONST f64` once, not once per reader.
+# Speaks protocol 2 through the SDK (plugins/uopfuzz_plugin.py): the handshake, server, batch and
+# one-program modes.
 import os
 import re
 import struct
@@ -33,4 +34,4 @@ def render(program, name):
 
 
 if __name__ == "__main__":
-    Plugin(render=render).main()
+    Plugin(render=render, name="f64_constants_as_float").main()

@@ -4,7 +4,8 @@
 # reference rounds the product and then the sum. This is what gcc does to `a*b+c` by default on a machine
 # with FMA. The two differ only when the product is inexact: full-precision operands of moderate size,
 # e.g. MULACC(0.1, 0.3, -0.03): reference -3.469446951953614e-18, fused -2.0816681711721685e-18.
-# Speaks both protocols (plugins/uopfuzz_plugin.py, protocol 1): --renderer-cmd or --renderer-batch.
+# Speaks protocol 2 through the SDK (plugins/uopfuzz_plugin.py): the handshake, server, batch and
+# one-program modes.
 import os
 import re
 import sys
@@ -42,4 +43,4 @@ def render(program, name):
 
 
 if __name__ == "__main__":
-    Plugin(render=render).main()
+    Plugin(render=render, name="fma_mulacc").main()

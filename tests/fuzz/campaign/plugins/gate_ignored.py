@@ -4,7 +4,9 @@
 # happens even when the gate is false and ALT is never used. The address stays in the array: the
 # renderer clamps every index its bounds analysis cannot prove in range (uf_idx), and that analysis
 # knows nothing of gates, so an index the gate would have kept out of bounds reads a clamped element
-# instead of crashing. The finding is a mismatch, not a crash.# Speaks both protocols (plugins/uopfuzz_plugin.py, protocol 1): --renderer-cmd or --renderer-batch.
+# instead of crashing. The finding is a mismatch, not a crash.
+# Speaks protocol 2 through the SDK (plugins/uopfuzz_plugin.py): the handshake, server, batch and
+# one-program modes.
 import os
 import re
 import sys
@@ -59,4 +61,4 @@ def render(program, name):
 
 
 if __name__ == "__main__":
-    Plugin(render=render).main()
+    Plugin(render=render, name="gate_ignored").main()
