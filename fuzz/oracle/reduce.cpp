@@ -136,7 +136,8 @@ ReduceResult reduce(const Program& p, const std::string& signature, const Compil
       const Clock::time_point checking = Clock::now();
       const std::optional<size_t> hit = first_keeping(batch, signature, cfg, r);
       count_tried(std::span(candidates).subspan(at, end - at), seconds_since(checking), r);
-      if (hit) {
+      // A batch the budget ended in is not trusted: its late renders fail as render-errors (no time left).
+      if (hit && Clock::now() < budget_end) {
         accept(std::move(candidates[at + *hit]), r, options);
         progress = true;
       }

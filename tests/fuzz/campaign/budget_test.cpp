@@ -28,7 +28,8 @@ TEST(Budget, ACampaignEndsOnTimeMidReductionAndKeepsItsFindingUnreduced) {
   const fs::path dir = tmp.path();
   const std::string plugin = source_path("tests/fuzz/campaign/plugins/acc_init_hoisted.py");
   nlohmann::json s;
-  ASSERT_NO_FATAL_FAILURE(run_finding_campaign("--seed 7 --jobs 2 -q --reduce-time 600 --renderer-protocol program --renderer-cmd " + plugin, dir, &s, 60));
+  ASSERT_NO_FATAL_FAILURE(run_finding_campaign(
+      "--seed 7 --jobs 2 -q --reduce-time 600 --renderer-protocol program --renderer-cmd " + plugin, dir, &s, 60));
   EXPECT_FALSE(s["interrupted"].get<bool>());
   std::string unreduced;
   for (const auto& path : s["saved"]) {

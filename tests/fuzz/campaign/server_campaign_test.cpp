@@ -1,7 +1,7 @@
 // Protocol 2 from the command line (docs/format.md section 5): naming the plug-in is enough (its handshake
 // picks server mode and adds its --without names), a malformed handshake is a usage error naming the key,
-// a campaign whose server hangs keeps its --time budget, and a reproducer saved in server mode records it
-// (meta renderer_protocol, target, without) and replays through a server.
+// a campaign whose server hangs keeps its --time budget (a reduction too), and a reproducer saved in
+// server mode records it (meta renderer_protocol, target, without) and replays through a server.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -71,6 +71,22 @@ TEST(ServerCampaign, AServerThatHangsOnEveryFifthProgramKeepsTheBudget) {
   const auto start = nlohmann::json::parse(events[0]);
   EXPECT_EQ(start["renderer_protocol"], "server");
   EXPECT_EQ(start["target"]["name"], "server-faults");
+}
+
+// A reduction keeps its --time budget too: a server that dies at every start backs off (up to 5 s a
+// request), and without the budget bounding each request a reduction of 48-candidate batches ran for
+// many minutes.
+TEST(ServerCampaign, AReductionKeepsItsBudgetWhenTheServerCannotStart) {
+  TempDir tmp{"uopfuzz-server-reduce"};
+  const fs::path dir = tmp.path();
+  constexpr double kBudget = 3, kFinalCheck = 5 + 2;  // the result's own check waits out one back-off
+  const auto started = Clock::now();
+  const Ran r = run_with(
+      "reduce " + example_path("chain.uop") + " --time 3 --renderer-cmd " + plugin() + " -o " + (dir / "out.uop").string(), dir,
+      "UOPFUZZ_FAULT_AT_START=1");
+  EXPECT_LE(seconds_since(started), kBudget + kFinalCheck) << r.out;
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("fails as `render-error`"), std::string::npos) << r.out;
 }
 
 TEST(ServerCampaign, AReproducerSavedInServerModeReplaysThroughAServer) {
