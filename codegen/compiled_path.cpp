@@ -117,6 +117,14 @@ double render_timeout(const CompiledPathConfig& cfg) {
   return std::max(0.0, std::chrono::duration<double>(render_deadline(cfg) - std::chrono::steady_clock::now()).count());
 }
 
+}  // namespace
+
+double mean_render_seconds(const CompiledPathConfig& cfg) {
+  return cfg.renders_per_request() ? plugin_server(cfg.renderer_cmd).mean_reply_seconds() : 0;
+}
+
+namespace {
+
 // Each program through the plug-in as cfg.renderer_protocol says: a server request each, one batch
 // process for them all, or one process each.
 std::vector<PluginResult> render_with_plugin_protocol(const std::vector<const Program*>& programs,

@@ -48,7 +48,14 @@ struct CompiledPathConfig {
   // When the campaign's --time budget ends: no plug-in run or request lasts past it.
   std::optional<std::chrono::steady_clock::time_point> render_stop_at;
   double compile_timeout_s = 300;  // one compiler call
+
+  // A server renders each program on request, with no process to start per batch (campaign batch sizes).
+  bool renders_per_request() const { return !renderer_cmd.empty() && renderer_protocol == RendererProtocol::server; }
 };
+
+// The plug-in server's mean time per render so far (0 without a server or a reply yet): where it is
+// long against a compiler call, a batch waits mostly for renders, so the reducer checks small batches.
+double mean_render_seconds(const CompiledPathConfig& cfg);
 
 enum class KernelStatus { ok, crash, timeout, compile_error, render_error };
 

@@ -234,6 +234,8 @@ PluginResult PluginServer::render(const Program& p, const std::string& fn_name, 
   if (!bad.empty()) return fault(fn_name, "protocol error: " + bad);
   replied_ = true;
   failed_starts_ = 0;
+  ++replies_;
+  reply_seconds_ += std::chrono::duration<double>(Clock::now() - sent).count();
   if (!r.ok) r.message = "renderer '" + cmd_ + "' (server) could not render " + fn_name + ":\n" + r.message;
   return r;
 }

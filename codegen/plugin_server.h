@@ -40,6 +40,8 @@ class PluginServer {
   // Lets go of a process inherited over fork(2) without touching it: it is the parent's to stop.
   void abandon();
   int starts() const { return starts_; }  // processes started so far
+  // The mean time of the replies so far (0 before the first): what a batch of this target waits for.
+  double mean_reply_seconds() const { return replies_ ? reply_seconds_ / static_cast<double>(replies_) : 0; }
 
  private:
   enum class Read { line, eof, timeout, too_long };
@@ -59,6 +61,8 @@ class PluginServer {
   int failed_starts_ = 0;  // consecutive processes that died before their first reply
   bool replied_ = false;   // the current process has answered a request
   int starts_ = 0;
+  int64_t replies_ = 0;
+  double reply_seconds_ = 0;
 };
 
 // This process's server for `cmd`, started on first use. A process forked after that (a campaign worker)

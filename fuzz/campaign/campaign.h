@@ -55,6 +55,10 @@ struct CampaignOptions {
   // so even a loaded machine averages min_batch programs per call or more). Kernels compile alike in a
   // batch of 1 or of 128 (the prelude keeps its large helpers out of line), so findings replay alone.
   size_t min_batch = 32, first_batch = 64, max_batch = 128;
+  // A plug-in server renders each program on request, often far slower than the compiler call (tinygrad:
+  // 0.1 to 1 s a program): its batches start small and grow as they prove quick, so a slow target
+  // finishes batches (and shows findings) within seconds, not minutes.
+  size_t server_min_batch = 4, server_first_batch = 8;
   double target_batch_s = 3.0;
 };
 

@@ -62,7 +62,9 @@ class Worker {
         corpus_(o.corpus_dir),
         cfg_(budgeted(o)),
         ctx_{std::to_string(w), cfg_, compiler_version(o.cfg.cc)},
-        batch_(std::clamp(o.first_batch, o.min_batch, o.max_batch)) {}
+        min_batch_(o.cfg.renders_per_request() ? std::min(o.min_batch, o.server_min_batch) : o.min_batch),
+        batch_(std::clamp(o.cfg.renders_per_request() ? std::min(o.first_batch, o.server_first_batch) : o.first_batch, min_batch_,
+                          o.max_batch)) {}
 
   void run() {
     while (!g_stop && index_ < quota_ && (o_.time_s <= 0 || clock_.seconds() < o_.time_s)) {
@@ -80,8 +82,8 @@ class Worker {
       // ...but never with a batch under min_batch, which would waste a compiler call: stop now when that
       // is nearer to --time than the end of a min_batch batch would be.
       const double fit = (o_.time_s - clock_.seconds()) / seconds_per_program_;  // programs that fit in the time left
-      if (fit < static_cast<double>(o_.min_batch) / 2) return std::nullopt;
-      n = std::min(n, std::max(o_.min_batch, static_cast<size_t>(std::ceil(fit))));
+      if (fit < static_cast<double>(min_batch_) / 2) return std::nullopt;
+      n = std::min(n, std::max(min_batch_, static_cast<size_t>(std::ceil(fit))));
     }
     return n;
   }
@@ -206,8 +208,8 @@ class Worker {
     if (n < batch_) return;  // a short final batch says nothing about the batch size
     if (dt < o_.target_batch_s / 2 && batch_ < o_.max_batch)
       batch_ = std::min(o_.max_batch, batch_ * 2);
-    else if (dt > o_.target_batch_s * 2 && batch_ > o_.min_batch)
-      batch_ = std::max(o_.min_batch, batch_ / 2);
+    else if (dt > o_.target_batch_s * 2 && batch_ > min_batch_)
+      batch_ = std::max(min_batch_, batch_ / 2);
   }
 
   const CampaignOptions& o_;
@@ -220,7 +222,7 @@ class Worker {
   const FindingContext ctx_;
   std::set<std::string> seen_;  // buckets this worker has reported
   Coverage coverage_;
-  size_t batch_;
+  size_t min_batch_, batch_;
   double seconds_per_program_ = 0;  // of the last batch: sizes the final batch of a --time run
   uint64_t index_ = 0;              // programs checked so far
 };

@@ -63,19 +63,38 @@ struct Candidate {
   size_t pass;  // index into the reduction's passes (and its ReduceResult::passes)
 };
 
-// One round's candidates: each pass's in turn, those that verify, timed per pass.
-std::vector<Candidate> round_candidates(const std::vector<const Pass*>& passes, const Program& p,
-                                        const std::function<const Divergence*()>& divergence, ReduceResult& r) {
-  const auto values = reference_values(p);
-  std::vector<Candidate> out;
-  for (size_t k = 0; k < passes.size(); ++k) {
-    const Clock::time_point start = Clock::now();
-    for (Program& q : pass_candidates(*passes[k], p, values, divergence))
-      if (verifies(q)) out.push_back({std::move(q), k});
-    r.passes[k].seconds += seconds_since(start);
+// One round's candidates, made pass by pass as the batches reach them: a hit in an early pass ends the
+// round before later passes are generated (on a 350-node program with data, the literal pass's
+// candidates alone take a minute to make and verify). Batches span pass boundaries as before.
+class Round {
+ public:
+  Round(const std::vector<const Pass*>& passes, const Program& p, std::function<const Divergence*()> divergence, ReduceResult& r)
+      : passes_(passes), p_(p), divergence_(std::move(divergence)), r_(r), values_(reference_values(p)) {}
+
+  // Candidates at .. at+n-1 (fewer at the round's end), generating passes until they exist.
+  std::span<Candidate> take(size_t at, size_t n) {
+    while (out_.size() < at + n && next_ < passes_.size()) generate(next_++);
+    if (at >= out_.size()) return {};
+    return std::span(out_).subspan(at, std::min(n, out_.size() - at));
   }
-  return out;
-}
+  bool exhausted(size_t at) const { return at >= out_.size() && next_ == passes_.size(); }
+
+ private:
+  void generate(size_t k) {
+    const Clock::time_point start = Clock::now();
+    for (Program& q : pass_candidates(*passes_[k], p_, values_, divergence_))
+      if (verifies(q)) out_.push_back({std::move(q), k});
+    r_.passes[k].seconds += seconds_since(start);
+  }
+
+  const std::vector<const Pass*>& passes_;
+  const Program& p_;
+  const std::function<const Divergence*()> divergence_;  // a copy: callers pass lambdas
+  ReduceResult& r_;
+  const std::unordered_map<const UOp*, Scalar> values_;
+  std::vector<Candidate> out_;
+  size_t next_ = 0;
+};
 
 // A batch checked: each candidate counts as tried for its pass, and the batch's time is shared by count.
 void count_tried(std::span<const Candidate> batch, double seconds, ReduceResult& r) {
@@ -97,6 +116,15 @@ void accept(Candidate&& c, ReduceResult& r, const ReduceOptions& options) {
   if (options.log)
     options.log("reduce: step " + std::to_string(r.steps) + " (" + pass + "), " + std::to_string(program_cost(r.program).nodes) +
                 " nodes");
+}
+
+// A round's first batch. A slow plug-in server (tinygrad: 0.1 to 1 s a candidate, against a compiler
+// call's ~0.1 s) makes a batch wait for its renders, and most hits of a round come early: its rounds
+// start with small batches that double while they find nothing. A fast one (uopfuzz's own renderer
+// behind a script: 10 ms) keeps full batches, as compiler calls are then the cost. The candidates are
+// checked in the same order either way, so the steps taken are the same.
+size_t first_batch_size(const CompiledPathConfig& cfg, const ReduceOptions& options) {
+  return mean_render_seconds(cfg) > options.slow_render_s ? std::min(options.batch, options.slow_first_batch) : options.batch;
 }
 
 }  // namespace
@@ -127,22 +155,24 @@ ReduceResult reduce(const Program& p, const std::string& signature, const Compil
   bool progress = true;
   while (progress && seconds_since(start) < options.time_limit_s) {
     progress = false;
-    std::vector<Candidate> candidates = round_candidates(passes, r.program, first_divergence, r);
-    size_t at = 0;
-    for (; at < candidates.size() && !progress && seconds_since(start) < options.time_limit_s; at += options.batch) {
-      const size_t end = std::min(candidates.size(), at + options.batch);
+    Round round(passes, r.program, first_divergence, r);
+    size_t at = 0, size = first_batch_size(cfg, options);
+    for (; !progress && seconds_since(start) < options.time_limit_s; size = std::min(options.batch, size * 2)) {
+      const std::span<Candidate> candidates = round.take(at, size);
+      if (candidates.empty()) break;
+      at += candidates.size();
       std::vector<const Program*> batch;
-      for (size_t i = at; i < end; ++i) batch.push_back(&candidates[i].program);
+      for (const Candidate& c : candidates) batch.push_back(&c.program);
       const Clock::time_point checking = Clock::now();
       const std::optional<size_t> hit = first_keeping(batch, signature, cfg, r);
-      count_tried(std::span(candidates).subspan(at, end - at), seconds_since(checking), r);
+      count_tried(candidates, seconds_since(checking), r);
       // A batch the budget ended in is not trusted: its late renders fail as render-errors (no time left).
       if (hit && Clock::now() < budget_end) {
-        accept(std::move(candidates[at + *hit]), r, options);
+        accept(std::move(candidates[*hit]), r, options);
         progress = true;
       }
     }
-    r.complete = !progress && at >= candidates.size();  // a whole round, and no candidate kept the failure
+    r.complete = !progress && round.exhausted(at);  // a whole round, and no candidate kept the failure
   }
   r.observation = check({&r.program}, final_cfg).at(0).observation;
   r.seconds = seconds_since(start);

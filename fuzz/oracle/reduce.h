@@ -16,7 +16,10 @@
 namespace uf {
 
 struct ReduceOptions {
-  size_t batch = 48;                            // candidates per compiler call
+  size_t batch = 48;  // candidates per compiler call
+  // With a plug-in server slower than slow_render_s a render: a round's first batch, doubling up to `batch`.
+  size_t slow_first_batch = 4;
+  double slow_render_s = 0.05;
   double time_limit_s = 300;                    // stop early (keeping the best so far) after this long
   std::function<void(const std::string&)> log;  // progress, one line per accepted step
   std::vector<std::string> passes;              // the passes to run, by name (fuzz/oracle/passes.def); empty: every pass
