@@ -2,6 +2,7 @@
 #include "codegen/compiled_path.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 
 #include "codegen/runtime/native.h"
@@ -232,10 +233,12 @@ std::string render_source(const Program& p, const std::string& fn_name, const Co
   return r.source;
 }
 
-std::vector<std::vector<KernelOutcome>> run_compiled_on_each(const std::vector<std::vector<const Program*>>& runs,
+namespace {
+
+// run_compiled_on_each for kernels that are all different: each renders and compiles once.
+std::vector<std::vector<KernelOutcome>> run_distinct_kernels(const std::vector<std::vector<const Program*>>& runs,
                                                              const CompiledPathConfig& cfg,
                                                              const std::vector<const Analysis*>& facts) {
-  UOPFUZZ_CHECK(facts.empty() || facts.size() == runs.size());
   const size_t n = runs.size();
   std::vector<std::vector<KernelOutcome>> out(n);
   std::vector<std::vector<std::vector<NativeBuffer>>> buffers(n);
@@ -266,6 +269,40 @@ std::vector<std::vector<KernelOutcome>> run_compiled_on_each(const std::vector<s
   std::vector<const Unit*> todo;
   for (const Unit& u : units) todo.push_back(&u);
   for (const Group& g : BatchCompiler(cfg, out).run(todo)) run_group(g, runs, buffers, cfg, out);
+  return out;
+}
+
+}  // namespace
+
+// Programs with one graph (the same SINK and BUFFERs: a reduction's candidates that change data only)
+// share one kernel, rendered and compiled once and called on each one's data, as the data sets of one
+// program are (a renderer's output depends on the graph, never on the data).
+std::vector<std::vector<KernelOutcome>> run_compiled_on_each(const std::vector<std::vector<const Program*>>& runs,
+                                                             const CompiledPathConfig& cfg,
+                                                             const std::vector<const Analysis*>& facts) {
+  UOPFUZZ_CHECK(facts.empty() || facts.size() == runs.size());
+  std::map<std::pair<const UOp*, std::vector<const UOp*>>, size_t> kernel_of;
+  std::vector<std::vector<const Program*>> kernels;
+  std::vector<const Analysis*> kernel_facts;
+  std::vector<std::vector<std::pair<size_t, size_t>>> where;  // where[k][j]: the (run, data set) kernels[k][j] is
+  for (size_t i = 0; i < runs.size(); ++i) {
+    UOPFUZZ_CHECK(!runs[i].empty());
+    const auto [it, fresh] = kernel_of.try_emplace({runs[i][0]->sink, runs[i][0]->buffers}, kernels.size());
+    if (fresh) {
+      kernels.emplace_back();
+      where.emplace_back();
+      if (!facts.empty()) kernel_facts.push_back(facts[i]);
+    }
+    for (size_t j = 0; j < runs[i].size(); ++j) {
+      kernels[it->second].push_back(runs[i][j]);
+      where[it->second].emplace_back(i, j);
+    }
+  }
+  if (kernels.size() == runs.size()) return run_distinct_kernels(runs, cfg, facts);
+  std::vector<std::vector<KernelOutcome>> merged = run_distinct_kernels(kernels, cfg, kernel_facts), out(runs.size());
+  for (size_t i = 0; i < runs.size(); ++i) out[i].resize(runs[i].size());
+  for (size_t k = 0; k < kernels.size(); ++k)
+    for (size_t j = 0; j < kernels[k].size(); ++j) out[where[k][j].first][where[k][j].second] = std::move(merged[k][j]);
   return out;
 }
 
