@@ -71,5 +71,35 @@ TEST_F(PluginBatch, RenderSourceSpeaksTheBatchProtocolToo) {
   EXPECT_EQ(starts(), (std::vector<std::string>{"batch 1", "one"}));
 }
 
+// Equal outputs, value by value (NaN payloads, -0.0: same_value).
+bool same_buffers(const Program& p, const KernelOutcome& a, const KernelOutcome& b) {
+  for (const UOp* buf : p.buffers) {
+    const Values &x = a.buffers.at(buf->slot), &y = b.buffers.at(buf->slot);
+    if (x.size() != y.size()) return false;
+    for (size_t k = 0; k < x.size(); ++k)
+      if (!same_value(buf->dtype, x[k], y[k])) return false;
+  }
+  return true;
+}
+
+// A reduction's candidates that change data only: one render per graph, each run on its own data.
+TEST_F(PluginBatch, ProgramsWithOneGraphShareOneRenderAndKeepTheirOwnData) {
+  programs.resize(2);
+  std::vector<Program> zeroed(programs);
+  for (Program& p : zeroed) p.data.clear();  // every BUFFER starts as zeros
+  const std::vector<const Program*> b = {&programs[0], &zeroed[0], &programs[1], &zeroed[1]};
+  const auto shared = run_compiled(b, config(true));
+  EXPECT_EQ(starts(), std::vector<std::string>{"batch 2"});
+  bool data_matters = false;
+  for (size_t i = 0; i < b.size(); ++i) {
+    const KernelOutcome alone = run_compiled(*b[i], config(true));
+    ASSERT_EQ(alone.status, KernelStatus::ok) << alone.message;
+    ASSERT_EQ(shared[i].status, KernelStatus::ok) << shared[i].message;
+    EXPECT_TRUE(same_buffers(*b[i], shared[i], alone)) << i;
+    if (i % 2 == 1) data_matters |= !same_buffers(*b[i], shared[i], shared[i - 1]);
+  }
+  EXPECT_TRUE(data_matters) << "the zeroed copies compute what the originals do: the test shows nothing";
+}
+
 }  // namespace
 }  // namespace uf::testing
