@@ -42,7 +42,7 @@ void write_output(const std::string& path, const std::string& text);
 namespace uf::cli {
 
 // The compiled-path flags every command that compiles shares: --cc, --cflags, --renderer-cmd,
-// --renderer-batch, --renderer-protocol, --f16, --bf16, --timeout. A flag given on the command line wins;
+// --renderer-batch, --renderer-protocol, --f16, --bf16, --timeout, --render-timeout. A flag given on the command line wins;
 // otherwise a program's `meta cc/cflags/renderer/renderer_protocol/f16/bf16` (recorded when the case was
 // found) is used, so `uopfuzz run FILE` alone reproduces a corpus file's miscompile, with a plug-in spoken
 // to as it was (batch, server) and narrow floats rendered in the mode they were found in. A plug-in is
@@ -50,6 +50,7 @@ namespace uf::cli {
 struct CompiledFlags {
   std::string cc, cflags, renderer_cmd, renderer_batch, renderer_protocol, f16, bf16;
   double timeout_s = 0;
+  double render_timeout_s = 0;
   void add_to(CLI::App* app);
   CompiledPathConfig config(const Program* recorded = nullptr) const;
 

@@ -25,6 +25,10 @@ void CompiledFlags::add_to(CLI::App* app) {
       "--bf16", bf16,
       "bf16 in the built-in renderer: soft (default) or native (renders soft: no tested compiler has __bf16 arithmetic)");
   app->add_option("--timeout", timeout_s, "seconds one kernel run may take before it is a timeout")->check(CLI::PositiveNumber);
+  app->add_option("--render-timeout", render_timeout_s,
+                  "seconds one plug-in render (a process, a batch or a server request) may take before it is a render-error "
+                  "(default 60)")
+      ->check(CLI::PositiveNumber);
 }
 
 namespace {
@@ -110,6 +114,7 @@ CompiledPathConfig CompiledFlags::config(const Program* recorded) const {
   if (!cfg.renderer_cmd.empty() && (!f16.empty() || !bf16.empty()))
     throw UserError("uopfuzz: --f16 and --bf16 choose how the built-in renderer renders; a plug-in renders its own way");
   if (timeout_s > 0) cfg.timeout_s = timeout_s;
+  if (render_timeout_s > 0) cfg.render_timeout_s = render_timeout_s;
   return cfg;
 }
 

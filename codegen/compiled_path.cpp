@@ -165,12 +165,14 @@ std::vector<std::optional<std::string>> render_units(const std::vector<const Pro
     return sources;
   }
   std::vector<PluginResult> r = render_with_plugin_protocol(programs, names, cfg);
+  const bool budget_over = cfg.render_stop_at && std::chrono::steady_clock::now() >= *cfg.render_stop_at;
   for (size_t i = 0; i < programs.size(); ++i) {
     if (r[i].ok) {
       sources[i] = std::move(r[i].source);
     } else {
       out[i]->status = KernelStatus::render_error;
       out[i]->message = std::move(r[i].message);
+      out[i]->out_of_time = budget_over;
     }
   }
   return sources;

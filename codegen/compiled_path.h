@@ -64,6 +64,9 @@ struct KernelOutcome {
   int signal = 0;
   std::string message;
   std::map<int64_t, Values> buffers;  // when ok: every BUFFER by slot
+  // A plug-in render that failed once render_stop_at had passed (cut short, or never started): a
+  // render_error that says nothing about the target, so not a finding (the caller drops the program).
+  bool out_of_time = false;
 };
 
 std::vector<KernelOutcome> run_compiled(const std::vector<const Program*>& batch, const CompiledPathConfig& cfg);

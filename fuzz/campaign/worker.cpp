@@ -95,10 +95,7 @@ class Worker {
     for (size_t k = 0; k < n; ++k) seeds.push_back(program_seed(o_.seed, static_cast<uint64_t>(w_), index_ + k));
     for (uint64_t seed : seeds) programs.push_back(generate(seed, o_.policy));
     std::vector<const Program*> ptrs;
-    for (const Program& p : programs) {
-      ptrs.push_back(&p);
-      coverage_.add(p);
-    }
+    for (const Program& p : programs) ptrs.push_back(&p);
     const Stopwatch timer;
     const std::vector<Finding> found = check(ptrs, extra_inputs(programs, seeds), cfg_);
     const double dt = timer.seconds();
@@ -107,6 +104,8 @@ class Worker {
     batch.counts.batches = 1;
     for (size_t k = 0; k < n; ++k) {
       const Finding& f = found[k];
+      if (f.out_of_time) continue;  // the budget ended before its render: not checked, not counted
+      coverage_.add(programs[k]);
       batch.counts.count(f, programs[k].meta_value("observed") != nullptr);
       if (f.defined() && f.observation.verdict != Verdict::ok) ++batch.hits[f.observation.signature];
       if (f.defined() && (f.observation.verdict == Verdict::render_error || f.observation.verdict == Verdict::compile_error))
@@ -115,7 +114,7 @@ class Worker {
     send_report(fd_, batch);  // before reducing: see BatchReport
     send_report(fd_, CoverageReport{coverage_});
     for (size_t k = 0; k < n; ++k)
-      if (found[k].defined() && found[k].observation.verdict != Verdict::ok) keep(programs[k], found[k]);
+      if (found[k].defined() && !found[k].out_of_time && found[k].observation.verdict != Verdict::ok) keep(programs[k], found[k]);
     index_ += n;
     send_report(fd_, CompilerReport{compiler_stats()});
     adapt_batch_size(n, dt);

@@ -75,6 +75,9 @@ struct Finding {
   std::optional<Program> input_program;
   int64_t runs = 0;              // data sets whose kernel run was compared (none when it did not compile)
   int64_t undefined_inputs = 0;  // extra data sets skipped: the reference is UNDEFINED on them
+  // The budget (render_stop_at) ended before the plug-in rendered its kernel: not checked, so neither
+  // counted nor kept (its observation is a render_error that says nothing about the target).
+  bool out_of_time = false;
   bool defined() const { return !undefined; }
   // The program that fails as `observation` says: `checked` (the program given to check) or its copy.
   const Program& failing(const Program& checked) const { return input_program ? *input_program : checked; }

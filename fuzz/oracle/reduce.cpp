@@ -153,11 +153,11 @@ ReduceResult reduce(const Program& p, const std::string& signature, const Compil
     return &*divergence;
   };
   bool progress = true;
-  while (progress && seconds_since(start) < options.time_limit_s) {
+  while (progress && Clock::now() < budget_end) {
     progress = false;
     Round round(passes, r.program, first_divergence, r);
     size_t at = 0, size = first_batch_size(cfg, options);
-    for (; !progress && seconds_since(start) < options.time_limit_s; size = std::min(options.batch, size * 2)) {
+    for (; !progress && Clock::now() < budget_end; size = std::min(options.batch, size * 2)) {
       const std::span<Candidate> candidates = round.take(at, size);
       if (candidates.empty()) break;
       at += candidates.size();

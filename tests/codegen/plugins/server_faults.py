@@ -5,6 +5,7 @@
 #     is not JSON before the reply), wrong-id (the reply's id is off by one), refuse (an `error` reply).
 #   $UOPFUZZ_FAULT_AT_START=1: every server process exits at once, before reading a request.
 #   $UOPFUZZ_HANG_EVERY=N: each server process hangs on its N-th, 2N-th, ... request.
+#   $UOPFUZZ_RENDER_SECONDS=S: every render takes S seconds more (a slow target).
 #   $UOPFUZZ_DESCRIBE=TEXT: the handshake prints TEXT instead; =none: no handshake (protocol 1).
 #   $UOPFUZZ_BREAK_MUL=1: integer multiplication rendered as addition (as tests/fuzz/campaign/broken_renderer.sh).
 #   $UOPFUZZ_PLUGIN_COUNTER=FILE: each start appends its mode ("server", "one", "batch") to FILE.
@@ -39,6 +40,7 @@ def render(program, function):
     sys.__stdout__.flush()
   if fault == "refuse":
     raise RenderError("refused as asked")
+  time.sleep(float(os.environ.get("UOPFUZZ_RENDER_SECONDS", "0")))
   source = uopfuzz_render(program, function)
   if os.environ.get("UOPFUZZ_BREAK_MUL"):
     prelude, marker, rest = source.partition("end of prelude")

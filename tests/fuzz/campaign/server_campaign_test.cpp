@@ -1,6 +1,7 @@
 // Protocol 2 from the command line (docs/format.md section 5): naming the plug-in is enough (its handshake
 // picks server mode and adds its --without names), a malformed handshake is a usage error naming the key,
-// a campaign whose server hangs keeps its --time budget (a reduction too), and a reproducer saved in
+// a campaign whose server hangs keeps its --time budget (a reduction too) and counts no render the
+// budget cut short, and a reproducer saved in
 // server mode records it (meta renderer_protocol, target, without) and replays through a server.
 #include <gtest/gtest.h>
 
@@ -56,7 +57,7 @@ TEST(ServerCampaign, AServerThatHangsOnEveryFifthProgramKeepsTheBudget) {
   const fs::path dir = tmp.path();
   constexpr double kBudget = 20;
   const auto started = Clock::now();
-  const Ran r = run_with("fuzz --seed 3 --time 20 -q --renderer-cmd " + plugin() + " --corpus " + (dir / "corpus").string() +
+  const Ran r = run_with("fuzz --seed 3 --time 20 -q --render-timeout 2 --renderer-cmd " + plugin() + " --corpus " + (dir / "corpus").string() +
                              " --json " + (dir / "s.json").string(),
                          dir, "UOPFUZZ_HANG_EVERY=5");
   EXPECT_LE(seconds_since(started), kBudget + 3) << r.out;
@@ -71,6 +72,24 @@ TEST(ServerCampaign, AServerThatHangsOnEveryFifthProgramKeepsTheBudget) {
   const auto start = nlohmann::json::parse(events[0]);
   EXPECT_EQ(start["renderer_protocol"], "server");
   EXPECT_EQ(start["target"]["name"], "server-faults");
+}
+
+// A render the budget cuts short says nothing about the target: the server hangs on its fifth request
+// (with the 60 s render timeout, until the budget's render stop), so of the first batch's valid programs 4
+// are rendered and checked; the fifth, cut short, and the three never sent are neither counted nor saved.
+TEST(ServerCampaign, ProgramsTheBudgetLeftUnrenderedAreNotFindings) {
+  TempDir tmp{"uopfuzz-server-cut"};
+  const fs::path dir = tmp.path();
+  const Ran r = run_with("fuzz --seed 3 --time 12 -q --renderer-cmd " + plugin() + " --corpus " + (dir / "corpus").string() +
+                             " --json " + (dir / "s.json").string(),
+                         dir, "UOPFUZZ_HANG_EVERY=5");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto s = nlohmann::json::parse(read_text(dir / "s.json"));
+  EXPECT_EQ(s["valid"].get<int64_t>(), 4) << s.dump(2);  // programs whose reference is UNDEFINED are not rendered
+  EXPECT_EQ(s["render_errors"].get<int64_t>(), 0) << s.dump(2);
+  EXPECT_TRUE(s["saved"].empty()) << s.dump(2);
+  const std::string counted = " of " + std::to_string(s["programs"].get<int64_t>()) + " programs";
+  EXPECT_NE(s["coverage"].get<std::string>().find(counted), std::string::npos) << s.dump(2);  // coverage counts alike
 }
 
 // A reduction keeps its --time budget too: a server that dies at every start backs off (up to 5 s a
