@@ -1,4 +1,5 @@
 // `uopfuzz render`, `uopfuzz run` and `uopfuzz replay`: one program through the compiled path.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -6,7 +7,9 @@
 #include "codegen/runtime/compiler.h"
 #include "codegen/runtime/fp_flags.h"
 #include "fuzz/gen/policy.h"
+#include "codegen/standalone.h"
 #include "fuzz/oracle/oracle.h"
+#include "interp/interp.h"
 
 namespace uf::cli {
 
@@ -181,6 +184,46 @@ int run_replay(const RunOptions& o) {
   return obs->verdict == Verdict::ok ? kOk : kFailure;
 }
 
+struct ExportOptions {
+  std::string file, as = "c", out;
+  CompiledFlags flags;
+};
+
+// How the exported file is built and what it shows, for its first lines.
+std::vector<std::string> export_header(const Program& p, const ExportOptions& o, const CompiledPathConfig& cfg) {
+  const std::string name = o.out.empty() ? "repro.c" : std::filesystem::path(o.out).filename().string();
+  std::vector<std::string> h = {"A standalone reproducer, exported by `uopfuzz export` from " + o.file + ": it needs nothing of uopfuzz."};
+  if (const std::string* sig = p.meta_value("signature")) {
+    const std::string* status = p.meta_value("status");
+    h.push_back("Found as `" + *sig + "`" + (status ? ", status " + *status : "") + ".");
+  }
+  h.push_back("Kernel: " + (cfg.renderer_cmd.empty() ? std::string("uopfuzz's built-in renderer") : "renderer `" + cfg.renderer_cmd + "`") +
+              "; compiler: " + compiler_id(cfg.cc).version_line() + ".");
+  h.push_back("Build: " + cfg.cc + " " + cfg.cflags + " -fPIC -o repro " + name + " -lm");
+  h.push_back("Run:   ./repro  (exit 0: every buffer agrees with the reference; 1: the first difference of each buffer is printed)");
+  return h;
+}
+
+int run_export(const ExportOptions& o) {
+  if (o.as != "c") throw UserError("uopfuzz export: --as '" + o.as + "': expected c");
+  const Program p = load_program(o.file);
+  const CompiledPathConfig cfg = o.flags.config(&p);
+  RefResult ref = interpret(p);
+  if (ref.undefined)
+    throw UserError(o.file + ": the reference is UNDEFINED at " + p.node_name(ref.undefined->node) + " (" + ref.undefined->reason +
+                    "): nothing to reproduce");
+  StandaloneC s;
+  try {
+    s.kernel_source = render_source(p, s.fn_name, cfg);
+  } catch (const UserError& e) {
+    throw UserError(o.file + ": the target does not render it, so there is no C to export (a render-error):\n" + e.what());
+  }
+  s.expected = std::move(ref.buffers);
+  s.header = export_header(p, o, cfg);
+  write_output(o.out, standalone_c(p, s));
+  return kOk;
+}
+
 }  // namespace
 
 std::vector<Command> compiled_commands(CLI::App& app) {
@@ -201,7 +244,16 @@ std::vector<Command> compiled_commands(CLI::App& app) {
   replay->add_option("FILE", replay_opts->file, "corpus file (.uop)")->required();
   replay_opts->flags.add_to(replay);
 
+  auto export_opts = std::make_shared<ExportOptions>();
+  CLI::App* exp = app.add_subcommand(
+      "export", "Write a standalone reproducer: the target's kernel and a main that checks it against the reference");
+  exp->add_option("FILE", export_opts->file, "program file (.uop)")->required();
+  exp->add_option("--as", export_opts->as, "what to write: c (one C file: the kernel, the data, the expected bytes)");
+  exp->add_option("-o,--out", export_opts->out, "write it here (default stdout)");
+  export_opts->flags.add_to(exp);
+
   return {{render, [render_opts] { return run_render(*render_opts); }},
+          {exp, [export_opts] { return run_export(*export_opts); }},
           {run, [run_opts] { return run_run(*run_opts); }},
           {replay, [replay_opts] { return run_replay(*replay_opts); }}};
 }

@@ -22,6 +22,23 @@ struct Unit {
   std::string source;  // built-in: the function alone; plug-in: a whole translation unit
 };
 
+// A plug-in's renders as one translation unit (its handshake's one_unit): the whole lines they all begin
+// with (a prelude) once, then the rest of each. Alone, each unit is still exactly the plug-in's output.
+std::string one_unit(const std::vector<const Unit*>& units) {
+  const std::string& first = units[0]->source;
+  size_t common = first.size();
+  for (const Unit* u : units)
+    common = static_cast<size_t>(std::mismatch(first.begin(), first.begin() + static_cast<std::ptrdiff_t>(std::min(common, u->source.size())),
+                                               u->source.begin())
+                                     .first -
+                                 first.begin());
+  const size_t line_end = common == 0 ? std::string::npos : first.rfind('\n', common - 1);
+  const size_t prefix = line_end == std::string::npos ? 0 : line_end + 1;
+  std::string tu = first.substr(0, prefix);
+  for (const Unit* u : units) tu += "\n" + u->source.substr(prefix);
+  return tu;
+}
+
 struct Group {
   std::string so_path;
   std::vector<const Unit*> units;
@@ -49,6 +66,8 @@ class BatchCompiler {
       std::string tu = render_prelude(cfg_.render);
       for (const Unit* u : units) tu += "\n" + u->source;
       s.push_back(std::move(tu));
+    } else if (cfg_.renderer_description.one_unit && units.size() > 1) {
+      s.push_back(one_unit(units));
     } else {
       for (const Unit* u : units) s.push_back(u->source);
     }

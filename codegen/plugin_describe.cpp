@@ -93,6 +93,10 @@ std::optional<PluginDescription> parse_description(const std::string& json, cons
   d.target.name = field(target, "target.name", T::string, "a string", cmd).get<std::string>();
   d.target.version = field(target, "target.version", T::string, "a string", cmd).get<std::string>();
   d.without = strings(field(j, "without", T::array, "a list", cmd), "without", cmd);
+  if (const auto it = j.find("one_unit"); it != j.end()) {  // optional
+    if (!it->is_boolean()) malformed(cmd, "one_unit", "must be true or false");
+    d.one_unit = it->get<bool>();
+  }
   return d;
 }
 

@@ -24,6 +24,9 @@ struct PluginDescription {
   std::string language;                 // of its renders: "c"
   PluginTarget target;
   std::vector<std::string> without;  // --without names of what the target cannot take (unchecked here)
+  // "one_unit": true: its renders of one batch may be compiled as one translation unit (the lines they
+  // all begin with once, then the rest of each), which saves a compiler front end per program.
+  bool one_unit = false;
 
   // The mode uopfuzz uses: the first of server, batch, program that it serves.
   RendererProtocol best_mode() const;

@@ -299,16 +299,21 @@ def uopfuzz_render(program, function):
 class Plugin:
   """render(program, function) -> C source, or raise RenderError. name, version (a string, or a function
   giving one, called only by the handshake) and without describe the target for the handshake; without a
-  name there is none (protocol 1)."""
+  name there is none (protocol 1). one_unit=True tells uopfuzz that the renders of a batch may be compiled
+  as one translation unit (their common leading lines once): true when they differ only after a prelude
+  they share, and define nothing two kernels would both define differently."""
 
-  def __init__(self, render, name=None, version="", without=(), modes=MODES, language="c"):
+  def __init__(self, render, name=None, version="", without=(), modes=MODES, language="c", one_unit=False):
     self.render, self.name, self.version, self.without, self.modes, self.language = render, name, version, list(without), list(modes), language
+    self.one_unit = one_unit
     self.prog = os.path.splitext(os.path.basename(sys.argv[0]))[0] or "plugin"
 
   def describe(self):
     version = self.version() if callable(self.version) else self.version
-    return {"protocol": PROTOCOL, "modes": self.modes, "language": self.language,
-            "target": {"name": self.name, "version": str(version)}, "without": self.without}
+    d = {"protocol": PROTOCOL, "modes": self.modes, "language": self.language,
+         "target": {"name": self.name, "version": str(version)}, "without": self.without}
+    if self.one_unit: d["one_unit"] = True
+    return d
 
   def render_text(self, text, function, path=None):
     """(source, None) or (None, error) for one program: what a batch line or a server request gets."""

@@ -135,8 +135,12 @@ ReduceResult reduce(const Program& p, const std::string& signature, const Compil
   // The candidates' renders end with the budget too (a plug-in that hangs or backs off must not carry a
   // reduction past it); the final check of the result is given the plain render timeout.
   CompiledPathConfig cfg = final_cfg;
-  const Clock::time_point budget_end =
-      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::min(options.time_limit_s, 1e7)));
+  auto seconds = [](double s) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); };
+  Clock::time_point budget_end = start + seconds(std::min(options.time_limit_s, 1e7));
+  // When the caller's renders stop at a moment (a campaign's --time), the result's own check must still
+  // render before it: the candidates stop earlier by a few renders (else a finished reduction is lost).
+  if (final_cfg.render_stop_at)
+    budget_end = std::min(budget_end, *final_cfg.render_stop_at - seconds(std::max(2.0, 3 * mean_render_seconds(final_cfg))));
   cfg.render_stop_at = cfg.render_stop_at ? std::min(*cfg.render_stop_at, budget_end) : budget_end;
   const std::vector<const Pass*> passes = passes_named(options.passes);
   ReduceResult r;

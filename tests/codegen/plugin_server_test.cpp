@@ -54,6 +54,28 @@ TEST_F(PluginServerTest, OneServerGivesTheBuiltInRenderersResults) {
   EXPECT_EQ(starts(), std::vector<std::string>{});  // the same server still
 }
 
+// one_unit (the handshake's promise that a batch's renders may share one translation unit): the same
+// results as one file per render, a refused program still only its own render-error.
+TEST_F(PluginServerTest, OneUnitGivesTheResultsOfOneFilePerRender) {
+  programs[2].set_meta("fault", "refuse");
+  CompiledPathConfig one = config();
+  one.renderer_description = describe_plugin(plugin());
+  ASSERT_TRUE(one.renderer_description.one_unit);
+  const auto merged = run_compiled(batch(), one);
+  const auto apart = run_compiled(batch(), config());
+  for (size_t i = 0; i < programs.size(); ++i) {
+    ASSERT_EQ(status_name(merged[i].status), status_name(apart[i].status)) << i << ": " << merged[i].message;
+    if (i == 2) {
+      EXPECT_EQ(merged[i].status, KernelStatus::render_error);
+      continue;
+    }
+    ASSERT_EQ(merged[i].status, KernelStatus::ok) << merged[i].message;
+    for (const UOp* b : programs[i].buffers)
+      for (size_t k = 0; k < merged[i].buffers.at(b->slot).size(); ++k)
+        EXPECT_TRUE(same_value(b->dtype, merged[i].buffers.at(b->slot)[k], apart[i].buffers.at(b->slot)[k])) << i;
+  }
+}
+
 struct Fault {
   const char* name;
   const char* says;  // in the render-error's message
@@ -121,6 +143,7 @@ TEST_F(PluginServerTest, TheHandshakeDescribesThePlugin) {
   EXPECT_TRUE(d.serves(RendererProtocol::batch));
   EXPECT_EQ(d.target.text(), "server-faults 1.0");
   EXPECT_EQ(d.without, std::vector<std::string>{"mulacc"});
+  EXPECT_TRUE(d.one_unit);
   ::setenv("UOPFUZZ_DESCRIBE", "none", 1);
   EXPECT_EQ(describe_plugin(plugin()).protocol, 1);  // no handshake: protocol 1
   EXPECT_EQ(describe_plugin("sh -c 'echo void kernel0'").protocol, 1);
@@ -136,6 +159,8 @@ TEST_F(PluginServerTest, AMalformedHandshakeNamesTheKey) {
   const std::string ok_rest = R"("language": "c", "target": {"name": "t", "version": "1"}, "without": []})";
   EXPECT_EQ(parse_description("not json", "p"), std::nullopt);
   EXPECT_TRUE(parse_description(R"({"protocol": 2, "modes": ["batch"], )" + ok_rest, "p"));
+  EXPECT_FALSE(parse_description(R"({"protocol": 2, "modes": ["batch"], )" + ok_rest, "p")->one_unit);
+  EXPECT_NE(error(R"({"protocol": 2, "modes": ["server"], "one_unit": "yes", )" + ok_rest).find("'one_unit'"), std::string::npos);
   EXPECT_NE(error(R"({"protocol": 3, "modes": ["server"], )" + ok_rest).find("protocol 3"), std::string::npos);
   EXPECT_NE(error(R"({"protocol": "2", "modes": ["server"], )" + ok_rest).find("'protocol'"), std::string::npos);
   EXPECT_NE(error(R"({"protocol": 2, "modes": [], )" + ok_rest).find("'modes'"), std::string::npos);

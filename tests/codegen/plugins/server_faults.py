@@ -70,4 +70,4 @@ if __name__ == "__main__":
     if describe == "none": sys.exit(2)
     print(describe)
     sys.exit(0)
-  FaultyPlugin(name="server-faults", version="1.0", without=["mulacc"], render=render).main()
+  FaultyPlugin(name="server-faults", version="1.0", without=["mulacc"], render=render, one_unit=True).main()

@@ -34,4 +34,4 @@ def render(program, name):
 
 
 if __name__ == "__main__":
-    Plugin(render=render, name="f64_constants_as_float").main()
+    Plugin(render=render, name="f64_constants_as_float", one_unit=True).main()

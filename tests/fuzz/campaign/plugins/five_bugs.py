@@ -8,7 +8,8 @@
 #  4. u32 SHL shifts by the amount modulo 32, as x86 does (the reference gives 0 for 32 and more): `mismatch SHL u32`;
 #  5. CAST f64 -> f32 rounds toward zero instead of to nearest: `mismatch CAST f64>f32`.
 # Bugs 2-5 replace a helper for the kernel only, by a macro after the prelude; bug 1 rewrites the kernel's
-# literals. Speaks both plug-in protocols of protocol 1 (plugins/uopfuzz_plugin.py).
+# literals. Speaks protocol 2 through the SDK (plugins/uopfuzz_plugin.py); its handshake says one_unit, as its
+# renders differ only after the prelude and the overrides they all share.
 import os
 import re
 import sys
@@ -47,4 +48,4 @@ def render(program, name):
 
 
 if __name__ == "__main__":
-    Plugin(render=render).main()
+    Plugin(render=render, name="five_bugs", one_unit=True).main()

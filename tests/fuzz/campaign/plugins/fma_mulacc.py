@@ -43,4 +43,4 @@ def render(program, name):
 
 
 if __name__ == "__main__":
-    Plugin(render=render, name="fma_mulacc").main()
+    Plugin(render=render, name="fma_mulacc", one_unit=True).main()

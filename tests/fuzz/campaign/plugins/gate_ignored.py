@@ -61,4 +61,4 @@ def render(program, name):
 
 
 if __name__ == "__main__":
-    Plugin(render=render, name="gate_ignored").main()
+    Plugin(render=render, name="gate_ignored", one_unit=True).main()
