@@ -38,6 +38,7 @@ void write_output(const std::string& path, const std::string& text);
 }  // namespace uf::cli
 
 #include "codegen/compiled_path.h"
+#include "codegen/standalone.h"
 
 namespace uf::cli {
 
@@ -57,5 +58,10 @@ struct CompiledFlags {
  private:
   void resolve_renderer(CompiledPathConfig& cfg, const Program* recorded) const;
 };
+
+// The standalone reproducer of `p` (file: where it was read, for messages; out: the C file's path, for
+// its Build line) under `cfg`: `export --as c` writes it, `reduce --c` reduces its kernel. UserError
+// when the reference is UNDEFINED or the target does not render p.
+StandaloneC make_standalone(const Program& p, const std::string& file, const std::string& out, const CompiledPathConfig& cfg);
 
 }  // namespace uf::cli

@@ -2,14 +2,15 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "cli/cli.h"
 #include "codegen/runtime/compiler.h"
 #include "codegen/runtime/fp_flags.h"
 #include "fuzz/gen/policy.h"
-#include "codegen/standalone.h"
 #include "fuzz/oracle/oracle.h"
 #include "interp/interp.h"
+#include "uopfuzz_version.h"
 
 namespace uf::cli {
 
@@ -121,14 +122,68 @@ CompiledPathConfig CompiledFlags::config(const Program* recorded) const {
   return cfg;
 }
 
+StandaloneC make_standalone(const Program& p, const std::string& file, const std::string& out, const CompiledPathConfig& cfg) {
+  RefResult ref = interpret(p);
+  if (ref.undefined)
+    throw UserError(file + ": the reference is UNDEFINED at " + p.node_name(ref.undefined->node) + " (" + ref.undefined->reason +
+                    "): nothing to reproduce");
+  StandaloneC s;
+  try {
+    s.kernel_source = render_source(p, s.fn_name, cfg);
+  } catch (const UserError& e) {
+    throw UserError(file + ": the target does not render it, so there is no C to export (a render-error):\n" + e.what());
+  }
+  s.expected = std::move(ref.buffers);
+  const std::string name = out.empty() ? "repro.c" : std::filesystem::path(out).filename().string();
+  s.header = {"A standalone reproducer, exported by `uopfuzz export` from " + file + ": it needs nothing of uopfuzz."};
+  if (const std::string* sig = p.meta_value("signature")) {
+    const std::string* status = p.meta_value("status");
+    s.header.push_back("Found as `" + *sig + "`" + (status ? ", status " + *status : "") + ".");
+  }
+  s.header.push_back("Kernel: " +
+                     (cfg.renderer_cmd.empty() ? std::string("uopfuzz's built-in renderer") : "renderer `" + cfg.renderer_cmd + "`") +
+                     "; compiler: " + compiler_id(cfg.cc).version_line() + ".");
+  s.header.push_back("Build: " + cfg.cc + " " + cfg.cflags + " -fPIC -o repro " + name + " -lm");
+  s.header.push_back(
+      "Run:   ./repro  (exit 0: every buffer agrees with the reference; 1: the first difference of each buffer is printed)");
+  return s;
+}
+
 namespace {
 
 struct RunOptions {
   std::string file, name = "kernel";
   CompiledFlags flags;
+  bool describe = false, serve = false;  // render as a protocol-2 plug-in
 };
 
+// `uopfuzz render-plugin`: a protocol-2 plug-in (docs/format.md section 5) of the built-in renderer: the
+// handshake, and server mode, one JSON request a line. A pass-through that costs no process a render,
+// to measure what the protocol itself costs against the built-in path.
+int serve_builtin_renderer(const RunOptions& o) {
+  if (o.describe) {
+    std::cout << nlohmann::json{{"protocol", 2}, {"modes", {"server", "program"}}, {"language", "c"},
+                                {"target", {{"name", "uopfuzz-render-plugin"}, {"version", UOPFUZZ_VERSION}}},
+                                {"without", nlohmann::json::array()}, {"one_unit", true}}
+              << "\n";
+    return kOk;
+  }
+  const RenderOptions opts = o.flags.config().render;
+  for (std::string line; std::getline(std::cin, line);) {
+    const nlohmann::json request = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!request.is_object() || !request.contains("id")) throw UserError("uopfuzz render --uopfuzz-serve: not a request: " + line.substr(0, 200));
+    nlohmann::json reply = {{"id", request["id"]}};
+    try {
+      reply["source"] = render_c(parse_program(request.value("program", ""), "<request>"), request.value("function", "kernel"), opts);
+    } catch (const UserError& e) { reply["error"] = e.what(); }
+    std::cout << reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n" << std::flush;
+  }
+  return kOk;
+}
+
 int run_render(const RunOptions& o) {
+  if (o.describe || o.serve) return serve_builtin_renderer(o);
+  if (o.file.empty()) throw UserError("FILE is required");
   const Program p = load_program(o.file);
   std::cout << render_source(p, o.name, o.flags.config());
   return kOk;
@@ -189,38 +244,11 @@ struct ExportOptions {
   CompiledFlags flags;
 };
 
-// How the exported file is built and what it shows, for its first lines.
-std::vector<std::string> export_header(const Program& p, const ExportOptions& o, const CompiledPathConfig& cfg) {
-  const std::string name = o.out.empty() ? "repro.c" : std::filesystem::path(o.out).filename().string();
-  std::vector<std::string> h = {"A standalone reproducer, exported by `uopfuzz export` from " + o.file + ": it needs nothing of uopfuzz."};
-  if (const std::string* sig = p.meta_value("signature")) {
-    const std::string* status = p.meta_value("status");
-    h.push_back("Found as `" + *sig + "`" + (status ? ", status " + *status : "") + ".");
-  }
-  h.push_back("Kernel: " + (cfg.renderer_cmd.empty() ? std::string("uopfuzz's built-in renderer") : "renderer `" + cfg.renderer_cmd + "`") +
-              "; compiler: " + compiler_id(cfg.cc).version_line() + ".");
-  h.push_back("Build: " + cfg.cc + " " + cfg.cflags + " -fPIC -o repro " + name + " -lm");
-  h.push_back("Run:   ./repro  (exit 0: every buffer agrees with the reference; 1: the first difference of each buffer is printed)");
-  return h;
-}
-
 int run_export(const ExportOptions& o) {
   if (o.as != "c") throw UserError("uopfuzz export: --as '" + o.as + "': expected c");
   const Program p = load_program(o.file);
   const CompiledPathConfig cfg = o.flags.config(&p);
-  RefResult ref = interpret(p);
-  if (ref.undefined)
-    throw UserError(o.file + ": the reference is UNDEFINED at " + p.node_name(ref.undefined->node) + " (" + ref.undefined->reason +
-                    "): nothing to reproduce");
-  StandaloneC s;
-  try {
-    s.kernel_source = render_source(p, s.fn_name, cfg);
-  } catch (const UserError& e) {
-    throw UserError(o.file + ": the target does not render it, so there is no C to export (a render-error):\n" + e.what());
-  }
-  s.expected = std::move(ref.buffers);
-  s.header = export_header(p, o, cfg);
-  write_output(o.out, standalone_c(p, s));
+  write_output(o.out, standalone_c(p, make_standalone(p, o.file, o.out, cfg)));
   return kOk;
 }
 
@@ -231,6 +259,16 @@ std::vector<Command> compiled_commands(CLI::App& app) {
   CLI::App* render = app.add_subcommand("render", "Print the C source the compiled path uses");
   render->add_option("FILE", render_opts->file, "program file (.uop)")->required();
   render->add_option("--name", render_opts->name, "kernel function name (default kernel)");
+
+  // Not flags of `render`: a script that passes its arguments on to `uopfuzz render` would answer the
+  // handshake by accident.
+  auto plugin_opts = std::make_shared<RunOptions>();
+  CLI::App* plugin = app.add_subcommand(
+      "render-plugin", "The built-in renderer as a protocol-2 plug-in: --uopfuzz-describe, --uopfuzz-serve, or FILE NAME");
+  plugin->add_option("FILE", plugin_opts->file, "program file (.uop), with NAME: the one-program protocol");
+  plugin->add_option("NAME", plugin_opts->name, "kernel function name");
+  plugin->add_flag("--uopfuzz-describe", plugin_opts->describe, "print the protocol-2 handshake");
+  plugin->add_flag("--uopfuzz-serve", plugin_opts->serve, "serve render requests on stdin (protocol 2's server mode)");
   render_opts->flags.add_to(render);
 
   auto run_opts = std::make_shared<RunOptions>();
@@ -253,6 +291,7 @@ std::vector<Command> compiled_commands(CLI::App& app) {
   export_opts->flags.add_to(exp);
 
   return {{render, [render_opts] { return run_render(*render_opts); }},
+          {plugin, [plugin_opts] { return run_render(*plugin_opts); }},
           {exp, [export_opts] { return run_export(*export_opts); }},
           {run, [run_opts] { return run_run(*run_opts); }},
           {replay, [replay_opts] { return run_replay(*replay_opts); }}};

@@ -128,7 +128,11 @@ std::string standalone_c(const Program& p, const StandaloneC& s) {
   for (const std::string& line : s.header) out += comment(line);
   out += "\n/* ---- the kernel, as the target rendered it ---- */\n" + s.kernel_source;
   if (!s.kernel_source.empty() && s.kernel_source.back() != '\n') out += "\n";
-  out += kDriver;
+  return out + standalone_driver(p, s);
+}
+
+std::string standalone_driver(const Program& p, const StandaloneC& s) {
+  std::string out = kDriver;
   const std::vector<NativeBuffer> in = program_buffers(p);
   std::string body, args, checks;
   for (size_t b = 0; b < p.buffers.size(); ++b) {

@@ -23,5 +23,7 @@ struct StandaloneC {
 };
 
 std::string standalone_c(const Program& p, const StandaloneC& s);
+// Its driver alone (what follows the kernel): for a C reducer, which must change the kernel only.
+std::string standalone_driver(const Program& p, const StandaloneC& s);
 
 }  // namespace uf

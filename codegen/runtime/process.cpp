@@ -83,6 +83,12 @@ std::string find_executable(const std::string& name) {
   }
 }
 
+std::string shell_quote(std::string_view s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 std::vector<std::string> split_command(std::string_view cmd) {
   std::vector<std::string> words;
   std::string cur;

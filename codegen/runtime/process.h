@@ -68,6 +68,8 @@ struct Interrupted : std::runtime_error {
 // words; '...' is literal; "..." keeps blanks and honours \" \\ \$ \`; a backslash outside quotes
 // escapes the next character. No expansion of any kind. Throws UserError on an unbalanced quote.
 std::vector<std::string> split_command(std::string_view cmd);
+// The inverse, for scripts uopfuzz writes: `s` as one shell word ('...', with ' as '\'').
+std::string shell_quote(std::string_view s);
 
 // The absolute path of `name` (searched in PATH when it has no '/'), or "" if there is no such
 // executable file.

@@ -214,4 +214,6 @@ def render_program(program, fname):
 
 
 if __name__ == "__main__":
-  Plugin(name="tinygrad", version=tinygrad_version, without=WITHOUT, render=render_program).main()
+  # one_unit: a kernel is typedefs (the same text for the same vector type), a static kernel and its
+  # uniquely named wrapper, so a batch of them compiles as one translation unit.
+  Plugin(name="tinygrad", version=tinygrad_version, without=WITHOUT, render=render_program, one_unit=True).main()

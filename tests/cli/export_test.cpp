@@ -118,5 +118,34 @@ TEST_F(Export, NothingToExportIsExitTwoWithTheReason) {
   EXPECT_FALSE(fs::exists(dir / "repro.c"));  // nothing half-written
 }
 
+// reduce --c: C-Vise on the exported kernel. A kernel that stores 42 where the program stores 1 when
+// optimised (a stand-in for wrong code) keeps its wrong store; one that stores 42 at every level (the
+// renderer's bug, not the compiler's), or divides by zero (undefined behaviour), is refused.
+TEST_F(Export, ReduceCKeepsTheFailureAndRefusesUndefinedBehaviour) {
+  if (std::system("command -v cvise > /dev/null") != 0) GTEST_SKIP() << "cvise not installed (tools/setup installs it)";
+  auto program = [&](const std::string& behaviour) {
+    return file(behaviour + ".uop", "uops 1\nmeta behaviour = " + behaviour +
+                                        "\n%0 = BUFFER f32[1] slot=0\n%1 = CONST i32 0\n%2 = INDEX f32 %0 %1\n"
+                                        "%3 = CONST f32 1.0\n%4 = STORE void %2 %3\n%5 = SINK void %4\n");
+  };
+  const std::string behave = " --renderer-cmd " + source_path("tests/codegen/plugins/behave.sh");
+  Ran r = run_uopfuzz_isolated("reduce --c " + program("optimized42") + behave + " --time 20 -o " + (dir / "repro.c").string(),
+                               dir / "cache");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const std::string text = read_text(dir / "repro.c");
+  EXPECT_NE(text.find("Reduced with C-Vise"), std::string::npos) << text;
+  const Built b = build_and_run();
+  ASSERT_TRUE(b.compiled) << read_text(dir / "build.log");
+  EXPECT_EQ(b.exit_code, 1) << b.out;
+  EXPECT_EQ(b.out, "p0[0] = 42 expected 1\n");  // the same wrong value, not just some difference
+  r = run_uopfuzz_isolated("reduce --c " + program("fpe") + behave + " --time 20 -o " + (dir / "fpe.c").string(), dir / "cache");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("undefined behaviour"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(dir / "fpe.c"));
+  r = run_uopfuzz_isolated("reduce --c " + program("store42") + behave + " --time 20 -o " + (dir / "s.c").string(), dir / "cache");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("the bug is the renderer's"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace uf::testing

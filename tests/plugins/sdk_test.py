@@ -138,6 +138,13 @@ class Modes(unittest.TestCase):
     self.assertEqual(d["target"], {"name": "sdk-test", "version": "1.0"})
     self.assertEqual(d["without"], ["mulacc"])
 
+  def test_describe_one_unit_only_when_promised(self):
+    code = ("import sys; sys.path.insert(0, %r); from uopfuzz_plugin import Plugin; "
+            "Plugin(name='t', render=None, one_unit=True).main()") % os.path.join(ROOT, "plugins")
+    r = subprocess.run([sys.executable, "-B", "-c", code, "--uopfuzz-describe"], capture_output=True, text=True)
+    self.assertEqual(r.returncode, 0, r.stderr)
+    self.assertIs(json.loads(r.stdout)["one_unit"], True)
+
   def test_protocol_1_plugin_has_no_handshake(self):
     code = "import sys; sys.path.insert(0, %r); from uopfuzz_plugin import Plugin; Plugin(render=None).main()" % os.path.join(ROOT, "plugins")
     r = subprocess.run([sys.executable, "-B", "-c", code, "--uopfuzz-describe"], capture_output=True, text=True)

@@ -16,6 +16,8 @@ case "$b" in
   abort) printf '#include <stdlib.h>\nvoid %s(float* data0) { abort(); }\n' "$fn" ;;
   loop) printf 'void %s(float* data0) { volatile int x = 0; for (;;) x++; }\n' "$fn" ;;
   nosym) printf 'void not_%s(float* data0) { data0[0] = 1.0f; }\n' "$fn" ;;
+  # right at -O0, 42 when optimising: a stand-in for a compiler's wrong code, without undefined behaviour
+  optimized42) printf '#ifdef __OPTIMIZE__\n#define V 42.0f\n#else\n#define V 1.0f\n#endif\nvoid %s(float* data0) { data0[0] = V; }\n' "$fn" ;;
   wild) printf 'void %s(float* data0) { for (long i = 1; i < (1L << 40); i *= 2) ((volatile float*)data0)[i] = 1.0f; }\n' "$fn" ;;
   *) printf 'void %s(float* data0) { data0[0] = 42.0f; }\n' "$fn" ;;
 esac

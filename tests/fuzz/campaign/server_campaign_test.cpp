@@ -108,6 +108,22 @@ TEST(ServerCampaign, AReductionKeepsItsBudgetWhenTheServerCannotStart) {
   EXPECT_NE(r.out.find("fails as `render-error`"), std::string::npos) << r.out;
 }
 
+// `uopfuzz render-plugin` is a protocol-2 plug-in of the built-in renderer: a positive control of the
+// whole protocol (handshake, server mode, one_unit), which must find nothing.
+TEST(ServerCampaign, UopfuzzRenderPluginServesTheBuiltInRendererAndFindsNothing) {
+  TempDir tmp{"uopfuzz-render-server"};
+  const fs::path dir = tmp.path();
+  const Ran r = run_with("fuzz --seed 5 --count 96 -q --renderer-cmd '" + uopfuzz_binary() + " render-plugin' --corpus " +
+                             (dir / "corpus").string() + " --json " + (dir / "s.json").string(),
+                         dir);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto s = nlohmann::json::parse(read_text(dir / "s.json"));
+  EXPECT_EQ(s["programs"].get<int64_t>(), 96) << s.dump(2);
+  EXPECT_EQ(s["target"]["name"], "uopfuzz-render-plugin") << s.dump(2);
+  EXPECT_EQ(s["target"]["mode"], "server") << s.dump(2);
+  EXPECT_TRUE(s["saved"].empty()) << s.dump(2);
+}
+
 TEST(ServerCampaign, AReproducerSavedInServerModeReplaysThroughAServer) {
   TempDir tmp{"uopfuzz-server-replay"};
   const fs::path dir = tmp.path();
