@@ -46,7 +46,8 @@ std::string failure_check(const CReduceSpec& s, const std::string& want) {
     const std::string valid = is_clang(s.cc) ? "gcc" : "clang";  // valid C: another compiler takes it
     return cc + " -fPIC -c -o repro.o repro.c > build.log 2>&1 && fail 'it compiles'\n"
                 "grep -Eq " + shell_quote(pattern) + " build.log || fail 'the compiler fails otherwise'\n" +
-           valid + " -O0 -w -c -o valid.o repro.c > valid.log 2>&1 || fail '" + valid + " -O0 rejects it (not valid C)'\n";
+           valid + " -O0 -Werror=implicit-function-declaration -Werror=implicit-int -Werror=return-type -c -o valid.o repro.c > "
+                   "valid.log 2>&1 || fail '" + valid + " -O0 rejects it (not valid C)'\n";
   }
   std::string check = cc + " -fPIC -o repro repro.c -lm > build.log 2>&1 || fail 'it does not build'\n"
                            "timeout 10 ./repro > run.log 2>&1; status=$?\n";
