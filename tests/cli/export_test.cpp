@@ -129,7 +129,7 @@ TEST_F(Export, ReduceCKeepsTheFailureAndRefusesUndefinedBehaviour) {
                                         "%3 = CONST f32 1.0\n%4 = STORE void %2 %3\n%5 = SINK void %4\n");
   };
   const std::string behave = " --renderer-cmd " + source_path("tests/codegen/plugins/behave.sh");
-  Ran r = run_uopfuzz_isolated("reduce --c " + program("optimized42") + behave + " --time 20 -o " + (dir / "repro.c").string(),
+  Ran r = run_uopfuzz_isolated("reduce --c " + program("optimized42") + behave + " --time 8 -o " + (dir / "repro.c").string(),
                                dir / "cache");
   ASSERT_EQ(r.code, 0) << r.out;
   const std::string text = read_text(dir / "repro.c");
