@@ -9,6 +9,7 @@
 #include "codegen/runtime/fp_flags.h"
 #include "fuzz/gen/policy.h"
 #include "fuzz/oracle/oracle.h"
+#include "fuzz/oracle/standalone_run.h"
 #include "interp/interp.h"
 #include "uopfuzz_version.h"
 
@@ -123,17 +124,10 @@ CompiledPathConfig CompiledFlags::config(const Program* recorded) const {
 }
 
 StandaloneC make_standalone(const Program& p, const std::string& file, const std::string& out, const CompiledPathConfig& cfg) {
-  RefResult ref = interpret(p);
-  if (ref.undefined)
-    throw UserError(file + ": the reference is UNDEFINED at " + p.node_name(ref.undefined->node) + " (" + ref.undefined->reason +
-                    "): nothing to reproduce");
   StandaloneC s;
   try {
-    s.kernel_source = render_source(p, s.fn_name, cfg);
-  } catch (const UserError& e) {
-    throw UserError(file + ": the target does not render it, so there is no C to export (a render-error):\n" + e.what());
-  }
-  s.expected = std::move(ref.buffers);
+    s = standalone_for(p, cfg);
+  } catch (const UserError& e) { throw UserError(file + ": " + e.what()); }
   const std::string name = out.empty() ? "repro.c" : std::filesystem::path(out).filename().string();
   s.header = {"A standalone reproducer, exported by `uopfuzz export` from " + file + ": it needs nothing of uopfuzz."};
   if (const std::string* sig = p.meta_value("signature")) {

@@ -100,7 +100,8 @@ struct ReduceCliOptions {
 int run_reduce_c(const ReduceCliOptions& o, const Program& p, const CompiledPathConfig& cfg, const Observation& obs) {
   const std::string out = !o.out.empty() ? o.out : std::filesystem::path(o.file).replace_extension(".reduced.c").string();
   StandaloneC s = make_standalone(p, o.file, out, cfg);
-  const std::optional<TempDir> work = TempDir::create((std::filesystem::temp_directory_path() / "uopfuzz-reduce-c-XXXXXX").string());
+  const std::optional<TempDir> work =
+      TempDir::create((std::filesystem::temp_directory_path() / "uopfuzz-reduce-c-XXXXXX").string());
   if (!work) throw UserError("reduce --c: cannot create a temporary directory");
   CReduceSpec spec;
   spec.failure = verdict_name(obs.verdict);
@@ -116,12 +117,14 @@ int run_reduce_c(const ReduceCliOptions& o, const Program& p, const CompiledPath
             << "-byte kernel (at most " << o.time_s << " s)\n";
   const CReduceResult r = reduce_c(spec);
   s.kernel_source = r.kernel;
-  s.header.insert(s.header.begin() + 1, std::string("Reduced with C-Vise by `uopfuzz reduce --c` (") + (r.complete ? "to the end" : "stopped by --time") +
-                                            "): the kernel still fails the same way, and built at -O0 with the undefined-behaviour and "
-                                            "address sanitizers by gcc and clang it runs clean.");
+  s.header.insert(s.header.begin() + 1,
+                  std::string("Reduced with C-Vise by `uopfuzz reduce --c` (") +
+                      (r.complete ? "to the end" : "stopped by --time") +
+                      "): the kernel still fails the same way, and built at -O0 with the undefined-behaviour and "
+                      "address sanitizers by gcc and clang it runs clean.");
   replace_user_file(out, standalone_c(p, s));
-  std::cerr << "reduce --c: " << spec.kernel.size() << " -> " << r.kernel.size() << " bytes of kernel in " << r.seconds << " s; wrote "
-            << out << "\n";
+  std::cerr << "reduce --c: " << spec.kernel.size() << " -> " << r.kernel.size() << " bytes of kernel in " << r.seconds
+            << " s; wrote " << out << "\n";
   return kOk;
 }
 
@@ -180,7 +183,7 @@ struct FuzzCliOptions {
   CompiledFlags flags;
   std::vector<std::string> without;
   std::string policy, matrix;
-  bool no_reduce = false, quiet = false;
+  bool no_reduce = false, no_culprit = false, quiet = false;
 };
 
 int run_fuzz(FuzzCliOptions o) {
@@ -192,6 +195,7 @@ int run_fuzz(FuzzCliOptions o) {
   o.campaign.without_names = CLI::detail::join(o.without, ",");
   o.campaign.policy_file = o.policy;
   o.campaign.reduce = !o.no_reduce;
+  o.campaign.culprit = !o.no_reduce && !o.no_culprit;
   if (!o.matrix.empty()) {
     o.campaign.matrix = parse_matrix(o.matrix);
     check_matrix_compilers(o.campaign.matrix);
@@ -233,8 +237,9 @@ std::vector<Command> fuzz_commands(CLI::App& app) {
       ->allow_extra_args(false);
   red->add_flag("-v,--verbose", reduce_opts->verbose, "print each pass's candidates tried, steps accepted and seconds");
   red->add_flag("--list-passes", reduce_opts->list_passes, "print the passes (name and description) and exit");
-  red->add_flag("--c", reduce_opts->c,
-                "reduce the exported C instead, with C-Vise (-o default: FILE as .reduced.c; the UB-free test of docs/format.md)");
+  red->add_flag(
+      "--c", reduce_opts->c,
+      "reduce the exported C instead, with C-Vise (-o default: FILE as .reduced.c; the UB-free test of docs/format.md)");
   red->footer("Passes, in the order each round tries them:\n" + pass_list_text());
   reduce_opts->flags.add_to(red);
 
@@ -252,7 +257,10 @@ std::vector<Command> fuzz_commands(CLI::App& app) {
   fz->add_option("--json", c.json_path, "write the summary here as JSON");
   fz->add_option("--events", c.events_path, "write the event log here (default: beside --json, X.json -> X.events.jsonl)");
   fz->add_option("--reduce-time", c.reduce_time_s, "seconds to spend minimising one failure (default 120)");
-  fz->add_flag("--no-reduce", fuzz_opts->no_reduce, "save failures as found, without minimising");
+  fz->add_flag("--no-reduce", fuzz_opts->no_reduce, "save failures as found, without minimising (nor a culprit search)");
+  fz->add_flag("--no-culprit", fuzz_opts->no_culprit, "no culprit search for new buckets (the pass, flags or plug-in switch)");
+  fz->add_option("--culprit-time", c.culprit_time_s, "seconds for one bucket's culprit search (default 60)")
+      ->check(CLI::PositiveNumber);
   fz->add_option("--matrix", fuzz_opts->matrix, "triage each new bucket across CC:FLAGS,CC:FLAGS,... and record its meta blame");
   fz->add_flag("--stop-on-finding", c.stop_on_finding,
                "stop once the first failure bucket is seen (like SIGTERM: a reduction in progress stops)");

@@ -1,11 +1,14 @@
-// `uopfuzz triage FILE... [--matrix CC:FLAGS,...] [--write]`: who is to blame for a reproducer. Each
-// file is re-run under every configuration of the matrix with its own renderer; those that fail with
-// its signature are its blame (fuzz/oracle/triage.h), printed, and with --write recorded as
-// `meta blame` in the file (atomically), where `uopfuzz report` shows it.
+// `uopfuzz triage FILE... [--matrix CC:FLAGS,...] [--no-culprit] [--write]`: who is to blame for a
+// reproducer. Each file is re-run under every configuration of the matrix with its own renderer; those
+// that fail with its signature are its blame (fuzz/oracle/triage.h). Then, under its own configuration,
+// its culprit is searched (fuzz/oracle/culprit.h: the pass, flags or plug-in switch). Both are printed,
+// and with --write recorded as `meta blame` and `meta culprit` in the file (atomically), where
+// `uopfuzz report` shows them.
 #include <iostream>
 #include <memory>
 
 #include "cli/cli.h"
+#include "fuzz/oracle/culprit.h"
 #include "fuzz/oracle/triage.h"
 
 namespace uf::cli {
@@ -15,7 +18,8 @@ namespace {
 struct TriageOptions {
   std::vector<std::string> files;
   std::string matrix;
-  bool write = false;
+  bool write = false, no_culprit = false;
+  double culprit_time_s = 300;
   CompiledFlags flags;
 };
 
@@ -51,8 +55,16 @@ int run_triage(const TriageOptions& o) {
     }
     const std::string blame = blame_text(rows);
     std::cout << "  blame: " << blame << "\n";
+    std::string culprit;
+    if (!o.no_culprit && !signature.empty()) {
+      CulpritOptions co;
+      co.time_limit_s = o.culprit_time_s;
+      culprit = find_culprit(p, signature, cfg, co).text;
+      std::cout << "  culprit: " << culprit << "\n";
+    }
     if (o.write) {
       p.set_meta("blame", blame);
+      if (!culprit.empty()) p.set_meta("culprit", culprit);
       write_output(o.files[i], print_program(p));
     }
   }
@@ -68,7 +80,11 @@ std::vector<Command> triage_commands(CLI::App& app) {
   t->add_option("FILE", opts->files, "reproducer files (.uop)")->required();
   t->add_option("--matrix", opts->matrix,
                 "configurations CC:FLAGS,CC:FLAGS,... (default gcc and clang found, each at -O0 and -O3)");
-  t->add_flag("--write", opts->write, "record the blame in each file as `meta blame` (atomic rewrite)");
+  t->add_flag("--no-culprit", opts->no_culprit, "skip the culprit search (the pass, flags or plug-in switch to blame)");
+  t->add_option("--culprit-time", opts->culprit_time_s, "seconds for each file's culprit search (default 300)")
+      ->check(CLI::PositiveNumber);
+  t->add_flag("--write", opts->write,
+              "record the blame and the culprit in each file as `meta blame`, `meta culprit` (atomic rewrite)");
   opts->flags.add_to(t);
   return {{t, [opts] { return run_triage(*opts); }}};
 }

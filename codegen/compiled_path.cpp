@@ -28,7 +28,8 @@ std::string one_unit(const std::vector<const Unit*>& units) {
   const std::string& first = units[0]->source;
   size_t common = first.size();
   for (const Unit* u : units)
-    common = static_cast<size_t>(std::mismatch(first.begin(), first.begin() + static_cast<std::ptrdiff_t>(std::min(common, u->source.size())),
+    common = static_cast<size_t>(std::mismatch(first.begin(),
+                                               first.begin() + static_cast<std::ptrdiff_t>(std::min(common, u->source.size())),
                                                u->source.begin())
                                      .first -
                                  first.begin());
@@ -153,7 +154,8 @@ std::vector<PluginResult> render_with_plugin_protocol(const std::vector<const Pr
   switch (cfg.renderer_protocol) {
     case RendererProtocol::server: {
       PluginServer& server = plugin_server(cfg.renderer_cmd);
-      for (size_t i = 0; i < programs.size(); ++i) out.push_back(server.render(*programs[i], names[i], render_deadline(cfg)));
+      for (size_t i = 0; i < programs.size(); ++i)
+        out.push_back(server.render(*programs[i], names[i], render_deadline(cfg), cfg.switches_off));
       break;
     }
     case RendererProtocol::batch: return render_batch_with_plugin(programs, names, cfg.renderer_cmd, render_timeout(cfg));

@@ -42,6 +42,8 @@ struct CompiledPathConfig {
   // process per uopfuzz process (plugin_server.h); its handshake, when it gave one (protocol 2).
   RendererProtocol renderer_protocol = RendererProtocol::program;
   PluginDescription renderer_description;
+  // Switches of the plug-in's handshake to switch off in every server request (a culprit search).
+  std::vector<std::string> switches_off;
   RenderOptions render;          // the built-in renderer's --f16/--bf16 modes (soft by default)
   double timeout_s = 10;         // one kernel run
   double render_timeout_s = 60;  // one plug-in run (or one server request)

@@ -28,6 +28,7 @@ struct PluginResult {
   bool ok = false;
   std::string source;   // when ok: the translation unit
   std::string message;  // when not ok: what happened, with the plug-in's stderr
+  std::vector<std::string> used;  // a server's reply: the switches that took effect (handshake "switches")
 };
 
 // Throws UserError only for an unusable command line (empty, unbalanced quotes) or when no

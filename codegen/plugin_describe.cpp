@@ -44,6 +44,11 @@ std::vector<std::string> strings(const nlohmann::json& list, const std::string& 
   return out;
 }
 
+bool is_format_name(const std::string& f) {
+  const auto word = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-'; };
+  return !f.empty() && f[0] >= 'a' && f[0] <= 'z' && std::all_of(f.begin(), f.end(), word);
+}
+
 }  // namespace
 
 std::string protocol_name(RendererProtocol p) {
@@ -96,6 +101,23 @@ std::optional<PluginDescription> parse_description(const std::string& json, cons
   if (const auto it = j.find("one_unit"); it != j.end()) {  // optional
     if (!it->is_boolean()) malformed(cmd, "one_unit", "must be true or false");
     d.one_unit = it->get<bool>();
+  }
+  if (const auto it = j.find("switches"); it != j.end()) {  // optional
+    if (!it->is_array()) malformed(cmd, "switches", "must be a list");
+    d.switches = strings(*it, "switches", cmd);
+    for (const std::string& s : d.switches)
+      if (s.empty() || std::any_of(s.begin(), s.end(), [](char c) { return c <= ' ' || c > '~' || c == ','; }))
+        malformed(cmd, "switches", "has '" + s + "' (a name is printable ASCII without blanks or commas)");
+    if (!d.switches.empty() && !d.serves(RendererProtocol::server))
+      malformed(cmd, "switches", "needs the server mode (switches travel in server requests)");
+  }
+  if (const auto it = j.find("exports"); it != j.end()) {  // optional
+    if (!it->is_array()) malformed(cmd, "exports", "must be a list");
+    d.exports = strings(*it, "exports", cmd);
+    for (const std::string& f : d.exports)
+      if (!is_format_name(f)) malformed(cmd, "exports", "has '" + f + "' (a format is a lowercase word: [a-z][a-z0-9_-]*)");
+    if (!d.exports.empty() && !d.serves(RendererProtocol::server))
+      malformed(cmd, "exports", "needs the server mode (exports are server requests)");
   }
   return d;
 }

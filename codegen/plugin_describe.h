@@ -27,6 +27,11 @@ struct PluginDescription {
   // "one_unit": true: its renders of one batch may be compiled as one translation unit (the lines they
   // all begin with once, then the rest of each), which saves a compiler front end per program.
   bool one_unit = false;
+  // "switches": what of the target can be switched off one at a time, in a server request's "off" (a
+  // culprit search, fuzz/oracle/culprit.h; tinygrad: its rewrite rules). Needs the server mode.
+  std::vector<std::string> switches;
+  // "exports": formats `uopfuzz export --as FORMAT` may ask it for, in an "export" server request.
+  std::vector<std::string> exports;
 
   // The mode uopfuzz uses: the first of server, batch, program that it serves.
   RendererProtocol best_mode() const;

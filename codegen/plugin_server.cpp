@@ -71,7 +71,7 @@ bool reaped_by(ChildProcessGroup& child, Clock::time_point until, int& status) {
 
 std::string seconds_text(double s) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", s);
+  std::snprintf(buf, sizeof buf, "%.3g", s);  // "3", not "2.99996": the deadline is given, not measured
   return buf;
 }
 
@@ -88,6 +88,13 @@ std::string check_reply(const std::string& line, uint64_t id, PluginResult& out)
   if (has_source == has_error) return "a reply with neither or both of the string keys 'source' and 'error'";
   out.ok = has_source;
   (out.ok ? out.source : out.message) = (out.ok ? source : error)->get<std::string>();
+  if (const auto used = j.find("used"); used != j.end()) {
+    if (!used->is_array()) return "a reply whose 'used' is not a list of strings";
+    for (const nlohmann::json& u : *used) {
+      if (!u.is_string()) return "a reply whose 'used' is not a list of strings";
+      out.used.push_back(u.get<std::string>());
+    }
+  }
   return "";
 }
 
@@ -201,43 +208,54 @@ std::string PluginServer::stderr_tail() const {
   return tail;
 }
 
-PluginResult PluginServer::fault(const std::string& fn_name, const std::string& what) {
+PluginResult PluginServer::fault(const std::string& what_for, const std::string& what) {
   child_.reset();  // kills and reaps the group (a no-op when it ended already)
   if (!replied_) ++failed_starts_;
   PluginResult r;
-  r.message = "renderer '" + cmd_ + "' (server) " + what + " while rendering " + fn_name;
+  r.message = "renderer '" + cmd_ + "' (server) " + what + " while " + what_for;
   const std::string tail = stderr_tail();
   if (!tail.empty()) r.message += ":\n" + tail;
   return r;
 }
 
-PluginResult PluginServer::render(const Program& p, const std::string& fn_name, Clock::time_point deadline) {
-  if (Clock::now() >= deadline) return {false, "", "renderer '" + cmd_ + "' (server): no time left to render " + fn_name};
+PluginResult PluginServer::request(nlohmann::json request, const std::string& what_for, Clock::time_point deadline) {
+  if (Clock::now() >= deadline) return {false, "", "renderer '" + cmd_ + "' (server): no time left for " + what_for, {}};
   std::string why;
-  if (!child_ && !start(deadline, why)) return fault(fn_name, why);
+  if (!child_ && !start(deadline, why)) return fault(what_for, why);
   const Clock::time_point sent = Clock::now();
   const uint64_t id = next_id_++;
-  const nlohmann::json request = {{"id", id}, {"kind", "render"}, {"function", fn_name}, {"program", print_program(p)}};
+  request["id"] = id;
   if (!send(request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", deadline, why))
-    return fault(fn_name, why.empty() ? exit_description(deadline) : why);
+    return fault(what_for, why.empty() ? exit_description(deadline) : why);
   std::string line;
   switch (read_line(line, deadline)) {
-    case Read::eof: return fault(fn_name, exit_description(deadline));
+    case Read::eof: return fault(what_for, exit_description(deadline));
     case Read::timeout:
-      return fault(fn_name, "timed out after " + seconds_text(std::chrono::duration<double>(deadline - sent).count()) + " s");
+      return fault(what_for, "timed out after " + seconds_text(std::chrono::duration<double>(deadline - sent).count()) + " s");
     case Read::too_long:
-      return fault(fn_name, "protocol error: a reply line over " + std::to_string(kMaxPluginOutput) + " bytes");
+      return fault(what_for, "protocol error: a reply line over " + std::to_string(kMaxPluginOutput) + " bytes");
     case Read::line: break;
   }
   PluginResult r;
   const std::string bad = check_reply(line, id, r);
-  if (!bad.empty()) return fault(fn_name, "protocol error: " + bad);
+  if (!bad.empty()) return fault(what_for, "protocol error: " + bad);
   replied_ = true;
   failed_starts_ = 0;
   ++replies_;
   reply_seconds_ += std::chrono::duration<double>(Clock::now() - sent).count();
-  if (!r.ok) r.message = "renderer '" + cmd_ + "' (server) could not render " + fn_name + ":\n" + r.message;
+  if (!r.ok) r.message = "renderer '" + cmd_ + "' (server), " + what_for + ":\n" + r.message;
   return r;
+}
+
+PluginResult PluginServer::render(const Program& p, const std::string& fn_name, Clock::time_point deadline,
+                                  const std::vector<std::string>& off) {
+  nlohmann::json req = {{"kind", "render"}, {"function", fn_name}, {"program", print_program(p)}};
+  if (!off.empty()) req["off"] = off;
+  return request(std::move(req), "rendering " + fn_name, deadline);
+}
+
+PluginResult PluginServer::export_program(const Program& p, const std::string& format, Clock::time_point deadline) {
+  return request({{"kind", "export"}, {"format", format}, {"program", print_program(p)}}, "exporting as " + format, deadline);
 }
 
 void PluginServer::stop() {

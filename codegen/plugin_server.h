@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "codegen/plugin.h"
 #include "codegen/runtime/files.h"
 #include "codegen/runtime/process.h"
@@ -32,9 +34,13 @@ class PluginServer {
   PluginServer(const PluginServer&) = delete;
   PluginServer& operator=(const PluginServer&) = delete;
 
-  // One request: the translation unit defining `fn_name`, or why not. Never waits past `deadline`.
-  // Throws Interrupted (the process killed) once cancel_processes() was called.
-  PluginResult render(const Program& p, const std::string& fn_name, Clock::time_point deadline);
+  // One request: the translation unit defining `fn_name`, or why not, with the handshake's switches
+  // named in `off` switched off (and in the result those that took effect, when the plug-in says).
+  // Never waits past `deadline`. Throws Interrupted (the process killed) once cancel_processes() was called.
+  PluginResult render(const Program& p, const std::string& fn_name, Clock::time_point deadline,
+                      const std::vector<std::string>& off = {});
+  // An "export" request: `p` (with its data and expect lines) in one of the handshake's `exports` formats.
+  PluginResult export_program(const Program& p, const std::string& format, Clock::time_point deadline);
   // Closes the process's stdin and gives it kServerStopGraceS to exit before its group is killed.
   void stop();
   // Lets go of a process inherited over fork(2) without touching it: it is the parent's to stop.
@@ -49,7 +55,9 @@ class PluginServer {
   bool send(const std::string& line, Clock::time_point deadline, std::string& why);
   Read read_line(std::string& line, Clock::time_point deadline);
   std::string exit_description(Clock::time_point deadline);
-  PluginResult fault(const std::string& fn_name, const std::string& what);
+  PluginResult fault(const std::string& what_for, const std::string& what);
+  // Sends `request` (its id set here) and reads its reply; `what_for` names it in messages.
+  PluginResult request(nlohmann::json request, const std::string& what_for, Clock::time_point deadline);
   std::string stderr_tail() const;
 
   std::string cmd_;

@@ -22,6 +22,7 @@
 #include "fuzz/campaign/events.h"
 #include "fuzz/campaign/hint.h"
 #include "fuzz/campaign/stopwatch.h"
+#include "fuzz/oracle/culprit.h"
 
 namespace uf {
 
@@ -84,6 +85,7 @@ void apply(const Report& report, CampaignSummary& s, WorkerProcess& w) {
                    if (r.verdict == verdict_name(Verdict::mismatch)) ++s.new_mismatches;
                  },
                  [&](const ReducedReport& r) { s.reductions.push_back(r); },
+                 [&](const CulpritReport& r) { s.culprits[r.signature] = r.culprit; },
                  [&](const CoverageReport& r) { w.coverage = r.coverage; },
                  [&](const CompilerReport& r) { w.compiler = r.stats; },
                  [&](const ErrorReport& r) { s.errors.push_back(r.message); },
@@ -280,6 +282,8 @@ nlohmann::json CampaignSummary::to_json() const {
   j["timeouts"] = counts.timeouts;
   j["buckets"] = buckets.size();
   j["signatures"] = buckets;
+  j["culprits"] = culprits;
+  j["groups"] = groups();
   j["seconds"] = rounded(seconds, 2);
   j["programs_per_second"] = rounded(seconds > 0 ? counts.programs / seconds : 0.0, 1);
   j["inputs"] = inputs;
@@ -306,6 +310,15 @@ nlohmann::json CampaignSummary::to_json() const {
   return j;
 }
 
+std::map<std::string, std::vector<std::string>> CampaignSummary::groups() const {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const std::string& b : buckets) {
+    const auto c = culprits.find(b);
+    out[group_key(b, c == culprits.end() ? "" : c->second)].push_back(b);
+  }
+  return out;
+}
+
 std::string CampaignSummary::to_text() const {
   std::ostringstream o;
   o << "uopfuzz: " << counts.programs << " programs in " << fixed(seconds, 1) << " s ("
@@ -317,7 +330,7 @@ std::string CampaignSummary::to_text() const {
     << " extra data sets UNDEFINED, skipped\n"
     << "uopfuzz: failures: " << counts.mismatching << " mismatch, " << counts.crashes << " crash, " << counts.timeouts
     << " timeout, " << counts.compile_errors << " compile-error, " << counts.render_errors << " render-error; " << buckets.size()
-    << " buckets, " << saved.size() << " new reproducers\n"
+    << " buckets in " << groups().size() << " groups, " << saved.size() << " new reproducers\n"
     << "uopfuzz: coverage: " << coverage.summary() << "\n";
   if (target.value("protocol", 0) > 0)
     o << "uopfuzz: target: " << target.value("name", "") << " " << target.value("version", "") << " (protocol "
@@ -330,7 +343,12 @@ std::string CampaignSummary::to_text() const {
       << fixed(static_cast<double>(counts.valid) / static_cast<double>(compiler_calls), 1) << " programs each), busy "
       << fixed(100 * compile_seconds / std::max(1e-9, seconds * jobs), 1) << " % of " << jobs << " × wall\n";
   if (const std::string hint = dominant_failure_hint(*this); !hint.empty()) o << "uopfuzz: hint: " << hint << "\n";
-  for (const auto& b : buckets) o << "uopfuzz: bucket: " << b << "\n";
+  for (const auto& b : buckets) {
+    const auto c = culprits.find(b);
+    o << "uopfuzz: bucket: " << b << (c == culprits.end() ? "" : "  (culprit: " + c->second + ")") << "\n";
+  }
+  for (const auto& [key, members] : groups())
+    o << "uopfuzz: group: " << key << ": " << members.size() << (members.size() == 1 ? " bucket" : " buckets") << "\n";
   for (const auto& f : saved) o << "uopfuzz: saved " << f << "\n";
   for (const auto& e : errors) o << "uopfuzz: error: " << e << "\n";
   if (interrupted) o << "uopfuzz: interrupted\n";

@@ -46,8 +46,10 @@ struct CampaignOptions {
   bool reduce = true;
   double reduce_time_s = 120;
   std::vector<MatrixEntry> matrix;  // non-empty: each new bucket is triaged (meta blame) after its reduction
-  bool stop_on_finding = false;     // stop the workers (as on SIGTERM) once the first failure bucket is seen
-  bool progress = true;             // the stderr progress line
+  bool culprit = true;              // each new bucket's culprit searched after its reduction (meta culprit)
+  double culprit_time_s = 60;
+  bool stop_on_finding = false;  // stop the workers (as on SIGTERM) once the first failure bucket is seen
+  bool progress = true;          // the stderr progress line
   // Batches start at first_batch and adapt between min_batch and max_batch towards target_batch_s of
   // compile+run time: a compiler call costs about 70 ms before its first kernel, so small batches waste
   // it (gcc: 51 ms a program at 8 per call, 39 at 32, 36 at 128). Big batches cost little else: Ctrl-C
@@ -73,8 +75,9 @@ struct CampaignSummary {
   std::map<std::string, int64_t> bucket_hits;                        // failing programs per signature
   std::map<std::string, std::map<std::string, int64_t>> avoid_hits;  // BatchReport::avoid, summed
   std::vector<std::string> saved;
-  std::vector<ReducedReport> reductions;  // as they ended: the event log's `reduced` lines
-  std::vector<std::string> errors;        // worker failures (corpus unwritable, ...)
+  std::vector<ReducedReport> reductions;        // as they ended: the event log's `reduced` lines
+  std::map<std::string, std::string> culprits;  // signature -> its culprit, for the buckets this run searched
+  std::vector<std::string> errors;              // worker failures (corpus unwritable, ...)
   Coverage coverage;
   double seconds = 0;
   bool interrupted = false;
@@ -90,6 +93,8 @@ struct CampaignSummary {
   nlohmann::json target = nlohmann::json::object();
   std::vector<std::string> without;
 
+  // The buckets by root cause (group_key of each signature and its culprit): what a user counts.
+  std::map<std::string, std::vector<std::string>> groups() const;
   nlohmann::json to_json() const;
   std::string to_text() const;
 };

@@ -75,6 +75,15 @@ struct ReducedReport {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PassStats, name, tried, accepted, seconds)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ReducedReport, path, signature, steps, candidates, compiler_calls, seconds, complete, passes)
 
+// A new bucket's culprit (fuzz/oracle/culprit.h), found after its reduction: its `meta culprit`.
+struct CulpritReport {
+  static constexpr const char* kind = "culprit";
+  std::string signature, culprit;
+  int checks = 0;
+  double seconds = 0;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CulpritReport, signature, culprit, checks, seconds)
+
 // Cumulative: each replaces the worker's previous one.
 struct CoverageReport {
   static constexpr const char* kind = "coverage";
@@ -96,7 +105,8 @@ struct ErrorReport {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ErrorReport, message)
 
-using Report = std::variant<BatchReport, BucketReport, SavedReport, ReducedReport, CoverageReport, CompilerReport, ErrorReport>;
+using Report = std::variant<BatchReport, BucketReport, SavedReport, ReducedReport, CulpritReport, CoverageReport, CompilerReport,
+                            ErrorReport>;
 
 // One line, without its '\n'.
 std::string encode(const Report& r);

@@ -14,6 +14,7 @@
 #include "fuzz/campaign/hint.h"
 #include "fuzz/campaign/stopwatch.h"
 #include "fuzz/gen/generator.h"
+#include "fuzz/oracle/culprit.h"
 #include "fuzz/oracle/reduce.h"
 
 namespace uf {
@@ -132,7 +133,7 @@ class Worker {
 
   // A failure: its bucket reported the first time this worker sees it; when the corpus does not have it
   // yet, saved at once as found (`meta reduced = no`: a kill from here on loses nothing), then replaced
-  // by its reduction, with its blame under --matrix. The program saved carries the data set that failed.
+  // by its reduction, with its blame under --matrix and its culprit. The program saved carries the data set that failed.
   void keep(const Program& checked, const Finding& f) {
     const Observation& obs = f.observation;
     if (!seen_.insert(obs.signature).second) return;
@@ -166,6 +167,15 @@ class Worker {
       }
       if (!o_.matrix.empty() && !g_stop) {  // blame: a handful of one-kernel compiles of the small program
         final.set_meta("blame", blame_text(triage(final, obs.signature, cfg_, o_.matrix)));
+        changed = true;
+      }
+      if (o_.culprit && !g_stop) {  // the pass, flags or switch: a few dozen builds of the small program
+        CulpritOptions co;
+        co.time_limit_s = o_.culprit_time_s;
+        co.stop_at = cfg_.render_stop_at;
+        const Culprit c = find_culprit(final, obs.signature, cfg_, co);
+        final.set_meta("culprit", c.text);
+        send_report(fd_, CulpritReport{obs.signature, c.text, c.checks, c.seconds});
         changed = true;
       }
     } catch (const Interrupted&) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/text.h"
+#include "fuzz/oracle/culprit.h"
 #include "fuzz/oracle/shrink.h"
 #include "tests/support/campaign.h"
 #include "tests/support/files.h"
@@ -92,6 +93,14 @@ TEST_F(Campaign, BrokenRendererIsFoundReducedSavedAndReplayed) {
     EXPECT_EQ(run("replay " + path.get<std::string>()).code, 0);                      // status open: must still fail
     EXPECT_EQ(run("run --renderer-cmd builtin " + path.get<std::string>()).code, 0);  // the right renderer agrees
   }
+  // One root cause, one group: gcc fails with every flag off (no compiler culprit), so each MUL bucket,
+  // whatever its dtype, is in the group `mismatch MUL`.
+  size_t mul_buckets = 0;
+  for (const auto& sig : s["signatures"]) mul_buckets += sig.get<std::string>().rfind("mismatch MUL ", 0) == 0;
+  EXPECT_GE(mul_buckets, 2u) << s.dump(2);
+  ASSERT_TRUE(s["groups"].contains("mismatch MUL")) << s["groups"].dump();
+  EXPECT_EQ(s["groups"]["mismatch MUL"].size(), mul_buckets) << s["groups"].dump();
+  for (const auto& [sig, culprit] : s["culprits"].items()) EXPECT_EQ(culprit_key(culprit), "") << sig << ": " << culprit;
   // Resume: the same campaign again saves nothing new.
   const Ran second = run("fuzz --count 32" + common + " --json " + (dir / "b.json").string());
   EXPECT_EQ(second.code, 0) << second.out;

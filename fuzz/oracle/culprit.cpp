@@ -1,0 +1,309 @@
+// The culprit search (see culprit.h).
+#include "fuzz/oracle/culprit.h"
+
+#include <algorithm>
+#include <functional>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "codegen/plugin_server.h"
+#include "codegen/runtime/process.h"
+#include "fuzz/oracle/oracle.h"
+#include "fuzz/oracle/standalone_run.h"
+
+namespace uf {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Names = std::vector<std::string>;
+
+struct OutOfTime {};
+
+// What every search shares: the program, its target, the budget, the configurations run so far.
+struct Search {
+  const Program& p;
+  const CompiledPathConfig& cfg;
+  Clock::time_point deadline;
+  // A compile-error is gone once it compiles (its flags may target a CPU this machine lacks, so it is
+  // not run); any other failure once every buffer agrees.
+  bool compile_error = false;
+  int checks = 0;
+  std::optional<std::string> standalone;  // the reproducer's C, built on first use
+
+  void tick() {
+    if (Clock::now() >= deadline) throw OutOfTime{};
+    ++checks;
+  }
+};
+
+std::string joined(const Names& names, const std::string& prefix = "") {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : " ") + prefix + n;
+  return out;
+}
+
+// Zeller's ddmin, looking for a 1-minimal subset of `set` for which `passes` holds (it holds for `set`).
+Names ddmin(Names set, const std::function<bool(const Names&)>& passes) {
+  size_t n = 2;
+  while (set.size() >= 2) {
+    std::vector<Names> parts(n);
+    for (size_t i = 0; i < set.size(); ++i) parts[i * n / set.size()].push_back(set[i]);
+    bool reduced = false;
+    for (const Names& part : parts)
+      if (!part.empty() && passes(part)) {
+        set = part, n = 2, reduced = true;
+        break;
+      }
+    for (size_t k = 0; !reduced && n > 2 && k < parts.size(); ++k) {
+      Names rest;
+      for (const std::string& s : set)
+        if (std::find(parts[k].begin(), parts[k].end(), s) == parts[k].end()) rest.push_back(s);
+      if (passes(rest)) set = std::move(rest), n = std::max<size_t>(n - 1, 2), reduced = true;
+    }
+    if (!reduced) {
+      if (n >= set.size()) break;
+      n = std::min(2 * n, set.size());
+    }
+  }
+  return set;
+}
+
+// What switched off makes the failure pass: every name that does it alone (`alone`), else the 1-minimal
+// set ddmin finds from all of them off (when all off pass); nothing when neither works. `scan` looks at
+// each name alone even when all off fail (a target that cannot work with everything off).
+struct Explained {
+  Names names;
+  bool alone = false;
+};
+Explained explain(const Names& names, const std::function<bool(const Names&)>& passes, bool scan) {
+  const bool all_off = passes(names);
+  if (!all_off && !scan) return {};
+  const Names set = all_off ? ddmin(names, passes) : Names{};
+  if (set.size() > 1) return {set, false};
+  Explained out{{}, true};
+  for (const std::string& n : names)
+    if ((set.size() == 1 && n == set[0]) || passes({n})) out.names.push_back(n);
+  return out;
+}
+
+// `A or B or C (each alone ...)` / `A B (together ...)` for a culprit text.
+std::string explained_text(const Explained& e) {
+  std::string out;
+  for (const std::string& n : e.names) out += (out.empty() ? "" : e.alone ? " or " : " ") + n;
+  return out;
+}
+
+// ---- a plug-in's switches -----------------------------------------------------------------------------
+
+bool has_switches(const CompiledPathConfig& cfg) {
+  return !cfg.renderer_description.switches.empty() && cfg.renderer_protocol == RendererProtocol::server;
+}
+
+std::string search_switches(Search& s) {
+  const std::string target = s.cfg.renderer_description.target.name;
+  const Names& known = s.cfg.renderer_description.switches;
+  s.tick();
+  const PluginResult first = plugin_server(s.cfg.renderer_cmd).render(s.p, "kernel", s.deadline);
+  Names names;
+  for (const std::string& u : first.ok && !first.used.empty() ? first.used : known)
+    if (std::find(known.begin(), known.end(), u) != known.end() && std::find(names.begin(), names.end(), u) == names.end())
+      names.push_back(u);
+  std::sort(names.begin(), names.end());
+  if (names.empty()) return "none (no " + target + " switch takes effect on it)";
+  const std::vector<Analysis> facts{analyze(s.p)};
+  const RefResult ref = interpret(s.p, facts[0]);
+  const auto passes = [&](const Names& off) {
+    s.tick();
+    CompiledPathConfig c = s.cfg;
+    c.switches_off = off;
+    const Finding f = std::move(check({&s.p}, facts, {ref}, c, /*probe=*/false).at(0));
+    if (!f.defined()) return false;
+    const Verdict v = f.observation.verdict;
+    return s.compile_error ? v != Verdict::compile_error && v != Verdict::render_error : v == Verdict::ok;
+  };
+  const Explained e = explain(names, passes, /*scan=*/true);
+  const std::string of = std::to_string(names.size()) + " it uses";
+  if (e.names.empty()) return "none (neither all " + of + " nor any one of them off makes it pass)";
+  return target + (e.names.size() == 1 ? " switch " : " switches ") + explained_text(e) + " (" +
+         (e.alone ? "each alone off makes it pass" : "all of these off make it pass") + ", of the " + of + "; " +
+         std::to_string(s.checks) + " checks)";
+}
+
+// ---- compilers, on the standalone reproducer --------------------------------------------------------
+
+bool compiler_says(const CompiledPathConfig& cfg, const char* word) {
+  return compiler_id(cfg.cc).version.find(word) != std::string::npos;
+}
+bool is_clang(const CompiledPathConfig& cfg) { return compiler_says(cfg, "clang version"); }
+bool is_gcc(const CompiledPathConfig& cfg) { return !is_clang(cfg) && compiler_says(cfg, "Free Software Foundation"); }
+
+// The reproducer built with `extra` flags and run, never past the search's deadline. Throws UserError
+// when there is none (UNDEFINED, a render-error).
+StandaloneOutcome build(Search& s, const Names& extra) {
+  s.tick();
+  if (!s.standalone) s.standalone = standalone_c(s.p, standalone_for(s.p, s.cfg));
+  const double left = std::chrono::duration<double>(s.deadline - Clock::now()).count();
+  const StandaloneOutcome out =
+      build_and_run(*s.standalone, s.cfg.cc, s.cfg.cflags, extra, std::clamp(left, 0.1, std::max(s.cfg.timeout_s, 60.0)));
+  if (out.timed_out && Clock::now() >= s.deadline) throw OutOfTime{};
+  return out;
+}
+bool builds_pass(Search& s, const Names& extra) {
+  const StandaloneOutcome out = build(s, extra);
+  return s.compile_error ? out.compiled : out.passes();
+}
+
+// Why a compiler search cannot start ("" when it can): no C, or a reproducer that passes as built.
+std::string baseline_problem(Search& s, const Names& extra = {}) {
+  try {
+    if (builds_pass(s, extra)) return "none (the standalone reproducer passes as built: the failure needs more than it holds)";
+  } catch (const UserError& e) { return std::string("none (no standalone reproducer: ") + e.what() + ")"; }
+  return "";
+}
+
+// Flags that change what a program means rather than how it is optimised: never a culprit.
+const std::set<std::string> kMeaningFlags = {"-fsigned-zeros",
+                                             "-ftrapping-math",
+                                             "-fmath-errno",
+                                             "-fexceptions",
+                                             "-fasynchronous-unwind-tables",
+                                             "-funwind-tables",
+                                             "-fsemantic-interposition",
+                                             "-fstack-protector",
+                                             "-fshort-enums",
+                                             "-fplt",
+                                             "-fdelete-null-pointer-checks",
+                                             "-fstrict-aliasing",
+                                             "-fstrict-overflow",
+                                             "-fwrapv",
+                                             "-ftrapv"};
+
+Names gcc_enabled_flags(const CompiledPathConfig& cfg) {
+  std::vector<std::string> argv{cfg.cc};
+  for (std::string& f : split_command(cfg.cflags)) argv.push_back(std::move(f));
+  argv.insert(argv.end(), {"-Q", "--help=optimizers"});
+  const ProcessResult r = run_process(argv);
+  Names out;
+  static const std::regex line(R"(^\s+(-f[a-z0-9-]+)\s+\[enabled\]\s*$)");
+  std::istringstream in(r.out);
+  for (std::string l; std::getline(in, l);)
+    if (std::smatch m; std::regex_match(l, m, line) && !kMeaningFlags.count(m[1])) out.push_back(m[1]);
+  return out;
+}
+
+// -fX -> -fno-X
+Names negated(Names flags) {
+  for (std::string& f : flags) f = "-fno-" + f.substr(2);
+  return flags;
+}
+
+std::string search_gcc(Search& s) {
+  if (std::string why = baseline_problem(s); !why.empty()) return why;
+  const Names flags = gcc_enabled_flags(s.cfg);
+  const auto passes = [&](const Names& set) { return builds_pass(s, negated(set)); };
+  const std::string level = std::to_string(flags.size()) + " -f flags '" + s.cfg.cflags + "' enables";
+  const Explained e = flags.empty() ? Explained{} : explain(flags, passes, /*scan=*/false);
+  if (e.names.empty()) return "none (fails with all of the " + level + " off)";
+  const Explained no{negated(e.names), e.alone};
+  const std::string how = e.names.size() == 1 ? explained_text(no) + " makes"
+                          : e.alone           ? "the -fno- of each alone makes"
+                                              : explained_text(no) + " together make";
+  return "gcc " + explained_text(e) + " (" + how + " it pass; of the " + level + ", " + std::to_string(s.checks) + " checks)";
+}
+
+// `(N) NAME on UNIT` of pass N from the -opt-bisect-limit lines of a compile.
+std::string bisect_pass(const std::string& log, long n) {
+  const std::string tag = "running pass (" + std::to_string(n) + ") ";
+  const size_t at = log.find(tag);
+  if (at == std::string::npos) return "#" + std::to_string(n);
+  const size_t from = at + tag.size(), end = log.find('\n', from);
+  return log.substr(from, end == std::string::npos ? std::string::npos : end - from);
+}
+
+long bisect_passes(const std::string& log) {
+  long last = 0;
+  static const std::regex pass(R"(BISECT: running pass \((\d+)\))");
+  for (std::sregex_iterator it(log.begin(), log.end(), pass), end; it != end; ++it) last = std::max(last, std::stol((*it)[1]));
+  return last;
+}
+
+// Backend flags tried when no optional pass makes the difference.
+const Names kBackendProbes[] = {{"-mllvm", "-fast-isel=false"}, {"-mllvm", "-fast-isel"}, {"-mllvm", "-global-isel"}};
+
+std::string search_clang(Search& s) {
+  if (std::string why = baseline_problem(s); !why.empty()) return why;
+  const auto limit = [](long n) { return Names{"-mllvm", "-opt-bisect-limit=" + std::to_string(n)}; };
+  const StandaloneOutcome all = build(s, limit(-1));
+  const long total = bisect_passes(all.compiler_stderr);
+  if (s.compile_error ? all.compiled : all.passes()) return "none (it passes when built with -mllvm -opt-bisect-limit=-1)";
+  if (builds_pass(s, limit(0))) {
+    long lo = 0, hi = total;  // passes at lo, fails at hi
+    while (hi - lo > 1) {
+      const long mid = lo + (hi - lo) / 2;
+      (builds_pass(s, limit(mid)) ? lo : hi) = mid;
+    }
+    const std::string pass = bisect_pass(build(s, limit(hi)).compiler_stderr, hi);
+    const size_t on = pass.find(" on ");
+    return "clang pass " + pass.substr(0, on) + " (" + std::to_string(hi) + " of " + std::to_string(total) +
+           (on == std::string::npos ? "" : ", " + pass.substr(on + 1)) +
+           "; passes with -mllvm -opt-bisect-limit=" + std::to_string(lo) + ", " + std::to_string(s.checks) + " checks)";
+  }
+  for (const Names& probe : kBackendProbes)
+    if (builds_pass(s, probe))
+      return "clang backend " + joined(probe) + " (passes with it; fails with every optional pass skipped, -opt-bisect-limit=0)";
+  return "none (fails with every optional clang pass skipped, -opt-bisect-limit=0, and with each backend flag tried)";
+}
+
+struct CulpritSearch {
+  const char* name;
+  bool (*applies)(const CompiledPathConfig&);
+  std::string (*search)(Search&);
+  const char* description;
+};
+const CulpritSearch kCulpritSearches[] = {
+    {"switches", has_switches, search_switches, "a plug-in's switches (handshake), ddmin from all off, else one at a time"},
+    {"clang", is_clang, search_clang, "-mllvm -opt-bisect-limit bisected; backend flags when no optional pass matters"},
+    {"gcc", is_gcc, search_gcc, "the -f flags of the level, ddmin to the smallest set whose -fno- makes it pass"},
+};
+
+}  // namespace
+
+Culprit find_culprit(const Program& p, const std::string& signature, const CompiledPathConfig& cfg, const CulpritOptions& o) {
+  const Clock::time_point start = Clock::now();
+  Clock::time_point deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.time_limit_s));
+  if (o.stop_at) deadline = std::min(deadline, *o.stop_at);
+  CompiledPathConfig bounded = cfg;  // the plug-in's requests end with the search
+  bounded.render_stop_at = cfg.render_stop_at ? std::min(*cfg.render_stop_at, deadline) : deadline;
+  Search search{p, bounded, deadline, signature.rfind(verdict_name(Verdict::compile_error), 0) == 0, 0, std::nullopt};
+  std::string text, tried;
+  for (const CulpritSearch& row : kCulpritSearches) {
+    if (!row.applies(bounded)) continue;
+    tried += (tried.empty() ? "" : ", ") + std::string(row.name);
+    try {
+      text = row.search(search);
+    } catch (const OutOfTime&) {
+      text = "none (out of time after " + std::to_string(search.checks) + " checks)";
+      break;
+    }
+    if (!culprit_key(text).empty()) break;
+  }
+  if (tried.empty()) text = "none (no culprit search for compiler '" + cfg.cc + "')";
+  return {text, search.checks, std::chrono::duration<double>(Clock::now() - start).count()};
+}
+
+std::string culprit_key(const std::string& culprit) {
+  if (culprit.empty() || culprit.rfind("none", 0) == 0) return "";
+  return culprit.substr(0, culprit.find(" ("));
+}
+
+std::string group_key(const std::string& signature, const std::string& culprit) {
+  const std::string klass = signature.substr(0, signature.find(' '));
+  if (const std::string key = culprit_key(culprit); !key.empty()) return klass + ": " + key;
+  if (klass != "mismatch") return signature;
+  const size_t op_end = signature.find(' ', klass.size() + 1);
+  return signature.substr(0, op_end);
+}
+
+}  // namespace uf

@@ -1,0 +1,49 @@
+// The culprit of a finding (`uopfuzz triage`, `meta culprit`, and each new bucket of a campaign): what
+// in the target, switched off, makes the finding pass. The searches (kCulpritSearches in culprit.cpp,
+// one row each) are tried in order until one names something:
+//   switches  a protocol-2 plug-in's own switches (handshake `switches`; tinygrad: its rewrite rules):
+//             the program rendered with a set of them off; delta-debugged (ddmin) down from all of those
+//             its render used when all off pass, else each one alone;
+//   clang     `-mllvm -opt-bisect-limit=N` bisected to the first pass whose running makes the difference;
+//             when it fails with every optional pass skipped, which backend flag changes it;
+//   gcc       the `-f` flags its level enables (`-Q --help=optimizers`), delta-debugged to the smallest
+//             set whose `-fno-` makes it pass.
+// Compilers are searched on the standalone reproducer (standalone_run.h), rebuilt and run once per
+// configuration, so the culprit is one a compiler developer sees in what `uopfuzz export` gives them.
+//
+// A culprit text is `KEY (details)`: `gcc -ftree-slp-vectorize (passes with -fno-tree-slp-vectorize; 14
+// checks)`, `clang pass SLPVectorizerPass (57 of 124, on kernel; ...)`, `tinygrad switch
+// uop/symbolic.py:123 (...)`; or `none (why)`. KEY is what groups compare.
+#pragma once
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "codegen/compiled_path.h"
+#include "core/program.h"
+
+namespace uf {
+
+struct Culprit {
+  std::string text;  // the `meta culprit` value
+  int checks = 0;    // configurations built and run
+  double seconds = 0;
+};
+
+struct CulpritOptions {
+  double time_limit_s = 120;
+  std::optional<std::chrono::steady_clock::time_point> stop_at;  // a campaign's budget, whichever is first
+};
+
+// `signature` is the failure's (its class decides what passing means: a compile-error is gone once it
+// compiles, any other failure once every buffer agrees). Never throws for what the target does;
+// UserError for a setup problem (a compiler that cannot run).
+Culprit find_culprit(const Program& p, const std::string& signature, const CompiledPathConfig& cfg, const CulpritOptions& o = {});
+
+// The part of a culprit text that names it (before ` (`), "" for `none ...` or an empty text.
+std::string culprit_key(const std::string& culprit);
+// The root cause a bucket belongs to: `CLASS: CULPRIT-KEY` when its culprit names one, else the signature
+// without its dtypes (`mismatch MUL` for `mismatch MUL i32`), the class alone for the other classes.
+std::string group_key(const std::string& signature, const std::string& culprit);
+
+}  // namespace uf
