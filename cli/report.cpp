@@ -36,7 +36,11 @@ struct MergeCliOptions {
 int run_merge(const MergeCliOptions& o) {
   const MergeResult r = merge_corpora(o.dirs, o.out);
   for (const std::string& s : r.skipped) std::cerr << "corpus merge: skipped " << s << "\n";
-  std::cerr << "corpus merge: " << r.files << " files, " << r.written.size() << " buckets -> " << o.out << "\n";
+  std::cerr << "corpus merge: " << r.files << " files, " << r.written.size() << " buckets in " << r.groups.size() << " groups -> "
+            << o.out << "\n";
+  for (const auto& [key, members] : r.groups)
+    std::cerr << "corpus merge: group " << key << ": " << members.size() << (members.size() == 1 ? " bucket" : " buckets")
+              << "\n";
   return kOk;
 }
 

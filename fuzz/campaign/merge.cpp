@@ -8,6 +8,7 @@
 #include "codegen/runtime/files.h"
 #include "core/text.h"
 #include "fuzz/campaign/corpus.h"
+#include "fuzz/oracle/culprit.h"
 #include "fuzz/oracle/shrink.h"
 
 namespace uf {
@@ -21,6 +22,7 @@ struct Kept {
   ProgramCost cost;
   std::string path;
   int64_t count = 0;
+  std::string culprit;  // the first `meta culprit` of the bucket's files: the kept one may have none
 };
 
 // A file's `meta count`, or 1: a campaign saves one file per bucket and counts nothing in it.
@@ -69,6 +71,7 @@ MergeResult merge_corpora(const std::vector<std::string>& dirs, const std::strin
       auto [it, fresh] = buckets.try_emplace(*sig);
       Kept& k = it->second;
       k.count += n;
+      if (const std::string* c = p.meta_value("culprit"); c && k.culprit.empty()) k.culprit = *c;
       if (fresh || cost < k.cost) {
         k.cost = cost;
         k.path = f.string();
@@ -81,6 +84,8 @@ MergeResult merge_corpora(const std::vector<std::string>& dirs, const std::strin
   if (ec || !fs::is_directory(out_dir)) throw UserError(out_dir + ": cannot create directory");
   for (auto& [sig, k] : buckets) {
     k.program.set_meta("count", std::to_string(k.count));
+    if (!k.culprit.empty() && !k.program.meta_value("culprit")) k.program.set_meta("culprit", k.culprit);
+    r.groups[group_key(sig, k.culprit)].push_back(sig);
     const fs::path target = fs::path(out_dir) / Corpus::file_name(sig);
     replace_user_file(target.string(), print_program(k.program));
     r.written.push_back(target.string());

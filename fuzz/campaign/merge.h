@@ -1,8 +1,10 @@
 // Merging corpus directories (`uopfuzz corpus merge`): the reproducers of several campaigns or nightly
 // shards, one per bucket. A bucket is a `meta signature`; of its files the smallest (program_cost)
 // is kept, and `meta count` says how many findings it stands for: the sum over the files of their own
-// `meta count`, or 1 for a file without one.
+// `meta count`, or 1 for a file without one. A bucket keeps the culprit one of its files names, and the
+// buckets form groups by root cause (fuzz/oracle/culprit.h group_key).
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,7 @@ struct MergeResult {
   size_t files = 0;                  // reproducers read
   std::vector<std::string> written;  // one path per bucket, sorted
   std::vector<std::string> skipped;  // `FILE: why` for .uop files that name no bucket
+  std::map<std::string, std::vector<std::string>> groups;  // group key -> its buckets' signatures
 };
 
 // Reads every visible `*.uop` of each directory (UserError `FILE:LINE: message` for one that does not

@@ -1,7 +1,9 @@
 // The report page: style, header, the sections of charts.cpp, the buckets table and the reproducers.
 #include "fuzz/report/report.h"
 
+#include <cctype>
 #include <ctime>
+#include <map>
 
 #include "core/timestamp.h"
 #include "fuzz/report/html.h"
@@ -98,18 +100,45 @@ std::string header(const std::vector<Run>& runs, const std::vector<Bucket>& buck
   return s + "</table></div></section>";
 }
 
+std::string group_anchor(const std::string& key) {
+  std::string out;
+  for (const char c : key) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
+  return out;
+}
+
+// The buckets by root cause (group_key): what a user counts; each row lists its buckets.
+std::string groups_table(const std::vector<Bucket>& buckets) {
+  if (buckets.empty()) return "";
+  std::map<std::string, std::vector<const Bucket*>> groups;
+  for (const Bucket& b : buckets) groups[b.group].push_back(&b);
+  std::string s = "<section id=\"groups\"><h2>Groups</h2><p>" + std::to_string(buckets.size()) + " buckets in " +
+                  std::to_string(groups.size()) +
+                  " groups: buckets with the same class and culprit, or without a named culprit the same class and op "
+                  "across dtypes.</p><div class=\"scroll\"><table id=\"group-table\"><tr><th>group</th><th>buckets</th>"
+                  "<th>signatures</th></tr>";
+  for (const auto& [key, members] : groups) {
+    std::string list;
+    for (const Bucket* b : members)
+      list += (list.empty() ? "" : ", ") + ("<a href=\"#bucket-" + esc(b->id) + "\"><code>" + esc(b->signature) + "</code></a>");
+    s += "<tr id=\"group-" + esc(group_anchor(key)) + "\"><td>" + esc(key) + "</td><td class=\"n\">" +
+         std::to_string(members.size()) + "</td><td>" + list + "</td></tr>";
+  }
+  return s + "</table></div></section>";
+}
+
 std::string buckets_table(const std::vector<Run>& runs, const std::vector<Bucket>& buckets, size_t max_listings) {
   std::string s = "<section id=\"buckets\"><h2>Buckets</h2>";
   if (buckets.empty()) return s + "<p>No failures: every compared program agreed with the reference.</p></section>";
   s += "<div class=\"scroll\"><table id=\"bucket-table\"><tr><th>signature</th><th>class</th><th>first seen</th>"
-       "<th>count</th><th>blame</th><th>nodes</th><th>reproducer</th></tr>";
+       "<th>count</th><th>blame</th><th>culprit</th><th>group</th><th>nodes</th><th>reproducer</th></tr>";
   size_t listed = 0;  // as reproducers_section: the first max_listings buckets with a file
   for (const Bucket& b : buckets) {
     const bool is_new = runs.size() > 1 && b.first_run > 0;
     s += "<tr id=\"bucket-" + esc(b.id) + "\"" + (is_new ? " class=\"new-bucket\"" : "") + "><td><code>" + esc(b.signature) +
          "</code>" + (is_new ? " <span class=\"tag\">new in " + esc(runs[b.first_run].label) + "</span>" : "") + "</td><td>" +
          esc(b.klass) + "</td><td>" + esc(b.first_seen) + "</td><td class=\"n\">" + (b.count ? grouped(*b.count) : "—") +
-         "</td><td>" + (b.blame.empty() ? "—" : esc(b.blame)) + "</td><td class=\"n\">" +
+         "</td><td>" + (b.blame.empty() ? "—" : esc(b.blame)) + "</td><td>" + (b.culprit.empty() ? "—" : esc(b.culprit)) +
+         "</td><td><a href=\"#group-" + esc(group_anchor(b.group)) + "\">" + esc(b.group) + "</a></td><td class=\"n\">" +
          (b.nodes ? std::to_string(*b.nodes) + (b.reduced == "no" ? " (unreduced)" : "") : "—") + "</td><td>";
     if (b.repro_path.empty())
       s += "not found";
@@ -139,6 +168,7 @@ std::string build_report(const std::vector<Run>& runs, const ReportOptions& o) {
   page += coverage_section(runs, buckets);
   page += time_section(runs);
   page += trend_section(runs, buckets);
+  page += groups_table(buckets);
   page += buckets_table(runs, buckets, o.max_listings);
   page += "<section id=\"reproducers\"><h2>Reproducers</h2>";
   size_t shown = 0, bytes = 0;

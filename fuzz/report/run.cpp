@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/text.h"
 #include "fuzz/campaign/corpus.h"
+#include "fuzz/oracle/culprit.h"
 #include "fuzz/campaign/events.h"
 #include "fuzz/oracle/shrink.h"
 
@@ -62,7 +63,7 @@ void read_events(Run& r, const std::string& path) {
 
 // The file's meta, read once.
 struct Meta {
-  std::string blame, reduced, count;
+  std::string blame, culprit, reduced, count;
   std::optional<size_t> nodes;
 };
 
@@ -72,6 +73,7 @@ std::optional<Meta> read_reproducer(const std::string& path) {
     Meta m;
     for (const auto& [k, v] : p.meta) {
       if (k == "blame" && m.blame.empty()) m.blame = v;
+      if (k == "culprit" && m.culprit.empty()) m.culprit = v;
       if (k == "reduced" && m.reduced.empty()) m.reduced = v;
       if (k == "count" && m.count.empty()) m.count = v;
     }
@@ -155,6 +157,8 @@ std::vector<Bucket> collect_buckets(const std::vector<Run>& runs, const std::vec
       const json& hits = run.summary.contains("bucket_hits") ? run.summary["bucket_hits"] : json();
       if (hits.is_object() && hits.contains(sig) && hits[sig].is_number())
         b.count = b.count.value_or(0) + hits[sig].get<int64_t>();
+      const json& culprits = run.summary.contains("culprits") ? run.summary["culprits"] : json();
+      if (culprits.is_object() && culprits.contains(sig) && culprits[sig].is_string()) b.culprit = culprits[sig];
     }
   }
   std::vector<Bucket> out;
@@ -173,12 +177,14 @@ std::vector<Bucket> collect_buckets(const std::vector<Run>& runs, const std::vec
       b.repro_path = c;
       if (const std::optional<Meta> m = read_reproducer(c)) {
         b.blame = m->blame;
+        if (!m->culprit.empty()) b.culprit = m->culprit;
         b.reduced = m->reduced;
         b.nodes = m->nodes;
         if (!b.count && !m->count.empty()) b.count = std::strtoll(m->count.c_str(), nullptr, 10);
       }
       break;
     }
+    b.group = group_key(sig, b.culprit);
     out.push_back(std::move(b));
   }
   // First the newest findings, then by signature: what a reader looks for first.

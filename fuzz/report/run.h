@@ -49,6 +49,8 @@ struct Bucket {
   std::optional<int64_t> count;      // failing programs summed over the runs (bucket_hits), else meta count
   std::string repro_path;            // empty: not found
   std::string blame;                 // `meta blame`, or empty
+  std::string culprit;               // `meta culprit`, else a run summary's `culprits`, or empty
+  std::string group;                 // its root cause (fuzz/oracle/culprit.h group_key)
   std::optional<size_t> nodes;       // reduced size: program_cost nodes
   std::string reduced;               // `meta reduced`
 };

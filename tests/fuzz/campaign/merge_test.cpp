@@ -53,6 +53,25 @@ TEST(CorpusMerge, KeepsTheSmallestReproducerPerBucketAndAddsCounts) {
   EXPECT_EQ(*add.meta_value("count"), "1");
 }
 
+TEST(CorpusMerge, BucketsFormGroupsByCulpritElseByOpAcrossDtypes) {
+  TempDir tmp("uopfuzz-merge");
+  const std::string slp = "meta culprit = gcc -ftree-slp-vectorize (-fno-tree-slp-vectorize makes it pass; 14 checks)\n";
+  write(tmp / "a/mul-i32.uop", reproducer("mismatch MUL i32", 0));
+  write(tmp / "a/mul-u8.uop", reproducer("mismatch MUL u8", 0));
+  write(tmp / "a/cast.uop", reproducer("mismatch CAST f32>f64", 0, slp));
+  write(tmp / "b/exp2-small.uop", reproducer("mismatch EXP2 f32", 0));
+  write(tmp / "b/exp2.uop", reproducer("mismatch EXP2 f32", 2, slp));  // the kept (smaller) file has no culprit
+  const Ran r =
+      run_uopfuzz("corpus merge " + (tmp / "a").string() + " " + (tmp / "b").string() + " -o " + (tmp / "out").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("5 files, 4 buckets in 2 groups"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("group mismatch MUL: 2 buckets"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("group mismatch: gcc -ftree-slp-vectorize: 2 buckets"), std::string::npos) << r.out;
+  const Program exp2 = read_program((tmp / "out" / Corpus::file_name("mismatch EXP2 f32")).string());
+  ASSERT_NE(exp2.meta_value("culprit"), nullptr);
+  EXPECT_EQ(*exp2.meta_value("culprit") + "\n", slp.substr(15));
+}
+
 TEST(CorpusMerge, BadInputIsExit2WithTheFile) {
   TempDir tmp("uopfuzz-merge");
   write(tmp / "a/bad.uop", "uops 1\n%0 = FROB i32\n");

@@ -99,6 +99,9 @@ TEST(Report, CampaignAgainstTheBrokenRenderer) {
     EXPECT_NE(repro.find("void kernel("), std::string::npos) << repro;  // the rendered C
     // A `mismatch MUL u32` cell of the heat map is ringed and links to its bucket.
     const std::string op = sig.substr(9, sig.find(' ', 9) - 9), dt = sig.substr(sig.rfind(' ') + 1);
+    // Its group: the op across dtypes (no culprit searched without reduction), listed with its buckets.
+    const std::string group = element(html, "<tr id=\"group-mismatch-" + op + "\"", "</tr>");
+    EXPECT_NE(group.find("href=\"#bucket-" + id + "\""), std::string::npos) << sig << "\n" << group;
     EXPECT_NE(html.find("<a class=\"fail\" href=\"#bucket-" + id + "\"><rect class=\"cell\" data-row=\"" + op + "\" data-col=\"" +
                         dt + "\""),
               std::string::npos)
