@@ -7,7 +7,10 @@
 #   Plugin(name="my-target", version="1.0", without=["vector"], render=render).main()
 #
 # where render(program, function) returns the C translation unit or raises RenderError. Without a `name`
-# the plug-in answers no handshake: uopfuzz then speaks protocol 1 to it, as its flag says.
+# the plug-in answers no handshake: uopfuzz then speaks protocol 1 to it, as its flag says. `switches`
+# (things of the target a render can switch off, `off`, and report as `used`) and `exports` (formats a
+# program can be exported to) are protocol 2's optional keys for culprit searches and reproducers.
+import collections
 import json
 import os
 import re
@@ -18,13 +21,14 @@ import traceback
 CORE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "core")
 MODES = ("server", "batch", "program")  # in the order uopfuzz prefers them
 PROTOCOL = 2
-MAX_LANES = 16
-MAX_LENGTH = 1 << 24
-MAX_SLOT = 1 << 20
+MAX_LANES, MAX_LENGTH, MAX_SLOT = 16, 1 << 24, 1 << 20
 
 
 class RenderError(Exception):
   """This program cannot be rendered: a render-error of this program alone, with the message."""
+
+
+Rendered = collections.namedtuple("Rendered", "source used", defaults=(None,))  # render's C and the switches that took effect
 
 
 class UopSyntaxError(ValueError):
@@ -62,17 +66,11 @@ class DType:
     self.name, self.ctype, self.itemsize, self.kind = name, ctype, itemsize, kind
     self.scalar, self.lanes = scalar or self, lanes
 
-  is_bool = property(lambda self: self.kind == "B")
-  is_signed = property(lambda self: self.kind == "S")
-  is_unsigned = property(lambda self: self.kind == "U")
+  is_bool, is_signed, is_unsigned, is_float, is_void = (property(lambda self, k=k: self.kind == k) for k in "BSUFV")
   is_int = property(lambda self: self.kind in "SU")  # bool is not an int
-  is_float = property(lambda self: self.kind == "F")
-  is_void = property(lambda self: self.kind == "V")
   is_vector = property(lambda self: self.lanes > 1)
   __repr__ = lambda self: f"DType({self.name})"
-
-  def vec(self, lanes):
-    return self if lanes == 1 else DType(f"{self.name}x{lanes}", None, self.itemsize * lanes, self.kind, self, lanes)
+  vec = lambda self, lanes: self if lanes == 1 else DType(f"{self.name}x{lanes}", None, self.itemsize * lanes, self.kind, self, lanes)
 
 
 def _rows(file, macro):
@@ -147,8 +145,7 @@ class Buffer(Node):
     super().__init__(id, op, dtype, line=line)
     self.length, self.slot = length, slot
 
-  def __repr__(self):
-    return f"%{self.id} = {self.op.name} {self.dtype.name}[{self.length}] slot={self.slot}"
+  __repr__ = lambda self: f"%{self.id} = {self.op.name} {self.dtype.name}[{self.length}] slot={self.slot}"
 
 
 class Program:
@@ -157,8 +154,7 @@ class Program:
   value)] in file order; text: the text read; path: its file (None in server mode)."""
 
   def __init__(self, text, path=None):
-    self.text, self.path = text, path
-    self.version, self.meta, self.nodes, self.sink = 1, [], [], None
+    self.text, self.path, self.version, self.meta, self.nodes, self.sink = text, path, 1, [], [], None
     self.data, self.expect, self.got = {}, {}, {}
 
   buffers = property(lambda self: sorted((n for n in self.nodes if n.op.name == "BUFFER"), key=lambda b: b.slot))
@@ -286,8 +282,7 @@ class _Reader:
 # ---- serving: the handshake and the three modes ----------------------------------------------------------
 
 def uopfuzz_render(program, function):
-  """The C of uopfuzz's own renderer (`$UOPFUZZ render`), for plug-ins that change it (the tests' broken
-  renderers)."""
+  """The C of uopfuzz's own renderer (`$UOPFUZZ render`), for plug-ins that break it (the tests')."""
   uopfuzz = os.environ.get("UOPFUZZ") or sys.exit("set UOPFUZZ to the uopfuzz binary")
   file = program.path or "/dev/stdin"
   r = subprocess.run([uopfuzz, "render", file, "--name", function], input=None if program.path else program.text,
@@ -297,40 +292,55 @@ def uopfuzz_render(program, function):
 
 
 class Plugin:
-  """render(program, function) -> C source, or raise RenderError. name, version (a string, or a function
-  giving one, called only by the handshake) and without describe the target for the handshake; without a
-  name there is none (protocol 1). one_unit=True tells uopfuzz that the renders of a batch may be compiled
-  as one translation unit (their common leading lines once): true when they differ only after a prelude
-  they share, and define nothing two kernels would both define differently."""
+  """render(program, function) -> C source (or Rendered), or raise RenderError. name, version (a string, or
+  a function giving one, called only by the handshake) and without describe the target for the handshake;
+  without a name there is none (protocol 1). one_unit=True tells uopfuzz that the renders of a batch may be
+  compiled as one translation unit (their common leading lines once): true when they differ only after a
+  prelude they share, and define nothing two kernels would both define differently. switches (a list, or a
+  function giving one, called when first needed: the handshake or an `off`) make the call render(program,
+  function, off=frozenset of names). exports: {FORMAT: fn(program) -> text}, for `export` requests."""
 
-  def __init__(self, render, name=None, version="", without=(), modes=MODES, language="c", one_unit=False):
+  def __init__(self, render, name=None, version="", without=(), modes=MODES, language="c", one_unit=False, switches=None, exports=None):
     self.render, self.name, self.version, self.without, self.modes, self.language = render, name, version, list(without), list(modes), language
-    self.one_unit = one_unit
+    self.one_unit, self.switches, self.exports, self._switch_list = one_unit, switches, dict(exports or {}), None
     self.prog = os.path.splitext(os.path.basename(sys.argv[0]))[0] or "plugin"
+
+  def switch_list(self):
+    if self._switch_list is None:
+      self._switch_list = list(self.switches() if callable(self.switches) else self.switches)
+      for n in self._switch_list:
+        if not isinstance(n, str) or not re.fullmatch(r"[!-+\--~]+", n): self.fail(2, f"switch {n!r}: not printable ASCII without blanks or commas")
+    return self._switch_list
 
   def describe(self):
     version = self.version() if callable(self.version) else self.version
     d = {"protocol": PROTOCOL, "modes": self.modes, "language": self.language,
          "target": {"name": self.name, "version": str(version)}, "without": self.without}
     if self.one_unit: d["one_unit"] = True
+    if self.switches is not None: d["switches"] = self.switch_list()
+    if self.exports: d["exports"] = sorted(self.exports)
     return d
 
-  def render_text(self, text, function, path=None):
-    """(source, None) or (None, error) for one program: what a batch line or a server request gets."""
+  def render_text(self, text, function, path=None, off=()):
+    """(source, error, used) for one program: what a batch line or a server request gets."""
     try: program = parse_program(text, path)
-    except UopSyntaxError as e: return None, str(e)
-    return self.render_program(program, function)
+    except UopSyntaxError as e: return None, str(e), None
+    return self.render_program(program, function, off)
 
-  def render_program(self, program, function):
-    if not re.fullmatch(r"[A-Za-z_]\w*", function or ""): return None, f"bad FUNCTION_NAME {function!r}"
+  def render_program(self, program, function, off=()):
+    if not re.fullmatch(r"[A-Za-z_]\w*", function or ""): return None, f"bad FUNCTION_NAME {function!r}", None
+    kw = {} if self.switches is None else {"off": frozenset(off)}
+    out, error = self.call(self.render, program, function, **kw)
+    return (out.source, None, out.used) if isinstance(out, Rendered) else (out, error, None)
+
+  def call(self, fn, *args, **kw):
+    """(fn's value, None), or (None, the error) when it raises: that program's error, not the process's end."""
     try:
-      return self.render(program, function), None
-    except RenderError as e:
-      if os.environ.get("UOPFUZZ_PLUGIN_TRACE") and e.__cause__: traceback.print_exception(type(e.__cause__), e.__cause__, e.__cause__.__traceback__)
-      return None, str(e)
-    except Exception as e:  # a bug of the plug-in or its target: this program's render-error, not the process's end
-      if os.environ.get("UOPFUZZ_PLUGIN_TRACE"): traceback.print_exc()
-      return None, f"{type(e).__name__}: {e}"
+      return fn(*args, **kw), None
+    except Exception as e:  # a RenderError, or a bug of the plug-in or its target
+      cause = e.__cause__ if isinstance(e, RenderError) else e
+      if os.environ.get("UOPFUZZ_PLUGIN_TRACE") and cause: traceback.print_exception(type(cause), cause, cause.__traceback__)
+      return None, str(e) if isinstance(e, RenderError) else f"{type(e).__name__}: {e}"
 
   def main(self, argv=None):
     args = sys.argv[1:] if argv is None else list(argv)
@@ -356,7 +366,7 @@ class Plugin:
     try: program = parse_program(self.read(path), path)
     except UopSyntaxError as e: self.fail(2, str(e))
     if not re.fullmatch(r"[A-Za-z_]\w*", function): self.fail(2, f"bad FUNCTION_NAME {function!r}")
-    source, error = self.render_program(program, function)
+    source, error, _ = self.render_program(program, function)
     if error is not None: self.fail(1, error)
     sys.stdout.write(source)
 
@@ -370,7 +380,7 @@ class Plugin:
       program, function, c_file, err_file = (os.path.join(base, w) if i != 1 else w for i, w in enumerate(words))
       try:
         with open(program, encoding="utf-8") as f: text = f.read()
-        source, error = self.render_text(text, function, program)
+        source, error, _ = self.render_text(text, function, program)
       except (OSError, UnicodeDecodeError) as e: source, error = None, f"{program}: cannot read ({e})"
       with open(c_file if error is None else err_file, "w", encoding="utf-8") as out: out.write(source if error is None else error)
 
@@ -386,12 +396,23 @@ class Plugin:
       sys.stdout = replies
 
   def answer(self, line):
+    """The reply to one request line: `render` (with `off`, the switches to switch off) or `export`."""
     try: request = json.loads(line)
     except ValueError as e: return {"id": None, "error": f"bad request: not JSON ({e})"}
-    rid = request.get("id") if isinstance(request, dict) else None
-    if not isinstance(request, dict) or request.get("kind") != "render":
-      return {"id": rid, "error": "bad request: expected {\"id\", \"kind\": \"render\", \"function\", \"program\"}"}
-    if not isinstance(request.get("program"), str) or not isinstance(request.get("function"), str):
-      return {"id": rid, "error": "bad request: 'program' and 'function' must be strings"}
-    source, error = self.render_text(request["program"], request["function"])
-    return {"id": rid, "source": source} if error is None else {"id": rid, "error": error}
+    request = request if isinstance(request, dict) else {}
+    rid, kind, fmt, off = request.get("id"), request.get("kind"), request.get("format"), request.get("off") or []
+    if kind not in ("render", "export") or not isinstance(request.get("program"), str) or (kind == "render" and not isinstance(request.get("function"), str)):
+      return {"id": rid, "error": "bad request: expected {\"id\", \"kind\": \"render\", \"function\", \"program\"} or an export"}
+    if kind == "export":
+      if not isinstance(fmt, str) or fmt not in self.exports:
+        return {"id": rid, "error": f"unknown export format {fmt!r} (this plug-in exports {', '.join(sorted(self.exports)) or 'nothing'})"}
+      try: source, error = self.call(self.exports[fmt], parse_program(request["program"]))
+      except UopSyntaxError as e: source, error = None, str(e)
+      return {"id": rid, "source": source} if error is None else {"id": rid, "error": error}
+    if not isinstance(off, list) or not all(isinstance(n, str) for n in off): return {"id": rid, "error": "bad request: 'off' must be a list of strings"}
+    if off and self.switches is None: return {"id": rid, "error": "bad request: 'off' given, but this plug-in has no switches"}
+    known = set(self.switch_list()) if off else ()
+    unknown = next((n for n in off if n not in known), None)
+    source, error, used = (None, f"unknown switch {unknown}", None) if unknown is not None else self.render_text(request["program"], request["function"], off=off)
+    if error is not None: return {"id": rid, "error": error}
+    return {"id": rid, "source": source} if used is None else {"id": rid, "source": source, "used": list(used)}

@@ -5,16 +5,21 @@
 # rewrites, constant folding, decompositions, linearizer, ClangRenderer) and returns the C tinygrad
 # renders, wrapped into uopfuzz's calling convention. In server mode tinygrad is imported once per
 # process. What tinygrad cannot take from our IR is a render error; its handshake gives uopfuzz the
-# --without set that keeps such programs out. See README.md beside this file.
+# --without set that keeps such programs out. Its switches are tinygrad's rewrite rules (a render can switch
+# them off, and says which fired), and it exports a program as a standalone tinygrad test. See README.md.
+import functools
+import gc
+import linecache
 import os
 import platform
 import re
 import subprocess
 import sys
+import types
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from uopfuzz_plugin import DTYPES, Plugin, RenderError  # noqa: E402
+from uopfuzz_plugin import DTYPES, Plugin, Rendered, RenderError, parse_program  # noqa: E402
 
 try:
   import tinygrad
@@ -22,8 +27,11 @@ try:
   from tinygrad.uop.ops import PatternMatcher, ProgramInfo, graph_rewrite
   from tinygrad.dtype import AddrSpace, dtypes
   from tinygrad.helpers import Target
+  from tinygrad.uop.render import pyrender
   from tinygrad.renderer.cstyle import ClangRenderer
   from tinygrad.uop.ops import AxisType, KernelInfo, Ops, UOp
+  import tinygrad.uop.ops as tg_ops
+  import tinygrad.uop.upat as tg_upat
 except ImportError as e:  # a setup problem, not a finding
   print(f"uopfuzz_tinygrad: cannot import tinygrad ({e}); put a tinygrad checkout on PYTHONPATH", file=sys.stderr)
   sys.exit(2)
@@ -204,16 +212,215 @@ def wrap(source, fname, buffers):
   return f"#include <stdint.h>\n{source}\nvoid {fname}({params}) {{ {inner}({call}); }}\n"
 
 
-def render_program(program, fname):
+# ---- switches: tinygrad's rewrite rules, each of which a render can switch off ------------------------
+# A rule is a (UPat, function) of a PatternMatcher, named FILE:LINE of its function (FILE relative to the
+# tinygrad package; `#2`, `#3` for the second and third function that starts on that line). tinygrad turns
+# each rule into a matcher lazily, on its first use (upat_compile, or upat_interpret when it cannot
+# compile it), cached per (UPat, function); every copy of a rule (PatternMatchers added with `+` share
+# them) calls a copy of the function it makes from the function's code. hook() wraps that call in each
+# matcher made: while the rule is in OFF it does not match, and when it returns a rewrite it joins USED.
+# The cost is one call a matched pattern, nothing per pattern tried.
+OFF, USED = frozenset(), set()  # of the render under way: the rules switched off, the rules that fired
+ROOT = os.path.dirname(os.path.abspath(tinygrad.__file__))
+# Not switches: the UPat compiler's rules (one off would miscompile the matchers it caches for good), the
+# verifier's (they check, not rewrite), and ClangRenderer's C text (without one an op has no C at all).
+NOT_RULE_FILES = {os.path.join(ROOT, "uop", "upat.py"), os.path.join(ROOT, "uop", "spec.py")}
+NOT_RULES = {f.__code__ for _, f in ClangRenderer.string_rewrite.patterns}
+NAME_KEYS = {}  # switch name -> (file, line, rank): the handshake's order
+ENV_OFF = "UOPFUZZ_TINYGRAD_OFF"  # NAME,NAME: switched off in every render, whatever the mode
+WARMUP = "uops 1\n%0 = BUFFER f32[2] slot=0\n%1 = CONST i32 1\n%2 = INDEX f32 %0 %1\n%3 = LOAD f32 %2\n%4 = ADD f32 %3 %3\n%5 = STORE void %2 %4\n%6 = SINK void %5\n"
+
+
+def body_start(code):
+  """Where the code's body starts, (line, column): the order of functions that start on one line."""
+  spans = [(l, c) for l, el, c, ec in code.co_positions() if None not in (l, c, el, ec) and (el, ec) > (l, c)]  # not RESUME's (l, l, 0, 0)
+  return min(spans, default=(code.co_firstlineno, 0))
+
+
+@functools.lru_cache(None)
+def starts_in(file):
+  """{line: [body_start of each function starting there, in order]} of a source file, from its code."""
+  out = {}
+  def walk(code):
+    for c in (c for c in code.co_consts if isinstance(c, types.CodeType)):
+      out.setdefault(c.co_firstlineno, []).append(body_start(c))
+      walk(c)
+  with open(file, encoding="utf-8") as f: walk(compile(f.read(), file, "exec"))
+  return {line: sorted(keys) for line, keys in out.items()}
+
+
+@functools.lru_cache(None)
+def rule_name(code):
+  rel, line, rank = os.path.relpath(code.co_filename, ROOT), code.co_firstlineno, 1
+  if linecache.getline(code.co_filename, line).count("lambda") > 1:  # the file is compiled only for such lines
+    starts = starts_in(code.co_filename).get(line, [])
+    rank = starts.index(body_start(code)) + 1 if body_start(code) in starts else 1
+  name = f"{rel}:{line}" + (f"#{rank}" if rank > 1 else "")
+  NAME_KEYS[name] = (rel, line, rank)
+  return name
+
+
+def is_rule(fn):
+  return isinstance(fn, types.FunctionType) and not hasattr(fn, "uopfuzz_rule") and fn.__code__ not in NOT_RULES \
+    and os.path.abspath(fn.__code__.co_filename) not in NOT_RULE_FILES
+
+
+def gate(real):
+  name = rule_name(real.__code__)
+  def gated_rule(*args, **kwargs):
+    if name in OFF: return None
+    ret = real(*args, **kwargs)
+    if ret is not None: USED.add(name)
+    return ret
+  gated_rule.uopfuzz_rule = name
+  return gated_rule
+
+
+def hook(match):
+  """A matcher tinygrad made for a rule, its call of the rule's function gated: compiled_match finds it in
+  its globals (`_fxn`), universal_match in its closure."""
+  if getattr(match, "__name__", None) == "compiled_match" and is_rule(match.__globals__.get("_fxn")):
+    match.__globals__["_fxn"] = gate(match.__globals__["_fxn"])
+  elif getattr(match, "__name__", None) == "universal_match":
+    for cell in match.__closure__ or ():
+      if is_rule(getattr(cell, "cell_contents", None)): cell.cell_contents = gate(cell.cell_contents)
+  return match
+
+
+def matchers(): return [o for o in gc.get_objects() if isinstance(o, PatternMatcher)]
+
+
+def install_hooks():
+  """Every matcher made from now on is hooked (lazy_compile looks both functions up at its call), and every
+  one already made."""
+  compile_rule, interpret_rule = tg_upat.upat_compile, tg_ops.upat_interpret
+  tg_upat.upat_compile = lambda p, fxn: hook(compile_rule(p, fxn))
+  tg_ops.upat_interpret = lambda p, fxn: hook(interpret_rule(p, fxn))
+  for pm in matchers():
+    for entries in pm.pdict.values():
+      for entry in entries: hook(entry[1])
+
+
+@functools.lru_cache(None)
+def switches():
+  """The rules of every PatternMatcher alive once a kernel is rendered (tinygrad makes some on first use):
+  the CPU pipeline's, and some of the rest of tinygrad that never fire here."""
+  render_with(parse_program(WARMUP), "warmup", ())
+  codes = {f.__code__ for pm in matchers() for _, f in pm.patterns if is_rule(f)}
+  return sorted({rule_name(c) for c in codes}, key=NAME_KEYS.get)
+
+
+def render_program(program, fname, off=frozenset()):
+  env = [n.strip() for n in os.environ.get(ENV_OFF, "").split(",") if n.strip()]
+  unknown = [n for n in env if n not in switches()] if env else []
+  if unknown: raise RenderError(f"{ENV_OFF}: unknown switch {unknown[0]} (the handshake, --uopfuzz-describe, lists them)")
+  return render_with(program, fname, {*off, *env})
+
+
+def render_with(program, fname, off):
+  global OFF
+  OFF = frozenset(off)
+  USED.clear()
   try:
     sink, buffers = build(program, fname)
-    return wrap(render(sink), fname, buffers)
+    source = wrap(render(sink), fname, buffers)
   except Unsupported as e: raise RenderError(f"unsupported: {e}") from None
   except Exception as e:  # tinygrad's pipeline rejected or crashed on the program: a render error (a finding)
     raise RenderError(f"tinygrad failed: {type(e).__name__}: {e}") from e
+  finally: OFF = frozenset()
+  return Rendered(source, sorted(USED, key=NAME_KEYS.get))
+
+
+# ---- export: a standalone tinygrad test -------------------------------------------------------------
+# The program as a unittest in the style of tinygrad's test/test_uops.py that needs only tinygrad: the
+# UOps the adapter gives tinygrad's pipeline (as tinygrad's own pyrender writes them), compiled and run on
+# the CPU device by tinygrad (to_program, get_runtime), every BUFFER compared with the program's expect
+# lines (exec_alu's values). For an open finding it fails.
+TEST_IMPORTS = """import math, struct, unittest
+from tinygrad import Device
+from tinygrad.codegen import to_program
+from tinygrad.device import Buffer
+from tinygrad.dtype import AddrSpace, ConstFloat, Invalid, dtypes
+from tinygrad.engine.realize import get_runtime
+from tinygrad.renderer.cstyle import ClangRenderer
+from tinygrad.uop.ops import AxisType, KernelInfo, Ops, ParamArg, UOp
+inf, nan = math.inf, math.nan
+"""
+TEST_BODY = """
+
+
+def same(fmt, got, want):
+  \"\"\"Bit for bit, but any NaN equals any NaN (and any byte but 0 is a true bool, as struct reads it).\"\"\"
+  if isinstance(got, float) and math.isnan(got) and math.isnan(want): return True
+  return struct.pack("<" + fmt, got) == struct.pack("<" + fmt, want)
+
+
+class TestUopfuzzFinding(unittest.TestCase):
+  def test_kernel(self):
+    renderer = Device["CPU"].renderer
+    self.assertIsInstance(renderer, ClangRenderer, "found with the CPU device's C renderer: run with DEV=CPU:CLANG")
+    bufs = {slot: Buffer("CPU", len(data), dt, initial_value=struct.pack(f"<{len(data)}{dt.fmt}", *data)) for slot, (dt, data, _) in BUFFERS.items()}
+    prg = to_program(kernel(), renderer)
+    global_size, local_size = prg.arg.launch_dims({})
+    # the buffers in the order the kernel's C function takes them: its LINEAR's PARAMs (as to_elf's signature lists them).
+    # NOTE: exec_kernel passes them in prg.arg.globals order (by slot), not always the same (a zero-trip RANGE reorders them)
+    params = [u.arg.slot for u in next(s for s in prg.src if s.op is Ops.LINEAR).src if u.op is Ops.PARAM and u.addrspace != AddrSpace.ALU]
+    get_runtime("CPU", prg)(*[bufs[slot].ensure_allocated()._buf for slot in params], global_size=global_size, local_size=local_size,
+                            vals=prg.arg.vals({}))
+    wrong = []
+    for i, (slot, (dt, _, want)) in enumerate(sorted(BUFFERS.items())):
+      got = [v for (v,) in struct.iter_unpack("<" + dt.fmt, bytes(bufs[slot].as_memoryview()))]
+      wrong += [f"p{i}[{k}] = {g} expected {w}" for k, (g, w) in enumerate(zip(got, want or got)) if not same(dt.fmt, g, w)]
+    if wrong: self.fail("\\n".join(wrong[:20] + [f"({len(wrong)} elements differ)"] * (len(wrong) > 20)))
+
+
+if __name__ == "__main__":
+  unittest.main()
+"""
+
+
+def explicit_uops(sink):
+  """The graph as UOp(op, dtype, src, arg) lines, should pyrender's not give back the same graph."""
+  names, lines = {}, []
+  for k, u in enumerate(sink.toposort()):
+    names[u] = "ast" if u is sink else f"u{k}"
+    tag = f", {u.tag!r}" if u.tag is not None else ""
+    lines.append(f"{names[u]} = UOp({u.op}, {u.dtype}, ({''.join(names[x] + ', ' for x in u.src)}), {u.arg!r}{tag})")
+  return "\n".join(lines)
+
+
+def export_tinygrad(program):
+  try: sink = merge_ends(build(program, "uopfuzz_kernel")[0])
+  except Unsupported as e: raise RenderError(f"unsupported: {e}") from None
+  for code in (pyrender(sink), explicit_uops(sink)):  # the first that builds this very graph (UOps are interned)
+    scope = {}
+    exec(TEST_IMPORTS + code, scope)
+    if scope.get("ast") is sink: break
+  else: raise RenderError("neither pyrender nor UOp(...) lines rebuild the graph")
+  table = []
+  for i, b in enumerate(program.buffers):
+    dt = tinygrad_dtype(b.dtype, f"BUFFER p{i}")
+    if not dt.fmt: raise RenderError(f"unsupported: BUFFER p{i} of {b.dtype.name}: Python's struct has no {dt!r}")
+    data, want = program.data.get(b.slot, [0] * b.length), program.expect.get(b.slot)
+    table.append(f"  {b.slot}: ({dt!r}, {data!r}, {want!r}),")
+  found = [f"# {k}: {v}" for k, v in program.meta if k in ("tinygrad", "about", "signature", "status", "found", "seed")]
+  return "\n".join([
+    "# A tinygrad bug found by uopfuzz, the differential fuzzer of UOp code generators, as a standalone test in the",
+    "# style of tinygrad's test/test_uops.py; it needs nothing but tinygrad. It builds the kernel's UOps as uopfuzz's",
+    "# tinygrad adapter gives them to tinygrad, compiles and runs them on the CPU device with tinygrad's own pipeline",
+    "# (to_program: the rewrites, the linearizer, ClangRenderer, clang) and compares every output element with exec_alu's",
+    "# values (uopfuzz's reference; floats bit for bit, NaN equal to NaN). It fails while the bug is there.",
+    "#   PYTHONPATH=/path/to/tinygrad python3 THIS_FILE.py",
+    f"# exported with tinygrad {tinygrad_version()}" + (f", from {program.path}" if program.path else ""),
+    *found, "# The program (uopfuzz's .uop):", *(f"#   {n!r}" for n in program.nodes),
+    TEST_IMPORTS, "", "def kernel() -> UOp:", *(f"  {l}" for l in code.splitlines()), "  return ast", "",
+    "", "# PARAM slot: (dtype, data, expected values after the kernel; None: not checked)", "BUFFERS = {", *table, "}",
+  ]) + TEST_BODY
 
 
 if __name__ == "__main__":
   # one_unit: a kernel is typedefs (the same text for the same vector type), a static kernel and its
   # uniquely named wrapper, so a batch of them compiles as one translation unit.
-  Plugin(name="tinygrad", version=tinygrad_version, without=WITHOUT, render=render_program, one_unit=True).main()
+  install_hooks()
+  Plugin(name="tinygrad", version=tinygrad_version, without=WITHOUT, render=render_program, one_unit=True, switches=switches,
+         exports={"tinygrad": export_tinygrad}).main()

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # The Python SDK for renderer plug-ins (plugins/uopfuzz_plugin.py): its .uop reader on every example and
 # corpus program, and a plug-in built on it (sdk_plugin.py) run as a subprocess in each mode of protocol 2
-# (docs/format.md section 5): the handshake, one program, batch, server. Run by CTest from the repository
-# root; with UOPFUZZ set, the reader's nodes are also compared with `uopfuzz fmt`.
+# (docs/format.md section 5): the handshake, one program, batch, server (with switches switched off and
+# reported used, and exports). Run by CTest from the repository root; with UOPFUZZ set, the reader's nodes
+# are also compared with `uopfuzz fmt`.
 import glob, json, os, shutil, subprocess, sys, tempfile, unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -18,6 +19,30 @@ def with_meta(key, value): return f"meta {key} = {value}\n" + PROGRAM
 
 
 def run(*args, **kw): return subprocess.run(PLUGIN + list(args), capture_output=True, text=True, timeout=60, **kw)
+
+
+class Server:
+  """A plug-in in server mode, killed at the test's end: ask(request) -> its reply; close() -> (exit status, stderr)."""
+
+  def __init__(self, test, cmd):
+    self.p = subprocess.Popen(cmd + ["--uopfuzz-serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    test.addCleanup(self.kill)
+
+  def ask(self, obj):
+    self.p.stdin.write((obj if isinstance(obj, str) else json.dumps(obj)) + "\n")
+    self.p.stdin.flush()
+    return json.loads(self.p.stdout.readline())
+
+  def render(self, rid, text, function="kernel0", **kw): return self.ask({"id": rid, "kind": "render", "function": function, "program": text, **kw})
+
+  def close(self):
+    self.p.stdin.close()
+    return self.p.wait(timeout=30), self.p.stderr.read()
+
+  def kill(self):
+    if self.p.poll() is None: self.p.kill()
+    self.p.wait()
+    for f in (self.p.stdin, self.p.stdout, self.p.stderr): f.close()
 
 
 def slurp(path):
@@ -133,17 +158,23 @@ class Modes(unittest.TestCase):
     r = run("--uopfuzz-describe", stdin=subprocess.DEVNULL)
     self.assertEqual(r.returncode, 0, r.stderr)
     d = json.loads(r.stdout)
-    self.assertEqual(sorted(d), ["language", "modes", "protocol", "target", "without"])
+    self.assertEqual(sorted(d), ["exports", "language", "modes", "protocol", "switches", "target", "without"])
     self.assertEqual((d["protocol"], d["modes"], d["language"]), (2, ["server", "batch", "program"], "c"))
     self.assertEqual(d["target"], {"name": "sdk-test", "version": "1.0"})
     self.assertEqual(d["without"], ["mulacc"])
+    self.assertEqual(d["switches"], ["sym.py:10", "sym.py:10#2", "late.py:7"])
+    self.assertEqual(d["exports"], ["broken", "ops"])
+    self.assertIn("switches listed", r.stderr)
 
   def test_describe_one_unit_only_when_promised(self):
     code = ("import sys; sys.path.insert(0, %r); from uopfuzz_plugin import Plugin; "
             "Plugin(name='t', render=None, one_unit=True).main()") % os.path.join(ROOT, "plugins")
     r = subprocess.run([sys.executable, "-B", "-c", code, "--uopfuzz-describe"], capture_output=True, text=True)
     self.assertEqual(r.returncode, 0, r.stderr)
-    self.assertIs(json.loads(r.stdout)["one_unit"], True)
+    d = json.loads(r.stdout)
+    self.assertIs(d["one_unit"], True)
+    self.assertNotIn("switches", d)  # only when given
+    self.assertNotIn("exports", d)
 
   def test_protocol_1_plugin_has_no_handshake(self):
     code = "import sys; sys.path.insert(0, %r); from uopfuzz_plugin import Plugin; Plugin(render=None).main()" % os.path.join(ROOT, "plugins")
@@ -153,8 +184,12 @@ class Modes(unittest.TestCase):
 
   def test_one_program(self):
     r = run(self.file("ok.uop", PROGRAM), "kern")
-    self.assertEqual((r.returncode, r.stderr), (0, ""))
+    self.assertEqual((r.returncode, r.stderr), (0, ""))  # the switches were not listed: nothing needed them
     self.assertIn("void kern(int32_t* p0)", r.stdout)
+    self.assertIn("off:  */", r.stdout)  # render(..., off=frozenset())
+    r = run(self.file("use.uop", with_meta("use", "late.py:7")), "kern")
+    self.assertEqual((r.returncode, r.stderr), (0, ""))  # a Rendered is its source here
+    self.assertTrue(r.stdout.startswith("#include <stdbool.h>"), r.stdout)
     r = run(self.file("refuse.uop", with_meta("refuse", "no thanks")), "kern")
     self.assertEqual((r.returncode, r.stdout), (1, ""))
     self.assertIn("refused: no thanks", r.stderr)
@@ -192,34 +227,70 @@ class Modes(unittest.TestCase):
     self.assertEqual(run(os.path.join(self.tmp.name, "no.list")).returncode, 2)
 
   def test_server(self):
-    p = subprocess.Popen(PLUGIN + ["--uopfuzz-serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    def ask(obj):
-      p.stdin.write((obj if isinstance(obj, str) else json.dumps(obj)) + "\n")
-      p.stdin.flush()
-      return json.loads(p.stdout.readline())
-    def render(rid, text, function="kernel0"): return ask({"id": rid, "kind": "render", "function": function, "program": text})
-    try:
-      r = render(7, PROGRAM)
-      self.assertEqual(sorted(r), ["id", "source"])
-      self.assertEqual(r["id"], 7)
-      self.assertIn("void kernel0(int32_t* p0)", r["source"])
-      self.assertEqual(render(8, with_meta("refuse", "no")), {"id": 8, "error": "refused: no"})
-      r = render(9, with_meta("raise", "boom"))
-      self.assertEqual((r["id"], sorted(r)), (9, ["error", "id"]))
-      self.assertIn("RuntimeError: boom", r["error"])
-      self.assertIn("<program>:2: unknown line 'nope'", render(10, "uops 1\nnope\n")["error"])
-      self.assertIn("void kernel1(", render(11, with_meta("print", "noise"), "kernel1")["source"])  # its print is not a reply
-      self.assertEqual(render(12, PROGRAM, "bad name")["id"], 12)
-      self.assertIn("bad request", ask("not json")["error"])
-      self.assertIn("bad request", ask({"id": 13, "kind": "other"})["error"])
-      self.assertIn("void kernel5(", render(14, PROGRAM, "kernel5")["source"])  # still serving
-      p.stdin.close()
-      self.assertEqual(p.wait(timeout=30), 0)
-      self.assertIn("noise", p.stderr.read())
-    finally:
-      if p.poll() is None: p.kill()
-      p.wait()
-      for f in (p.stdout, p.stderr): f.close()
+    server = Server(self, PLUGIN)
+    r = server.render(7, PROGRAM)
+    self.assertEqual(sorted(r), ["id", "source"])
+    self.assertEqual(r["id"], 7)
+    self.assertIn("void kernel0(int32_t* p0)", r["source"])
+    self.assertEqual(server.render(8, with_meta("refuse", "no")), {"id": 8, "error": "refused: no"})
+    r = server.render(9, with_meta("raise", "boom"))
+    self.assertEqual((r["id"], sorted(r)), (9, ["error", "id"]))
+    self.assertIn("RuntimeError: boom", r["error"])
+    self.assertIn("<program>:2: unknown line 'nope'", server.render(10, "uops 1\nnope\n")["error"])
+    self.assertIn("void kernel1(", server.render(11, with_meta("print", "noise"), "kernel1")["source"])  # its print is not a reply
+    self.assertEqual(server.render(12, PROGRAM, "bad name")["id"], 12)
+    self.assertIn("bad request", server.ask("not json")["error"])
+    self.assertIn("bad request", server.ask({"id": 13, "kind": "other"})["error"])
+    self.assertIn("void kernel5(", server.render(14, PROGRAM, "kernel5")["source"])  # still serving
+    code, stderr = server.close()
+    self.assertEqual(code, 0)
+    self.assertIn("noise", stderr)
+    self.assertNotIn("switches listed", stderr)  # no request switched anything off
+
+  def test_server_switches(self):
+    server = Server(self, PLUGIN)
+    used = with_meta("use", "sym.py:10 late.py:7")
+    r = server.render(1, used)
+    self.assertEqual(sorted(r), ["id", "source", "used"])
+    self.assertEqual(r["used"], ["sym.py:10", "late.py:7"])
+    self.assertIn("off:  */", r["source"])
+    r = server.render(2, used, off=["late.py:7", "sym.py:10#2"])
+    self.assertEqual(r["used"], ["sym.py:10"])  # what was off did not take effect
+    self.assertIn("off: late.py:7 sym.py:10#2 */", r["source"])
+    self.assertEqual(server.render(3, used, off=[])["used"], ["sym.py:10", "late.py:7"])
+    self.assertEqual(sorted(server.render(4, PROGRAM, off=["sym.py:10"])), ["id", "source"])  # a str: no used
+    self.assertEqual(server.render(5, used, off=["sym.py:10", "sym.py:11"]), {"id": 5, "error": "unknown switch sym.py:11"})
+    self.assertIn("bad request", server.render(6, used, off="sym.py:10")["error"])
+    self.assertIn("bad request", server.render(7, used, off=[3])["error"])
+    self.assertIn("refused: no", server.render(8, with_meta("refuse", "no"), off=["late.py:7"])["error"])
+    code, stderr = server.close()
+    self.assertEqual(code, 0)
+    self.assertEqual(stderr.count("switches listed"), 1)  # listed once, when an `off` first needed them
+
+  def test_server_exports(self):
+    server = Server(self, PLUGIN)
+    program = PROGRAM + "data 0 = 1 2\nexpect 0 = 7 2\n"
+    r = server.ask({"id": 3, "kind": "export", "format": "ops", "program": program})
+    self.assertEqual(r, {"id": 3, "source": "BUFFER CONST INDEX CONST STORE SINK\ndata {0: [1, 2]}\nexpect {0: [7, 2]}\n"})
+    r = server.ask({"id": 4, "kind": "export", "format": "c", "program": program})
+    self.assertEqual(r, {"id": 4, "error": "unknown export format 'c' (this plug-in exports broken, ops)"})
+    self.assertIn("unknown export format None", server.ask({"id": 5, "kind": "export", "program": program})["error"])
+    self.assertEqual(server.ask({"id": 6, "kind": "export", "format": "broken", "program": program}), {"id": 6, "error": "cannot export this"})
+    self.assertIn("<program>:2: unknown line 'nope'", server.ask({"id": 7, "kind": "export", "format": "ops", "program": "uops 1\nnope\n"})["error"])
+    self.assertIn("bad request", server.ask({"id": 8, "kind": "export", "format": "ops"})["error"])
+    self.assertIn("void kernel0(", server.render(9, PROGRAM)["source"])  # still serving
+    self.assertEqual(server.close()[0], 0)
+
+  def test_server_without_switches_or_exports(self):
+    code = ("import sys; sys.path.insert(0, %r); from uopfuzz_plugin import Plugin; "
+            "Plugin(name='t', render=lambda program, function: 'int x;').main()") % os.path.join(ROOT, "plugins")
+    server = Server(self, [sys.executable, "-B", "-c", code])
+    self.assertEqual(server.render(1, PROGRAM), {"id": 1, "source": "int x;"})  # render(program, function): no off
+    self.assertEqual(server.render(2, PROGRAM, off=[]), {"id": 2, "source": "int x;"})  # [] is nothing off
+    self.assertIn("no switches", server.render(3, PROGRAM, off=["a"])["error"])
+    r = server.ask({"id": 4, "kind": "export", "format": "tinygrad", "program": PROGRAM})
+    self.assertEqual(r, {"id": 4, "error": "unknown export format 'tinygrad' (this plug-in exports nothing)"})
+    self.assertEqual(server.close()[0], 0)
 
   def test_server_crash_ends_the_process(self):
     request = json.dumps({"id": 1, "kind": "render", "function": "k", "program": with_meta("crash", "yes")})

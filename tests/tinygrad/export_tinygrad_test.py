@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+# The tinygrad adapter's export (plugins/tinygrad/uopfuzz_tinygrad.py, an `export` request with format
+# `tinygrad`): a standalone unittest that builds the program's UOps, runs them through tinygrad's own CPU
+# pipeline and compares every BUFFER with the program's expect lines. Each finding of corpus/tinygrad/
+# exported and run outside the repository (only tinygrad on PYTHONPATH) fails, a mismatch naming the element
+# its `got` line says differs and a compile error raised as such; each example program (tests/programs) the
+# adapter renders right passes, and the two that hit known tinygrad bugs fail. Run from the repository root
+# with tinygrad on PYTHONPATH (or UOPFUZZ_TINYGRAD); exit 77 without tinygrad or clang.
+import glob, json, os, re, shutil, subprocess, sys, tempfile
+
+if os.environ.get("UOPFUZZ_TINYGRAD"):
+  sys.path.insert(0, os.environ["UOPFUZZ_TINYGRAD"])
+  os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [os.environ["UOPFUZZ_TINYGRAD"], os.environ.get("PYTHONPATH")]))
+try:
+  import tinygrad  # noqa: F401
+except ImportError:
+  print("SKIPPED: tinygrad is not importable (put a tinygrad checkout on PYTHONPATH, or set UOPFUZZ_TINYGRAD)")
+  sys.exit(77)
+if not shutil.which("clang"):
+  print("SKIPPED: clang not found (tinygrad's CPU device compiles with clang)")
+  sys.exit(77)
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, "plugins")
+import uopfuzz_plugin as sdk  # noqa: E402
+
+ADAPTER = "plugins/tinygrad/uopfuzz_tinygrad.py"
+# example programs that hit a tinygrad bug (tests/tinygrad/adapter_test.py: the same two)
+KNOWN = {"loop_trip_counts.uop", "f16_native_chain.uop"}
+failures = []
+
+
+def check(ok, what):
+  print(("ok   " if ok else "FAIL ") + what)
+  if not ok: failures.append(what)
+
+
+d = json.loads(subprocess.run([ADAPTER, "--uopfuzz-describe"], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60).stdout)
+check(d.get("exports") == ["tinygrad"], f"handshake: exports {d.get('exports')}")
+without = set(d.get("without", []))
+server = subprocess.Popen([ADAPTER, "--uopfuzz-serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+requests = 0
+
+
+def export(text, fmt="tinygrad"):
+  global requests
+  requests += 1
+  server.stdin.write(json.dumps({"id": requests, "kind": "export", "format": fmt, "program": text}) + "\n")
+  server.stdin.flush()
+  reply = json.loads(server.stdout.readline())
+  assert reply.get("id") == requests, reply
+  return reply
+
+
+def fits(program):
+  return not any(n.dtype.is_vector or n.op.name.lower() in without or n.dtype.name in without for n in program.nodes)
+
+
+tmp = tempfile.mkdtemp()
+
+
+def run_test(name, source):
+  """The exported test, run in a directory of its own with only tinygrad on PYTHONPATH: (exit status, output)."""
+  path = os.path.join(tmp, f"test_{name}.py")
+  with open(path, "w") as f: f.write(source)
+  r = subprocess.run([sys.executable, path], capture_output=True, text=True, timeout=240, cwd=tmp)
+  return r.returncode, r.stdout + r.stderr
+
+
+def gist(out):
+  """The test's verdict and what failed."""
+  return " | ".join(l for l in out.splitlines() if re.match(r"(\w+Error|FAILED|OK)\b", l))[-400:]
+
+
+# the findings: each test fails, naming the element that differs
+for f in sorted(glob.glob("corpus/tinygrad/*.uop")):
+  with open(f) as file: text = file.read()
+  program, name = sdk.parse_program(text), os.path.basename(f)[:-4].replace("-", "_")
+  reply = export(text)
+  check("source" in reply, f"{f}: exported {reply.get('error', '')}")
+  if "source" not in reply: continue
+  source = reply["source"]
+  imports = {m for m in re.findall(r"^(?:from|import) (\w+)", source, re.M)}
+  check(imports <= {"math", "struct", "unittest", "tinygrad"}, f"{f}: imports only tinygrad and the standard library: {sorted(imports)}")
+  check("uopfuzz" in source.split("\nimport")[0] and d["target"]["version"] in source and repr(program.nodes[-1]) in source,
+        f"{f}: the header names uopfuzz, the tinygrad commit and the program")
+  code, out = run_test(name, source)
+  if program.meta_value("class") == "compile-error":
+    check(code == 1 and "FAILED (errors=1)" in out and "clang" in out, f"{f}: the compile error is raised: {gist(out)}")
+    continue
+  # the first element the file's `got` has wrong, as the test names its buffers: p0, p1, ... by slot
+  slots = [b.slot for b in program.buffers]
+  wrong = [(slots.index(s), k) for s, got in sorted(program.got.items()) for k, (g, w) in enumerate(zip(got, program.expect[s])) if g != w]
+  element = f"p{wrong[0][0]}[{wrong[0][1]}] = " if wrong else "?"
+  check(code == 1 and "FAILED (failures=1)" in out and element in out and " expected " in out, f"{f}: fails naming {element}...: {gist(out)}")
+  if name == "const_fold_no_wrap": check("p0[0] = 10800000000 expected 2210065408" in out, f"{f}: p0[0] = 10800000000 expected 2210065408")
+
+# the example programs: those the adapter renders right pass
+ran = 0
+for f in sorted(glob.glob("tests/programs/*.uop")):
+  program = sdk.read_program(f)
+  if not fits(program): continue
+  reply = export(program.text)
+  if "source" not in reply:
+    check(False, f"{f}: exported {reply.get('error')}")
+    continue
+  code, out = run_test(os.path.basename(f)[:-4], reply["source"])
+  known = os.path.basename(f) in KNOWN
+  check((code != 0) == known, f"{f}: {'fails (a known tinygrad bug)' if known else 'passes'}: {gist(out)}")
+  ran += 1
+check(ran >= 10, f"{ran} example programs exported and run")
+
+# what cannot be exported
+with open("tests/programs/vector_add.uop") as file: r = export(file.read())
+check("unsupported" in r.get("error", "") and "--without vector" in r.get("error", ""), f"a vector program: {r}")
+with open("corpus/tinygrad/const-fold-no-wrap.uop") as file: r = export(file.read(), "c")
+check(r.get("error", "").startswith("unknown export format 'c'"), f"an unknown format: {r}")
+server.stdin.close()
+check(server.wait(timeout=60) == 0, "the server ends with its input")
+shutil.rmtree(tmp)
+
+print(f"{len(failures)} failures")
+sys.exit(1 if failures else 0)

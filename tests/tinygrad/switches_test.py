@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+# The tinygrad adapter's switches (plugins/tinygrad/uopfuzz_tinygrad.py): every rewrite rule of tinygrad's
+# PatternMatchers is a switch, FILE:LINE of its function. Its handshake lists them; a server render reports
+# the rules that fired (`used`) and switches those in `off` off; UOPFUZZ_TINYGRAD_OFF does the same in every
+# mode. On three findings of corpus/tinygrad/ (docs/findings.md, tinygrad bugs 1, 2 and 4) the rule named
+# there fires, and `uopfuzz run` agrees once it is off (bug 4 needs the rule that folds the NaN compare next
+# off too), while an unrelated rule off changes nothing. The rules are found by what they are, not by line.
+# Run from the repository root with UOPFUZZ and tinygrad on PYTHONPATH (or UOPFUZZ_TINYGRAD); exit 77 without
+# tinygrad or clang.
+import json, linecache, os, re, shutil, subprocess, sys, tempfile
+
+if os.environ.get("UOPFUZZ_TINYGRAD"):
+  sys.path.insert(0, os.environ["UOPFUZZ_TINYGRAD"])
+  os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [os.environ["UOPFUZZ_TINYGRAD"], os.environ.get("PYTHONPATH")]))
+try:
+  import tinygrad  # noqa: F401
+except ImportError:
+  print("SKIPPED: tinygrad is not importable (put a tinygrad checkout on PYTHONPATH, or set UOPFUZZ_TINYGRAD)")
+  sys.exit(77)
+if not shutil.which("clang"):
+  print("SKIPPED: clang not found (the corpus files are compiled with clang)")
+  sys.exit(77)
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, "plugins/tinygrad")
+import uopfuzz_tinygrad as adapter  # noqa: E402
+import tinygrad.uop.symbolic as symbolic  # noqa: E402
+
+UOPFUZZ = os.environ["UOPFUZZ"]
+ADAPTER = "plugins/tinygrad/uopfuzz_tinygrad.py"
+BUG1, BUG2, BUG4 = (f"corpus/tinygrad/{f}.uop" for f in ("const-fold-no-wrap", "noop-store-drops-order", "cmpne-nan-folded-false"))
+failures = []
+
+
+def check(ok, what):
+  print(("ok   " if ok else "FAIL ") + what)
+  if not ok: failures.append(what)
+
+
+def rule(where, test):
+  """The switch of the one rule of tinygrad's PatternMatchers that test((upat, its source line)) picks."""
+  names = {adapter.rule_name(f.__code__) for pm in adapter.matchers() for p, f in pm.patterns
+           if adapter.is_rule(f) and test(p, linecache.getline(f.__code__.co_filename, f.__code__.co_firstlineno))}
+  check(len(names) == 1, f"the rule {where}: {sorted(names)}")
+  return min(names, default="?")
+
+
+def run(path, off=None):
+  """`uopfuzz run` of a corpus file, the rules `off` switched off by UOPFUZZ_TINYGRAD_OFF in the renderer command."""
+  cmd = ADAPTER if off is None else f"env UOPFUZZ_TINYGRAD_OFF={','.join(off)} {ADAPTER}"
+  r = subprocess.run([UOPFUZZ, "run", path, "--renderer-cmd", cmd], capture_output=True, text=True, timeout=240)
+  return r.returncode, (r.stdout.strip().splitlines() or [r.stderr.strip()])[-1]
+
+
+# the rules docs/findings.md names
+fold = adapter.rule_name(symbolic.fold_const_alu.__code__)
+noop = rule("STORE(idx, LOAD(idx)) -> NOOP", lambda p, line: "UPat.store(" in line and "UPat.load(" in line and "Ops.NOOP" in line)
+minmax = rule("ALU min == max -> CONST on CMPNE", lambda p, line: p.op is not None and adapter.Ops.CMPNE in p.op and "x.vmin == x.vmax" in line)
+print(f"fold_const_alu: {fold}, STORE(idx, LOAD(idx)) -> NOOP: {noop}, min == max -> CONST: {minmax}")
+
+# the handshake
+d = subprocess.run([ADAPTER, "--uopfuzz-describe"], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+switches = json.loads(d.stdout).get("switches", []) if d.returncode == 0 else []
+check(len(switches) > 100 and len(set(switches)) == len(switches), f"handshake: {len(switches)} distinct switches {d.stderr.strip()[-300:]}")
+check(all(re.fullmatch(r"[\w/]+\.py:\d+(#\d+)?", s) for s in switches), "handshake: every switch is FILE:LINE or FILE:LINE#K")
+check({fold, noop, minmax} <= set(switches), "handshake: the three rules are switches")
+check(not any(s.startswith(("uop/spec.py", "uop/upat.py")) for s in switches), "handshake: no verifier or UPat compiler rule")
+check(json.loads(d.stdout).get("exports") == ["tinygrad"] if d.returncode == 0 else False, "handshake: exports tinygrad")
+
+# the server: used, off, and nothing left switched off after a render with off
+server = subprocess.Popen([ADAPTER, "--uopfuzz-serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+def ask(rid, path, **kw):
+  with open(path) as f: server.stdin.write(json.dumps({"id": rid, "kind": "render", "function": "k", "program": f.read(), **kw}) + "\n")
+  server.stdin.flush()
+  return json.loads(server.stdout.readline())
+first = ask(1, BUG2)
+check(noop in first.get("used", []) and fold in first.get("used", []), f"bug 2: {noop} and {fold} fired: {first.get('used')}")
+without = ask(2, BUG2, off=[noop])
+check("source" in without and without["source"] != first["source"] and noop not in without.get("used", []), f"bug 2 with {noop} off: other C, the rule not used")
+check(ask(1, BUG2) == first, "bug 2 again without off: the C and used of the first render")
+check(fold in ask(4, BUG1).get("used", []), f"bug 1: {fold} fired")
+r = ask(5, BUG4)
+check(fold in r.get("used", []), f"bug 4: {fold} fired: {r.get('used')}")
+r = ask(6, BUG4, off=[fold])
+check(minmax in r.get("used", []), f"bug 4 with {fold} off: {minmax} folds the NaN compare instead: {r.get('used')}")
+check(ask(7, BUG4, off=["uop/symbolic.py:0"]) == {"id": 7, "error": "unknown switch uop/symbolic.py:0"}, "an unknown switch is an error reply")
+server.stdin.close()
+check(server.wait(timeout=60) == 0, "the server ends with its input")
+
+# uopfuzz run with rules switched off
+base = run(BUG2)
+check(base[0] == 1 and "mismatch" in base[1], f"bug 2 as found: {base}")
+check(run(BUG2, [noop]) == (0, "verdict: ok"), f"bug 2 with {noop} off agrees")
+check(run(BUG2, [fold]) == base, f"bug 2 with {fold} off (used, unrelated) fails as before")
+check(run(BUG1, [fold]) == (0, "verdict: ok"), f"bug 1 with {fold} off agrees")
+check(run(BUG4, [fold])[0] == 1, f"bug 4 with {fold} off still fails (the min == max rule folds it)")
+check(run(BUG4, [fold, minmax]) == (0, "verdict: ok"), f"bug 4 with {fold} and {minmax} off agrees")
+r = subprocess.run([ADAPTER, BUG2, "k"], capture_output=True, text=True, timeout=120, env={**os.environ, "UOPFUZZ_TINYGRAD_OFF": "nope.py:1"})
+check(r.returncode == 1 and "UOPFUZZ_TINYGRAD_OFF: unknown switch nope.py:1" in r.stderr, f"an unknown name in the environment: {r.stderr.strip()}")
+r = subprocess.run([ADAPTER, BUG2, "k"], capture_output=True, text=True, timeout=120, env={**os.environ, "UOPFUZZ_TINYGRAD_OFF": noop})
+check(r.returncode == 0 and r.stdout == without.get("source"), "the environment's off gives the C a request's off does")
+
+# names: the second function that starts on a line is LINE#2
+with tempfile.TemporaryDirectory() as tmp:
+  path = os.path.join(tmp, "two.py")
+  with open(path, "w") as f: f.write("x = 1\nrules = [(1, lambda a: a + 1), (2, lambda b, c: b * c)]\n")
+  scope = {}
+  exec(compile(open(path).read(), path, "exec"), scope)
+  names = [adapter.rule_name(fn.__code__) for _, fn in scope["rules"]]
+  check([n.rsplit("/", 1)[-1] for n in names] == ["two.py:2", "two.py:2#2"], f"two rules on one line: {names}")
+
+print(f"{len(failures)} failures")
+sys.exit(1 if failures else 0)
