@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli.h"
+#include "codegen/plugin_server.h"
 #include "codegen/runtime/compiler.h"
 #include "codegen/runtime/fp_flags.h"
 #include "fuzz/gen/policy.h"
@@ -134,9 +135,10 @@ StandaloneC make_standalone(const Program& p, const std::string& file, const std
     const std::string* status = p.meta_value("status");
     s.header.push_back("Found as `" + *sig + "`" + (status ? ", status " + *status : "") + ".");
   }
-  s.header.push_back("Kernel: " +
-                     (cfg.renderer_cmd.empty() ? std::string("uopfuzz's built-in renderer") : "renderer `" + cfg.renderer_cmd + "`") +
-                     "; compiler: " + compiler_id(cfg.cc).version_line() + ".");
+  s.header.push_back(
+      "Kernel: " +
+      (cfg.renderer_cmd.empty() ? std::string("uopfuzz's built-in renderer") : "renderer `" + cfg.renderer_cmd + "`") +
+      "; compiler: " + compiler_id(cfg.cc).version_line() + ".");
   s.header.push_back("Build: " + cfg.cc + " " + cfg.cflags + " -fPIC -o repro " + name + " -lm");
   s.header.push_back(
       "Run:   ./repro  (exit 0: every buffer agrees with the reference; 1: the first difference of each buffer is printed)");
@@ -156,19 +158,24 @@ struct RunOptions {
 // to measure what the protocol itself costs against the built-in path.
 int serve_builtin_renderer(const RunOptions& o) {
   if (o.describe) {
-    std::cout << nlohmann::json{{"protocol", 2}, {"modes", {"server", "program"}}, {"language", "c"},
+    std::cout << nlohmann::json{{"protocol", 2},
+                                {"modes", {"server", "program"}},
+                                {"language", "c"},
                                 {"target", {{"name", "uopfuzz-render-plugin"}, {"version", UOPFUZZ_VERSION}}},
-                                {"without", nlohmann::json::array()}, {"one_unit", true}}
+                                {"without", nlohmann::json::array()},
+                                {"one_unit", true}}
               << "\n";
     return kOk;
   }
   const RenderOptions opts = o.flags.config().render;
   for (std::string line; std::getline(std::cin, line);) {
     const nlohmann::json request = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (!request.is_object() || !request.contains("id")) throw UserError("uopfuzz render --uopfuzz-serve: not a request: " + line.substr(0, 200));
+    if (!request.is_object() || !request.contains("id"))
+      throw UserError("uopfuzz render --uopfuzz-serve: not a request: " + line.substr(0, 200));
     nlohmann::json reply = {{"id", request["id"]}};
     try {
-      reply["source"] = render_c(parse_program(request.value("program", ""), "<request>"), request.value("function", "kernel"), opts);
+      reply["source"] =
+          render_c(parse_program(request.value("program", ""), "<request>"), request.value("function", "kernel"), opts);
     } catch (const UserError& e) { reply["error"] = e.what(); }
     std::cout << reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n" << std::flush;
   }
@@ -238,11 +245,32 @@ struct ExportOptions {
   CompiledFlags flags;
 };
 
+// `--as FORMAT` of a plug-in (its handshake's `exports`): an "export" server request with the program,
+// whose expect lines are the reference's values.
+std::string plugin_export(const Program& p, const std::string& file, const std::string& format, const CompiledPathConfig& cfg) {
+  const std::vector<std::string>& formats = cfg.renderer_description.exports;
+  if (cfg.renderer_cmd.empty() || std::find(formats.begin(), formats.end(), format) == formats.end())
+    throw UserError("uopfuzz export: --as '" + format + "': expected c" +
+                    (formats.empty() ? std::string(" (a protocol-2 plug-in may offer more: handshake key 'exports')")
+                                     : " or what the renderer exports: " + CLI::detail::join(formats, ", ")));
+  const RefResult ref = interpret(p);
+  if (ref.undefined)
+    throw UserError(file + ": the reference is UNDEFINED at " + p.node_name(ref.undefined->node) + " (" + ref.undefined->reason +
+                    "): nothing to reproduce");
+  Program with_expect = p;
+  with_expect.expect = ref.buffers;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                               std::chrono::duration<double>(cfg.render_timeout_s));
+  const PluginResult r = plugin_server(cfg.renderer_cmd).export_program(with_expect, format, deadline);
+  if (!r.ok) throw UserError(file + ": the renderer did not export it as " + format + ":\n" + r.message);
+  return r.source;
+}
+
 int run_export(const ExportOptions& o) {
-  if (o.as != "c") throw UserError("uopfuzz export: --as '" + o.as + "': expected c");
   const Program p = load_program(o.file);
   const CompiledPathConfig cfg = o.flags.config(&p);
-  write_output(o.out, standalone_c(p, make_standalone(p, o.file, o.out, cfg)));
+  write_output(o.out,
+               o.as == "c" ? standalone_c(p, make_standalone(p, o.file, o.out, cfg)) : plugin_export(p, o.file, o.as, cfg));
   return kOk;
 }
 
@@ -280,7 +308,9 @@ std::vector<Command> compiled_commands(CLI::App& app) {
   CLI::App* exp = app.add_subcommand(
       "export", "Write a standalone reproducer: the target's kernel and a main that checks it against the reference");
   exp->add_option("FILE", export_opts->file, "program file (.uop)")->required();
-  exp->add_option("--as", export_opts->as, "what to write: c (one C file: the kernel, the data, the expected bytes)");
+  exp->add_option("--as", export_opts->as,
+                  "what to write: c (one C file: the kernel, the data, the expected bytes), or a format the renderer "
+                  "plug-in exports (tinygrad: a Python test for tinygrad's suite)");
   exp->add_option("-o,--out", export_opts->out, "write it here (default stdout)");
   export_opts->flags.add_to(exp);
 

@@ -101,16 +101,35 @@ bool has_switches(const CompiledPathConfig& cfg) {
   return !cfg.renderer_description.switches.empty() && cfg.renderer_protocol == RendererProtocol::server;
 }
 
-std::string search_switches(Search& s) {
-  const std::string target = s.cfg.renderer_description.target.name;
+// The known switches that take effect on the program's render with `off` off (the reply's `used`), sorted.
+// With nothing off and no `used` to go by (the plug-in does not say, or the finding is a render error),
+// all the handshake lists; with some off and a failing render, none.
+Names used_switches(Search& s, const Names& off) {
   const Names& known = s.cfg.renderer_description.switches;
   s.tick();
-  const PluginResult first = plugin_server(s.cfg.renderer_cmd).render(s.p, "kernel", s.deadline);
+  const PluginResult r = plugin_server(s.cfg.renderer_cmd).render(s.p, "kernel", s.deadline, off);
+  if (!r.ok && !off.empty()) return {};
   Names names;
-  for (const std::string& u : first.ok && !first.used.empty() ? first.used : known)
-    if (std::find(known.begin(), known.end(), u) != known.end() && std::find(names.begin(), names.end(), u) == names.end())
+  for (const std::string& u : r.ok && !r.used.empty() ? r.used : known)
+    if (std::find(known.begin(), known.end(), u) != known.end() && std::find(off.begin(), off.end(), u) == off.end())
       names.push_back(u);
   std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+// A pair {a, b}: with a off, b newly takes effect and does the same rewrite (tinygrad's NaN != NaN is
+// folded by two rules); empty when no such pair makes it pass.
+Names stand_in_pair(Search& s, const Names& names, const std::function<bool(const Names&)>& passes) {
+  for (const std::string& a : names)
+    for (const std::string& b : used_switches(s, {a}))
+      if (!std::binary_search(names.begin(), names.end(), b) && passes({a, b})) return {a, b};
+  return {};
+}
+
+std::string search_switches(Search& s) {
+  const std::string target = s.cfg.renderer_description.target.name;
+  const Names names = used_switches(s, {});
   if (names.empty()) return "none (no " + target + " switch takes effect on it)";
   const std::vector<Analysis> facts{analyze(s.p)};
   const RefResult ref = interpret(s.p, facts[0]);
@@ -123,11 +142,16 @@ std::string search_switches(Search& s) {
     const Verdict v = f.observation.verdict;
     return s.compile_error ? v != Verdict::compile_error && v != Verdict::render_error : v == Verdict::ok;
   };
-  const Explained e = explain(names, passes, /*scan=*/true);
+  Explained e = explain(names, passes, /*scan=*/true);
   const std::string of = std::to_string(names.size()) + " it uses";
+  std::string how = e.alone ? "each alone off makes it pass" : "all of these off make it pass";
+  if (e.names.empty()) {
+    e = {stand_in_pair(s, names, passes), false};
+    how = "together off make it pass: with the first off the second takes effect in its place";
+  }
   if (e.names.empty()) return "none (neither all " + of + " nor any one of them off makes it pass)";
-  return target + (e.names.size() == 1 ? " switch " : " switches ") + explained_text(e) + " (" +
-         (e.alone ? "each alone off makes it pass" : "all of these off make it pass") + ", of the " + of + "; " +
+  if (e.names.size() == 1) how = "passes with it off";
+  return target + (e.names.size() == 1 ? " switch " : " switches ") + explained_text(e) + " (" + how + "; of the " + of + ", " +
          std::to_string(s.checks) + " checks)";
 }
 

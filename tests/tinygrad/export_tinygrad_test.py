@@ -117,6 +117,17 @@ with open("corpus/tinygrad/const-fold-no-wrap.uop") as file: r = export(file.rea
 check(r.get("error", "").startswith("unknown export format 'c'"), f"an unknown format: {r}")
 server.stdin.close()
 check(server.wait(timeout=60) == 0, "the server ends with its input")
+
+# through uopfuzz: `export --as tinygrad` asks the file's renderer, with the reference's values as expect
+out = os.path.join(tmp, "test_cli.py")
+r = subprocess.run([os.environ["UOPFUZZ"], "export", "corpus/tinygrad/noop-store-drops-order.uop", "--as", "tinygrad", "-o", out],
+                   capture_output=True, text=True, timeout=240)
+check(r.returncode == 0 and os.path.exists(out), f"uopfuzz export --as tinygrad: exit {r.returncode} {r.stderr[-300:]}")
+if os.path.exists(out):
+  code, text = run_test("cli", open(out).read())
+  check(code == 1 and "FAILED (failures=1)" in text and " expected " in text, f"uopfuzz export --as tinygrad: the test fails: {gist(text)}")
+r = subprocess.run([os.environ["UOPFUZZ"], "export", "tests/programs/chain.uop", "--as", "tinygrad"], capture_output=True, text=True, timeout=60)
+check(r.returncode == 2 and "expected c (a protocol-2 plug-in may offer more" in r.stderr, f"--as tinygrad without the plug-in: {r.stderr.strip()}")
 shutil.rmtree(tmp)
 
 print(f"{len(failures)} failures")

@@ -100,6 +100,20 @@ check(r.returncode == 1 and "UOPFUZZ_TINYGRAD_OFF: unknown switch nope.py:1" in 
 r = subprocess.run([ADAPTER, BUG2, "k"], capture_output=True, text=True, timeout=120, env={**os.environ, "UOPFUZZ_TINYGRAD_OFF": noop})
 check(r.returncode == 0 and r.stdout == without.get("source"), "the environment's off gives the C a request's off does")
 
+# uopfuzz's culprit search (fuzz/oracle/culprit.h) names these rules, `triage --write` records them
+def culprit(path):
+  with tempfile.TemporaryDirectory() as tmp:
+    copy = shutil.copy(path, tmp)
+    r = subprocess.run([UOPFUZZ, "triage", "--write", copy, "--matrix", "clang:-O2"], capture_output=True, text=True, timeout=600)
+    found = [l[len("meta culprit = "):] for l in open(copy).read().splitlines() if l.startswith("meta culprit = ")]
+  return found[0] if found else f"(none: exit {r.returncode} {r.stdout[-300:]} {r.stderr[-300:]})"
+c = culprit(BUG1)
+check(c.startswith("tinygrad switch") and fold in c.split(" (")[0], f"bug 1's culprit names {fold}: {c}")
+c = culprit(BUG2)
+check(c.startswith(f"tinygrad switch {noop} ("), f"bug 2's culprit is {noop}: {c}")
+c = culprit(BUG4)
+check(c.startswith(f"tinygrad switches {fold} {minmax} ("), f"bug 4's culprit is {fold} with {minmax} in its place: {c}")
+
 # names: the second function that starts on a line is LINE#2
 with tempfile.TemporaryDirectory() as tmp:
   path = os.path.join(tmp, "two.py")
