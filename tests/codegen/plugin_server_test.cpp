@@ -161,6 +161,24 @@ TEST_F(PluginServerTest, AMalformedHandshakeNamesTheKey) {
   EXPECT_TRUE(parse_description(R"({"protocol": 2, "modes": ["batch"], )" + ok_rest, "p"));
   EXPECT_FALSE(parse_description(R"({"protocol": 2, "modes": ["batch"], )" + ok_rest, "p")->one_unit);
   EXPECT_NE(error(R"({"protocol": 2, "modes": ["server"], "one_unit": "yes", )" + ok_rest).find("'one_unit'"), std::string::npos);
+  // switches and exports: optional lists, their names checked, and only with the server mode
+  const auto d = parse_description(
+      R"({"protocol": 2, "modes": ["server"], "switches": ["a.py:1", "b.py:2#2"], "exports": ["tinygrad"], )" + ok_rest, "p");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->switches, (std::vector<std::string>{"a.py:1", "b.py:2#2"}));
+  EXPECT_EQ(d->exports, std::vector<std::string>{"tinygrad"});
+  for (const char* bad : {R"("switches": "a")", R"("switches": ["a b"])", R"("switches": ["a,b"])", R"("switches": [""])"})
+    EXPECT_NE(error(R"({"protocol": 2, "modes": ["server"], )" + std::string(bad) + ", " + ok_rest).find("'switches'"),
+              std::string::npos)
+        << bad;
+  for (const char* bad : {R"("exports": ["Tinygrad"])", R"("exports": ["a b"])", R"("exports": [1])"})
+    EXPECT_NE(error(R"({"protocol": 2, "modes": ["server"], )" + std::string(bad) + ", " + ok_rest).find("'exports'"),
+              std::string::npos)
+        << bad;
+  EXPECT_NE(error(R"({"protocol": 2, "modes": ["batch"], "switches": ["a"], )" + ok_rest).find("needs the server mode"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"protocol": 2, "modes": ["program"], "exports": ["x"], )" + ok_rest).find("needs the server mode"),
+            std::string::npos);
   EXPECT_NE(error(R"({"protocol": 3, "modes": ["server"], )" + ok_rest).find("protocol 3"), std::string::npos);
   EXPECT_NE(error(R"({"protocol": "2", "modes": ["server"], )" + ok_rest).find("'protocol'"), std::string::npos);
   EXPECT_NE(error(R"({"protocol": 2, "modes": [], )" + ok_rest).find("'modes'"), std::string::npos);
