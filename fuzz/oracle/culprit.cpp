@@ -301,20 +301,23 @@ Culprit find_culprit(const Program& p, const std::string& signature, const Compi
   CompiledPathConfig bounded = cfg;  // the plug-in's requests end with the search
   bounded.render_stop_at = cfg.render_stop_at ? std::min(*cfg.render_stop_at, deadline) : deadline;
   Search search{p, bounded, deadline, signature.rfind(verdict_name(Verdict::compile_error), 0) == 0, 0, std::nullopt};
-  std::string text, tried;
+  std::string why;  // each search's reason for naming nothing, `SEARCH: reason; ...`
   for (const CulpritSearch& row : kCulpritSearches) {
     if (!row.applies(bounded)) continue;
-    tried += (tried.empty() ? "" : ", ") + std::string(row.name);
+    std::string text;
     try {
       text = row.search(search);
     } catch (const OutOfTime&) {
       text = "none (out of time after " + std::to_string(search.checks) + " checks)";
-      break;
     }
-    if (!culprit_key(text).empty()) break;
+    if (!culprit_key(text).empty()) return {text, search.checks, std::chrono::duration<double>(Clock::now() - start).count()};
+    const size_t open = text.find(" (");  // "none (REASON)"
+    why += (why.empty() ? "" : "; ") + std::string(row.name) + ": " +
+           (open == std::string::npos ? text : text.substr(open + 2, text.size() - open - 3));
+    if (Clock::now() >= deadline) break;
   }
-  if (tried.empty()) text = "none (no culprit search for compiler '" + cfg.cc + "')";
-  return {text, search.checks, std::chrono::duration<double>(Clock::now() - start).count()};
+  if (why.empty()) why = "no culprit search for compiler '" + cfg.cc + "'";
+  return {"none (" + why + ")", search.checks, std::chrono::duration<double>(Clock::now() - start).count()};
 }
 
 std::string culprit_key(const std::string& culprit) {

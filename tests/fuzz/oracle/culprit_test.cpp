@@ -53,7 +53,7 @@ TEST_F(Culprit, AGccBugTiedToOneFlagIsThatFlag) {
 TEST_F(Culprit, ARendererBugNamesNoCompilerFlag) {
   // MUL rendered as ADD by the renderer: gcc fails with every optimisation flag off, so no flag is named.
   const std::string c = culprit_of(file("mul.uop", kMul), "--matrix gcc:-O2 --cflags -O2 --renderer-cmd " + broken_renderer());
-  EXPECT_EQ(c.rfind("none (fails with all of the ", 0), 0u) << c;
+  EXPECT_EQ(c.rfind("none (gcc: fails with all of the ", 0), 0u) << c;
   EXPECT_EQ(culprit_key(c), "");
 }
 
