@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
 """export_check.py UOPFUZZ FILE.uop: `uopfuzz export --as c` makes a reproducer that stands alone.
+export_check.py UOPFUZZ FILE.reduced.c: a C reduction (`uopfuzz reduce --c`) beside a corpus file still fails
+as its header's `Found as` class says, built with its own Build line.
 
 The exported C is built with the command its own header gives (the recorded compiler and flags) in an
 empty directory and run there, with nothing of uopfuzz: a `status = open` file must fail as its meta
@@ -37,8 +39,21 @@ def outcome(work, build):
   return f"exit {ran.returncode}", ran.stdout
 
 
+def check_reduced(path):
+  with open(path) as f: text = f.read()
+  build, found = re.search(r"^/\* Build: (.*) \*/$", text, re.M), re.search(r"Found as `(\S+)", text)
+  if not build or not found: sys.exit(f"{path}: no Build line or no `Found as` in its header")
+  with tempfile.TemporaryDirectory(prefix="uopfuzz-reduced-") as work:
+    args = shlex.split(build.group(1))
+    with open(os.path.join(work, args[args.index("repro") + 1]), "w") as f: f.write(text)
+    got, printed = outcome(work, args)
+  print(f"{path}: {got} (want {found.group(1)}); built with: {build.group(1)}\n{printed[-2000:]}")
+  if got != found.group(1): sys.exit(1)
+
+
 def main():
   uopfuzz, path = sys.argv[1], os.path.abspath(sys.argv[2])
+  if path.endswith(".c"): return check_reduced(path)
   m = meta(path)
   want = m.get("class", "ok") if m.get("status") == "open" else "ok"
   with tempfile.TemporaryDirectory(prefix="uopfuzz-export-") as work:
