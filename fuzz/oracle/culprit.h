@@ -2,12 +2,13 @@
 // in the target, switched off, makes the finding pass. The searches (kCulpritSearches in culprit.cpp,
 // one row each) are tried in order until one names something:
 //   switches  a protocol-2 plug-in's own switches (handshake `switches`; tinygrad: its rewrite rules):
-//             the program rendered with a set of them off; delta-debugged (ddmin) down from all of those
-//             its render used when all off pass, else each one alone;
+//             the program rendered with a set of them off: of those its render used, each that alone
+//             off passes (or ddmin's 1-minimal set) when all off pass, else each one alone, else a pair
+//             of one and the switch that takes effect in its place;
 //   clang     `-mllvm -opt-bisect-limit=N` bisected to the first pass whose running makes the difference;
 //             when it fails with every optional pass skipped, which backend flag changes it;
-//   gcc       the `-f` flags its level enables (`-Q --help=optimizers`), delta-debugged to the smallest
-//             set whose `-fno-` makes it pass.
+//   gcc       the `-f` flags its level enables (`-Q --help=optimizers`): each whose `-fno-` alone makes
+//             it pass, else ddmin's smallest set.
 // Compilers are searched on the standalone reproducer (standalone_run.h), rebuilt and run once per
 // configuration, so the culprit is one a compiler developer sees in what `uopfuzz export` gives them.
 //
