@@ -97,6 +97,26 @@ std::string interesting(const std::string& dir, bool record = false) {
   return why.empty() ? r.describe() : why;
 }
 
+// The kernel with its own macros expanded by the failing compiler's preprocessor (its #include lines kept
+// as they are, not expanded): C-Vise's passes do not see through a macro that defines a family of
+// functions (the prelude's UF_INT(t, T, ...)), so most of such a prelude would stay. "" when the
+// preprocessor fails.
+std::string expand_own_macros(const CReduceSpec& s, const fs::path& dir) {
+  std::string includes, rest;
+  for (size_t at = 0; at < s.kernel.size();) {
+    const size_t nl = s.kernel.find('\n', at);
+    const std::string line = s.kernel.substr(at, nl == std::string::npos ? std::string::npos : nl - at + 1);
+    (line.rfind("#include", 0) == 0 ? includes : rest) += line;
+    at = nl == std::string::npos ? s.kernel.size() : nl + 1;
+  }
+  write((dir / "unexpanded.c").string(), rest);
+  std::vector<std::string> argv{s.cc};
+  for (std::string& f : split_command(s.cflags)) argv.push_back(std::move(f));
+  argv.insert(argv.end(), {"-E", "-P", (dir / "unexpanded.c").string()});
+  const ProcessResult r = run_process(argv);
+  return r.ok() ? includes + r.out : "";
+}
+
 }  // namespace
 
 std::string compile_error_pattern(const std::string& message) {
@@ -125,6 +145,10 @@ CReduceResult reduce_c(const CReduceSpec& s) {
   write((dir / "test.sh").string(), r.script);
   if (const std::string why = interesting(dir.string(), true); !why.empty())
     throw UserError("reduce --c: the exported C does not fail as recorded to begin with: " + why);
+  if (const std::string expanded = expand_own_macros(s, dir); !expanded.empty()) {
+    write((dir / "kernel.c").string(), expanded);
+    if (!interesting(dir.string()).empty()) write((dir / "kernel.c").string(), s.kernel);  // the macros mattered
+  }
   const auto start = std::chrono::steady_clock::now();
   ProcessOptions po;
   po.timeout_s = s.time_s;

@@ -1,6 +1,7 @@
 // C-level reduction of a finding with C-Vise (`uopfuzz reduce --c`, docs/format.md section 2). C-Vise
-// shrinks the standalone reproducer's kernel (codegen/standalone.h); its driver stays as written, since
-// a reducer free to change the check reduces it to `return 1`. The interestingness test is a shell
+// shrinks the standalone reproducer's kernel (codegen/standalone.h), given with its own macros expanded
+// when it still fails so; its driver stays as written, since a reducer free to change the check reduces
+// it to `return 1`. The interestingness test is a shell
 // script uopfuzz writes beside the kernel; it keeps the failure and rejects undefined behaviour (the
 // classic pitfall of reducing wrong code):
 //   compile-error  the recorded compiler and flags still fail with the same key line (a backend's

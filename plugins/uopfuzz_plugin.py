@@ -281,14 +281,25 @@ class _Reader:
 
 # ---- serving: the handshake and the three modes ----------------------------------------------------------
 
+_renderer = None  # one `$UOPFUZZ render-plugin --uopfuzz-serve` for this process's renders
+
+
 def uopfuzz_render(program, function):
-  """The C of uopfuzz's own renderer (`$UOPFUZZ render`), for plug-ins that break it (the tests')."""
+  """The C of uopfuzz's own renderer, for plug-ins that break it (the tests'): asked of one `$UOPFUZZ
+  render-plugin` server per process (a process a render costs ~8 ms), restarted if it died."""
+  global _renderer
   uopfuzz = os.environ.get("UOPFUZZ") or sys.exit("set UOPFUZZ to the uopfuzz binary")
-  file = program.path or "/dev/stdin"
-  r = subprocess.run([uopfuzz, "render", file, "--name", function], input=None if program.path else program.text,
-                     stdin=subprocess.DEVNULL if program.path else None, capture_output=True, text=True)
-  if r.returncode != 0: raise RenderError(f"uopfuzz render exit {r.returncode}: {r.stderr}")
-  return r.stdout
+  if _renderer is None or _renderer.poll() is not None:
+    _renderer = subprocess.Popen([uopfuzz, "render-plugin", "--uopfuzz-serve"], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, text=True)
+  try:
+    _renderer.stdin.write(json.dumps({"id": 1, "kind": "render", "function": function, "program": program.text}) + "\n")
+    _renderer.stdin.flush()
+    reply = json.loads(_renderer.stdout.readline() or "null")
+  except (OSError, ValueError) as e: reply = {"error": f"uopfuzz render-plugin: {e}"}
+  if not isinstance(reply, dict) or "source" not in reply:
+    raise RenderError(f"uopfuzz render-plugin: {reply.get('error') if isinstance(reply, dict) else 'exited'}")
+  return reply["source"]
 
 
 class Plugin:

@@ -1,8 +1,9 @@
-// --time is the budget of the whole run, reductions included: a 60 s campaign whose findings take
+// --time is the budget of the whole run, reductions included: a 40 s campaign whose findings take
 // minutes to reduce still ends within 5 % of it, each finding is in the corpus, saved as found
 // (`meta reduced = no`), and `uopfuzz reduce` on such a file finishes the job.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -19,17 +20,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// An accumulator's init hoisted out of its loop nest (plugins/acc_init_hoisted.py), through the one-program
-// protocol (--renderer-protocol program): a Python process per render, so its loop findings take minutes
-// to reduce. The finished reduction then uses the same plug-in as a user would, naming it alone: its
-// handshake offers server mode.
+// An accumulator's init hoisted out of its loop nest (plugins/acc_init_hoisted.py) by a slow target: each
+// render 30 ms longer, through the one-program protocol (a Python process a render), so its loop
+// findings take minutes to reduce. The finished reduction then has the target at its own speed, named
+// alone as a user would: its handshake offers server mode.
 TEST(Budget, ACampaignEndsOnTimeMidReductionAndKeepsItsFindingUnreduced) {
   TempDir tmp{"uopfuzz-budget"};
   const fs::path dir = tmp.path();
   const std::string plugin = source_path("tests/fuzz/campaign/plugins/acc_init_hoisted.py");
+  ::setenv("UOPFUZZ_RENDER_SECONDS", "0.03", 1);
   nlohmann::json s;
   ASSERT_NO_FATAL_FAILURE(run_finding_campaign(
-      "--seed 7 --jobs 2 -q --reduce-time 600 --renderer-protocol program --renderer-cmd " + plugin, dir, &s, 60));
+      "--seed 7 --jobs 2 -q --reduce-time 600 --renderer-protocol program --renderer-cmd " + plugin, dir, &s, 40));
+  ::unsetenv("UOPFUZZ_RENDER_SECONDS");
   EXPECT_FALSE(s["interrupted"].get<bool>());
   std::string unreduced;
   for (const auto& path : s["saved"]) {
