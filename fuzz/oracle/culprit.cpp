@@ -323,9 +323,7 @@ Culprit find_culprit(const Program& p, const std::string& signature, const Compi
     std::string text;
     try {
       text = row.search(search);
-    } catch (const OutOfTime&) {
-      text = "none (out of time after " + std::to_string(search.checks) + " checks)";
-    }
+    } catch (const OutOfTime&) { text = "none (out of time after " + std::to_string(search.checks) + " checks)"; }
     if (!culprit_key(text).empty()) return {text, search.checks, std::chrono::duration<double>(Clock::now() - start).count()};
     const size_t open = text.find(" (");  // "none (REASON)"
     why += (why.empty() ? "" : "; ") + std::string(row.name) + ": " +
@@ -333,6 +331,10 @@ Culprit find_culprit(const Program& p, const std::string& signature, const Compi
     if (Clock::now() >= deadline) break;
   }
   if (why.empty()) why = "no culprit search for compiler '" + cfg.cc + "'";
+  // a meta value is one line: a reason may quote a compiler's or plug-in's message
+  std::replace_if(
+      why.begin(), why.end(), [](char c) { return c == '\n' || c == '\r' || c == '\t'; }, ' ');
+  if (why.size() > 400) why = why.substr(0, 400) + "...";
   return {"none (" + why + ")", search.checks, std::chrono::duration<double>(Clock::now() - start).count()};
 }
 

@@ -95,9 +95,12 @@ for f in sorted(glob.glob("corpus/tinygrad/*.uop")):
   check(code == 1 and "FAILED (failures=1)" in out and element in out and " expected " in out, f"{f}: fails naming {element}...: {gist(out)}")
   if name == "const_fold_no_wrap": check("p0[0] = 10800000000 expected 2210065408" in out, f"{f}: p0[0] = 10800000000 expected 2210065408")
 
-# the example programs: those the adapter renders right pass
+# the example programs: those the adapter renders right pass (the known bugs' and five others: each
+# exported test is a Python process importing tinygrad, a few seconds)
 ran = 0
-for f in sorted(glob.glob("tests/programs/*.uop")):
+examples = sorted(glob.glob("tests/programs/*.uop"), key=lambda f: (os.path.basename(f) not in KNOWN, f))
+for f in examples:
+  if ran >= len(KNOWN) + 5: break
   program = sdk.read_program(f)
   if not fits(program): continue
   reply = export(program.text)
@@ -108,7 +111,7 @@ for f in sorted(glob.glob("tests/programs/*.uop")):
   known = os.path.basename(f) in KNOWN
   check((code != 0) == known, f"{f}: {'fails (a known tinygrad bug)' if known else 'passes'}: {gist(out)}")
   ran += 1
-check(ran >= 10, f"{ran} example programs exported and run")
+check(ran >= len(KNOWN) + 5, f"{ran} example programs exported and run")
 
 # what cannot be exported
 with open("tests/programs/vector_add.uop") as file: r = export(file.read())

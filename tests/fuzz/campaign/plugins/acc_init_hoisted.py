@@ -12,11 +12,10 @@
 # only nested reductions (or an accumulator reset inside any loop) show the bug. Lines it cannot move
 # (an accumulator declared inside the nest, a name it cannot resolve) are left as they are.
 # Speaks protocol 2 through the SDK (plugins/uopfuzz_plugin.py): the handshake, server, batch and
-# one-program modes. $UOPFUZZ_RENDER_SECONDS=S makes every render S seconds slower (a slow target).
+# one-program modes.
 import os
 import re
 import sys
-import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "plugins"))
@@ -62,7 +61,6 @@ def resolve(expr, loops, decls, depth=0):
 
 
 def render(program, name):
-    time.sleep(float(os.environ.get("UOPFUZZ_RENDER_SECONDS", "0")))
     src = uopfuzz_render(program, name)
     lines = src.split("\n")
     start = next((k for k, l in enumerate(lines) if "end of prelude" in l), None)
