@@ -7,6 +7,9 @@
 # runs, with every render error a failure of tinygrad itself, never an unsupported feature.
 import glob, json, os, re, subprocess, sys, tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tinygrad_checks import check, finish  # noqa: E402  (exits 77 without tinygrad or clang)
+
 UOPFUZZ = os.environ["UOPFUZZ"]
 ADAPTER = "plugins/tinygrad/uopfuzz_tinygrad.py"
 DESCRIBE = subprocess.run([ADAPTER, "--uopfuzz-describe"], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
@@ -17,13 +20,6 @@ CC = ["--cc", "clang", "--renderer-cmd", ADAPTER]
 # f16_native_chain: single-use f16 results inlined and computed in float, bug 5 of docs/findings.md,
 # corpus/tinygrad/f16-inlined-computed-in-float.uop).
 KNOWN = {"loop_trip_counts.uop": "compile-error", "f16_native_chain.uop": "mismatch"}
-
-failures = []
-
-
-def check(ok, what):
-  print(("ok   " if ok else "FAIL ") + what)
-  if not ok: failures.append(what)
 
 
 def run(*args):
@@ -84,5 +80,4 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run(ADAPTER, f, "k")
     check("unsupported" not in r.stderr, f"campaign: {os.path.basename(f)} is tinygrad's failure: {r.stderr.strip()[-300:]}")
 
-print(f"{len(failures)} failures")
-sys.exit(1 if failures else 0)
+finish()

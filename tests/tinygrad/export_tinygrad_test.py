@@ -8,31 +8,15 @@
 # with tinygrad on PYTHONPATH (or UOPFUZZ_TINYGRAD); exit 77 without tinygrad or clang.
 import glob, json, os, re, shutil, subprocess, sys, tempfile
 
-if os.environ.get("UOPFUZZ_TINYGRAD"):
-  sys.path.insert(0, os.environ["UOPFUZZ_TINYGRAD"])
-  os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [os.environ["UOPFUZZ_TINYGRAD"], os.environ.get("PYTHONPATH")]))
-try:
-  import tinygrad  # noqa: F401
-except ImportError:
-  print("SKIPPED: tinygrad is not importable (put a tinygrad checkout on PYTHONPATH, or set UOPFUZZ_TINYGRAD)")
-  sys.exit(77)
-if not shutil.which("clang"):
-  print("SKIPPED: clang not found (tinygrad's CPU device compiles with clang)")
-  sys.exit(77)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tinygrad_checks import check, finish  # noqa: E402  (exits 77 without tinygrad or clang)
 
-sys.dont_write_bytecode = True
 sys.path.insert(0, "plugins")
 import uopfuzz_plugin as sdk  # noqa: E402
 
 ADAPTER = "plugins/tinygrad/uopfuzz_tinygrad.py"
 # example programs that hit a tinygrad bug (tests/tinygrad/adapter_test.py: the same two)
 KNOWN = {"loop_trip_counts.uop", "f16_native_chain.uop"}
-failures = []
-
-
-def check(ok, what):
-  print(("ok   " if ok else "FAIL ") + what)
-  if not ok: failures.append(what)
 
 
 d = json.loads(subprocess.run([ADAPTER, "--uopfuzz-describe"], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60).stdout)
@@ -133,5 +117,4 @@ r = subprocess.run([os.environ["UOPFUZZ"], "export", "tests/programs/chain.uop",
 check(r.returncode == 2 and "expected c (a protocol-2 plug-in may offer more" in r.stderr, f"--as tinygrad without the plug-in: {r.stderr.strip()}")
 shutil.rmtree(tmp)
 
-print(f"{len(failures)} failures")
-sys.exit(1 if failures else 0)
+finish()

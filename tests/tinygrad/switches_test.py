@@ -9,19 +9,9 @@
 # tinygrad or clang.
 import json, linecache, os, re, shutil, subprocess, sys, tempfile
 
-if os.environ.get("UOPFUZZ_TINYGRAD"):
-  sys.path.insert(0, os.environ["UOPFUZZ_TINYGRAD"])
-  os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [os.environ["UOPFUZZ_TINYGRAD"], os.environ.get("PYTHONPATH")]))
-try:
-  import tinygrad  # noqa: F401
-except ImportError:
-  print("SKIPPED: tinygrad is not importable (put a tinygrad checkout on PYTHONPATH, or set UOPFUZZ_TINYGRAD)")
-  sys.exit(77)
-if not shutil.which("clang"):
-  print("SKIPPED: clang not found (the corpus files are compiled with clang)")
-  sys.exit(77)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tinygrad_checks import check, finish  # noqa: E402  (exits 77 without tinygrad or clang)
 
-sys.dont_write_bytecode = True
 sys.path.insert(0, "plugins/tinygrad")
 import uopfuzz_tinygrad as adapter  # noqa: E402
 import tinygrad.uop.symbolic as symbolic  # noqa: E402
@@ -29,12 +19,6 @@ import tinygrad.uop.symbolic as symbolic  # noqa: E402
 UOPFUZZ = os.environ["UOPFUZZ"]
 ADAPTER = "plugins/tinygrad/uopfuzz_tinygrad.py"
 BUG1, BUG2, BUG4 = (f"corpus/tinygrad/{f}.uop" for f in ("const-fold-no-wrap", "noop-store-drops-order", "cmpne-nan-folded-false"))
-failures = []
-
-
-def check(ok, what):
-  print(("ok   " if ok else "FAIL ") + what)
-  if not ok: failures.append(what)
 
 
 def rule(where, test):
@@ -123,5 +107,4 @@ with tempfile.TemporaryDirectory() as tmp:
   names = [adapter.rule_name(fn.__code__) for _, fn in scope["rules"]]
   check([n.rsplit("/", 1)[-1] for n in names] == ["two.py:2", "two.py:2#2"], f"two rules on one line: {names}")
 
-print(f"{len(failures)} failures")
-sys.exit(1 if failures else 0)
+finish()
