@@ -68,22 +68,32 @@ def uopfuzz_render(program, function):
   return reply["source"]
 
 
-def run_tool(args, input=None):
+def run_tool(args, cwd=None):
   """Run a tool (a compiler, a linker) to its end and return its stdout (bytes); RenderError with the
   command and the tail of its stderr when it fails or cannot be started."""
-  try: r = subprocess.run(args, input=input, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+  try: r = subprocess.run(args, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
   except OSError as e: raise RenderError(f"cannot run {args[0]}: {e.strerror}") from e
   if r.returncode != 0:
     raise RenderError(f"{shlex.join(args)}: exit status {r.returncode}\n{r.stderr.decode(errors='replace')[-4000:]}")
   return r.stdout
 
 
+def tool_version(command):
+  """The first line of `COMMAND --version` (COMMAND split as a shell would), "" when it cannot say: a
+  handshake's target version for a plug-in whose target is a compiler."""
+  try: r = subprocess.run(shlex.split(command) + ["--version"], stdin=subprocess.DEVNULL, capture_output=True, text=True)
+  except OSError: return ""
+  return r.stdout.partition("\n")[0] if r.returncode == 0 else ""
+
+
 def compile_c(source, flags, output, cc=None):
-  """Compile the C translation unit `source`, written to OUTPUT.c, with `CC FLAGS... -o OUTPUT OUTPUT.c`
-  and return OUTPUT. CC is `cc` (a command line, split as a shell would), else $CC, else "cc". RenderError
-  with the compiler's message when it fails."""
-  with open(output + ".c", "w", encoding="utf-8") as f: f.write(source)
-  run_tool(shlex.split(cc or os.environ.get("CC") or "cc") + list(flags) + ["-o", output, output + ".c"])
+  """Compile the C translation unit `source`, written to OUTPUT.c, with `CC OUTPUT.c -o OUTPUT FLAGS...`
+  (flags last, so they may name libraries: -lm) in OUTPUT's directory (so what it writes never names that
+  directory) and return OUTPUT. CC is `cc` (a command line, split as a shell would), else $CC, else "cc".
+  RenderError with the compiler's message when it fails."""
+  directory, name = os.path.split(os.path.abspath(output))
+  with open(os.path.join(directory, name + ".c"), "w", encoding="utf-8") as f: f.write(source)
+  run_tool(shlex.split(cc or os.environ.get("CC") or "cc") + [name + ".c", "-o", name] + list(flags), cwd=directory)
   return output
 
 
