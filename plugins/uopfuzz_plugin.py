@@ -126,7 +126,8 @@ def check_buffers(buffers, sizes, what):
 
 def encode_outputs(outputs, count, sizes):
   """What run returned -> the reply's `outputs`; ValueError saying what is wrong with it (a plug-in's bug)."""
-  if not isinstance(outputs, (list, tuple)): raise ValueError(f"run returned {type(outputs).__name__}, not a list")
+  if not isinstance(outputs, (list, tuple)) or isinstance(outputs, RunFailure):  # (a RunFailure is a tuple too)
+    raise ValueError(f"run returned {type(outputs).__name__}, not a list")
   if len(outputs) != count: raise ValueError(f"run returned {len(outputs)} outputs for {count} inputs")
   return [encode_output(out, sizes, f"output {k}") for k, out in enumerate(outputs)]
 

@@ -4,7 +4,7 @@
 # replies), an executing target (language outputs: run requests, base64 buffers in and out, RunFailure, a
 # wrong return made an `error` reply) and the buffer_bytes/buffer_values helpers. sdk_plugin.py is the
 # plug-in, its language chosen by $SDK_PLUGIN_LANGUAGE. Run by CTest from the repository root.
-import base64, json, math, os, struct, subprocess, sys, tempfile, unittest
+import base64, json, math, os, shutil, struct, subprocess, sys, tempfile, unittest
 
 sys.dont_write_bytecode = True
 from sdk_test import PLUGIN, PROGRAM, ROOT, Server, with_meta  # noqa: E402  (this directory, the script's)
@@ -142,6 +142,24 @@ class RunRequests(unittest.TestCase):
     code, stderr = self.server.close()
     self.assertEqual(code, 0)
     self.assertIn("noise", stderr)
+
+
+class CompilerHelpers(unittest.TestCase):
+  def test_tool_version(self):
+    self.assertTrue(sdk.tool_version(sys.executable).startswith("Python 3"))
+    self.assertEqual(sdk.tool_version("/nonexistent/cc"), "")
+
+  @unittest.skipUnless(shutil.which("cc"), "no cc")
+  def test_compile_c(self):
+    with tempfile.TemporaryDirectory() as tmp:
+      out = sdk.compile_c("int f(void) { return 1; }\n", ["-c"], os.path.join(tmp, "f.o"), cc="cc")
+      self.assertEqual(out, os.path.join(tmp, "f.o"))
+      self.assertTrue(os.path.getsize(out) > 0)
+      with self.assertRaises(sdk.RenderError) as e: sdk.compile_c("int f(void) { return }\n", ["-c"], os.path.join(tmp, "g.o"), cc="cc")
+      self.assertIn("g.o.c:1", str(e.exception))  # the compiler's message, naming the file relative to its directory
+      self.assertNotIn(tmp, str(e.exception))
+    with self.assertRaises(sdk.RenderError) as e: sdk.run_tool(["/nonexistent/ld"])
+    self.assertIn("cannot run /nonexistent/ld", str(e.exception))
 
 
 class BufferBytes(unittest.TestCase):
