@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 # A protocol-2 plug-in of language x86-64 (docs/format.md section 5), on the SDK, for uopfuzz's own tests:
-# uopfuzz's own C (uopfuzz_render) compiled by a C compiler ($CC, default cc) into a flat image, so its
-# kernels agree with the reference. The image is what the contract asks for: position-independent, entry at
-# offset 0, no relocations, no symbols from outside (memcpy, memmove and memset, which a compiler may call,
-# are in it), read+execute only (a kernel with writable data, .data or .bss, is a render-error), at most
-# 16-byte alignment (no -march=native: SSE2 code never needs more). ld lays it out (.text.FUNCTION first,
-# then the other code and the constants) and objcopy cuts it out. libm cannot be linked into it, so the
-# handshake says `without` the ops whose C calls libm (EXP2, LOG2, SIN, POW: uopfuzz's C calls them through
-# a function pointer; SQRT and TRUNC are inlined: with -fno-math-errno, sqrt has no errno to set).
-#   $UOPFUZZ_X86_BREAK=rbx: the image begins with `xor ebx, ebx` (then nops, keeping the alignment): the kernel
-#     clobbers a callee-saved register, which uopfuzz must report as a crash.
+# uopfuzz's own C (uopfuzz_render) compiled by gcc ($CC, default cc) into a flat image, so its kernels agree
+# with the reference. The image is what the contract asks for: position-independent, entry at offset 0, no
+# relocations, no symbols from outside (memcpy, memmove and memset, which a compiler may call, are in it),
+# read+execute only (a kernel with writable data, .data or .bss, is a render-error), at most 16-byte
+# alignment (no -march=native: SSE2 code never needs more; -malign-data=abi: no 32-byte tables). ld lays it
+# out (.text.FUNCTION first, then the other code and the constants) and objcopy cuts it out. libm cannot be
+# linked into it, so the handshake says `without` the ops whose C calls libm (EXP2, LOG2, SIN, POW: uopfuzz's
+# C calls them through function pointers; SQRT and TRUNC are inlined: with -fno-math-errno, sqrt sets no errno).
+#   $UOPFUZZ_X86_BREAK=rbx: the image begins with `xor ebx, ebx` (then nops, keeping the alignment): the
+#     kernel clobbers a callee-saved register, which uopfuzz must report as a crash.
 #   $UOPFUZZ_X86_BREAK=mul: in the C, scalar 32-bit integer MUL becomes ADD (broken_c.py): a value bug.
 import functools
 import os
@@ -23,7 +23,8 @@ from broken_c import int32_mul_as_add  # noqa: E402  (beside this file)
 
 CFLAGS = ["-c", "-O2", "-fPIC", "-fno-stack-protector", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables",
           "-ffunction-sections", "-fdata-sections", "-fvisibility=hidden", "-fcf-protection=none", "-U_FORTIFY_SOURCE",
-          "-fno-tree-loop-distribute-patterns", "-ffp-contract=off", "-fno-fast-math", "-fno-math-errno"]  # after -fno-fast-math, which sets -fmath-errno
+          "-fno-tree-loop-distribute-patterns", "-malign-data=abi", "-ffp-contract=off", "-fno-fast-math",
+          "-fno-math-errno"]  # after -fno-fast-math, which sets -fmath-errno
 WITHOUT = ["exp2", "log2", "sin", "pow"]
 MAX_IMAGE = 16 << 20
 CLOBBER_RBX = b"\x31\xdb" + b"\x66\x0f\x1f\x84\x00\x00\x00\x00\x00" + b"\x0f\x1f\x40\x00" + b"\x90"  # xor ebx, ebx; nops to 16 bytes
