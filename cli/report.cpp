@@ -1,8 +1,8 @@
 // `uopfuzz report` (the HTML page of campaign runs) and `uopfuzz corpus merge` (shards' corpora, one
 // reproducer per bucket).
-#include <algorithm>
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include "cli/cli.h"
 #include "fuzz/campaign/merge.h"
@@ -30,13 +30,16 @@ void tell_regressions(const std::vector<report::Run>& runs) {
 
 int run_report(const ReportCliOptions& o) {
   std::vector<report::Run> runs;
-  // Baselines first: the page's "new in" tags and changes table then read as "since the baseline".
-  for (const std::string& path : o.baselines) {
-    runs.push_back(report::load_run(path));
-    runs.back().baseline = true;
-  }
+  // Baselines first: the page's "new in" tags and changes table then read as "since the baseline". A file
+  // given as a baseline twice, or also as a RUN, is one baseline run.
+  std::set<std::string> baselines;
+  for (const std::string& path : o.baselines)
+    if (baselines.insert(path).second) {
+      runs.push_back(report::load_run(path));
+      runs.back().baseline = true;
+    }
   for (const std::string& path : o.runs)
-    if (std::find(o.baselines.begin(), o.baselines.end(), path) == o.baselines.end()) runs.push_back(report::load_run(path));
+    if (!baselines.contains(path)) runs.push_back(report::load_run(path));
   report::disambiguate_labels(runs);
   report::ReportOptions ro;
   ro.corpus_dirs = o.corpus_dirs;
