@@ -2,9 +2,11 @@
 // reproducer per bucket).
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include "cli/cli.h"
 #include "fuzz/campaign/merge.h"
+#include "fuzz/report/regressions.h"
 #include "fuzz/report/report.h"
 
 namespace uf::cli {
@@ -12,17 +14,37 @@ namespace uf::cli {
 namespace {
 
 struct ReportCliOptions {
-  std::vector<std::string> runs, corpus_dirs;
+  std::vector<std::string> runs, corpus_dirs, baselines;
   std::string out;
 };
 
+// What the page marks, on stderr too, for a CI log: each regression, and each run without a baseline to compare.
+void tell_regressions(const std::vector<report::Run>& runs) {
+  for (const report::Comparison& c : report::compare_runs(runs)) {
+    if (c.baselines.empty())
+      std::cerr << "report: " << runs[c.run].label << ": no --baseline run of its target and configuration\n";
+    for (const std::string& sig : c.regressions)
+      std::cerr << "report: " << c.label() << ": " << sig << " (" << runs[c.run].label << ")\n";
+  }
+}
+
 int run_report(const ReportCliOptions& o) {
   std::vector<report::Run> runs;
-  for (const std::string& path : o.runs) runs.push_back(report::load_run(path));
+  // Baselines first: the page's "new in" tags and changes table then read as "since the baseline". A file
+  // given as a baseline twice, or also as a RUN, is one baseline run.
+  std::set<std::string> baselines;
+  for (const std::string& path : o.baselines)
+    if (baselines.insert(path).second) {
+      runs.push_back(report::load_run(path));
+      runs.back().baseline = true;
+    }
+  for (const std::string& path : o.runs)
+    if (!baselines.contains(path)) runs.push_back(report::load_run(path));
   report::disambiguate_labels(runs);
   report::ReportOptions ro;
   ro.corpus_dirs = o.corpus_dirs;
   const std::string html = report::build_report(runs, ro);
+  tell_regressions(runs);
   write_output(o.out, html);
   if (!o.out.empty() && o.out != "-") std::cerr << "report: " << o.out << " (" << html.size() << " bytes)\n";
   return kOk;
@@ -52,6 +74,10 @@ std::vector<Command> report_commands(CLI::App& app) {
   rep->add_option("RUN", ro->runs, "a fuzz --json summary; its event log is read from beside it (X.events.jsonl)")->required();
   rep->add_option("-o,--out", ro->out, "the HTML file (default stdout)");
   rep->add_option("--corpus", ro->corpus_dirs, "look for reproducers here first (repeatable), e.g. a merged corpus");
+  rep->add_option("--baseline", ro->baselines,
+                  "a run to compare the RUNs of its target and configuration with (repeatable): their buckets it lacks, at "
+                  "another target version, are regressions of the target over BASELINE..RUN versions")
+      ->allow_extra_args(false);
 
   auto mo = std::make_shared<MergeCliOptions>();
   CLI::App* corpus = app.add_subcommand("corpus", "Corpus directories");

@@ -8,7 +8,8 @@
 #                   [-- extra uopfuzz fuzz flags]
 #
 # The runs are every (compiler, flag set, f16 mode). Each run writes run-TAG.json with its event log beside it (run-TAG.events.jsonl), so
-# `uopfuzz report OUT/run-*.json -o report.html` draws the night.
+# `uopfuzz report OUT/run-*.json -o report.html` draws the night (fuzz/nightly-report.sh: several OUTs). summary.json
+# keeps each run's `target` (a plug-in's name and version, e.g. tinygrad's commit).
 #
 # For example, a short run against a renderer plug-in (exits 1 when it finds something):
 #   fuzz/nightly.sh --budget 60 --compilers gcc --flagsets default --corpus /tmp/c --out /tmp/o \
@@ -119,7 +120,7 @@ for r in "${!runs[@]}"; do
   if [[ -s $json ]] && jq -e . "$json" >/dev/null 2>&1; then
     records+=("$(jq -c --arg cc "$cc" --arg f "$f" --arg h "$h" --argjson code "$code" --argjson seed "$run_seed" --arg log "$log" \
       '{cc: $cc, cflags: $f, f16: $h, seed: $seed, exit: $code, log: $log, programs, runs, valid, mismatches, crashes, compile_errors,
-        render_errors, timeouts, buckets, seconds, programs_per_second, interrupted, saved, errors}' "$json")")
+        render_errors, timeouts, buckets, seconds, programs_per_second, interrupted, saved, errors, target}' "$json")")
   else
     records+=("$(jq -nc --arg cc "$cc" --arg f "$f" --arg h "$h" --argjson code "$code" --argjson seed "$run_seed" --arg log "$log" \
       --arg tail "$(tail -n 20 "$log")" \
@@ -139,8 +140,9 @@ printf '%s\n' "${records[@]}" | jq -s --argjson seed "$seed" --argjson shard "$s
 jq -r '.saved[]' "$out/summary.json" | while read -r f; do cp -- "$f" "$out/new/"; done
 jq -r '"# uopfuzz nightly: seed \(.seed), shard \(.shard): \(.status)\n",
   "\(.programs) programs, \(.new_reproducers) new reproducers, \(.failed_runs) failed runs\n",
-  "| compiler | flags | f16 | seed | exit | programs | /s | runs | failures | buckets | new | errors |", "|---|---|---|---|---|---|---|---|---|---|---|---|",
-  (.runs[] | "| \(.cc) | \(.cflags) | \(.f16) | \(.seed) | \(.exit) | \(.programs // "-") | \((.programs_per_second // 0) | floor) | \(.runs // "-") | \(((.mismatches // 0) + (.crashes // 0) + (.compile_errors // 0) + (.render_errors // 0) + (.timeouts // 0))) | \(.buckets // "-") | \(.saved | length) | \((.errors // []) | join("; ") | .[0:200]) |"),
+  "| compiler | flags | f16 | target | seed | exit | programs | /s | runs | failures | buckets | new | errors |",
+  "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+  (.runs[] | "| \(.cc) | \(.cflags) | \(.f16) | \(.target.name // "-") \(.target.version // "") | \(.seed) | \(.exit) | \(.programs // "-") | \((.programs_per_second // 0) | floor) | \(.runs // "-") | \(((.mismatches // 0) + (.crashes // 0) + (.compile_errors // 0) + (.render_errors // 0) + (.timeouts // 0))) | \(.buckets // "-") | \(.saved | length) | \((.errors // []) | join("; ") | .[0:200]) |"),
   "", (.saved[] | "- new: `\(.)`")' "$out/summary.json" >"$out/summary.md"
 cat "$out/summary.md" >&2
 case $(jq -r .status "$out/summary.json") in

@@ -1,6 +1,7 @@
 // The report page: style, header, the sections of charts.cpp, the buckets table and the reproducers.
 #include "fuzz/report/report.h"
 
+#include <algorithm>
 #include <cctype>
 #include <ctime>
 #include <map>
@@ -8,6 +9,7 @@
 #include "core/timestamp.h"
 #include "fuzz/report/html.h"
 #include "fuzz/report/listing.h"
+#include "fuzz/report/regressions.h"
 
 namespace uf::report {
 
@@ -29,6 +31,7 @@ svg a.fail:focus rect,svg a.fail:hover rect{stroke:#000;stroke-width:2}
 table{border-collapse:collapse;margin:8px 0}th,td{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top}
 th{background:#f4f6f8}td.n,table.num td{text-align:right;font-variant-numeric:tabular-nums}
 .new{font-weight:600}.tag{display:inline-block;background:#0072B2;color:#fff;border-radius:3px;padding:0 5px;font-size:.85em}
+.tag.reg{background:#B8420A}
 pre{background:#f7f7f7;border:1px solid #ddd;padding:8px;overflow-x:auto;font-size:13px;line-height:1.35}
 mark{background:#ffe08a}.cut{color:#666;font-style:italic}.path,.note{color:#555;font-size:.9em;word-break:break-all}
 section.repro{border-top:1px solid #ddd;padding-top:4px}section.repro:target,tr:target{background:#fff7d6}
@@ -76,7 +79,11 @@ std::string header(const std::vector<Run>& runs, const std::vector<Bucket>& buck
                   (runs.size() == 1 ? " run" : " runs") + ", report written " + utc_timestamp() + ".</p>";
   s += "<div class=\"facts\">" + fact("programs", grouped(programs)) + fact("kernel runs compared", grouped(runs_n)) +
        fact("failing programs", grouped(fails)) + fact("buckets", grouped(static_cast<int64_t>(buckets.size()))) +
-       fact("new buckets (reproducers saved)", grouped(saved)) + fact("seconds fuzzed", num(seconds, 1)) + "</div></header>";
+       fact("new buckets (reproducers saved)", grouped(saved)) + fact("seconds fuzzed", num(seconds, 1));
+  if (std::any_of(runs.begin(), runs.end(), [](const Run& r) { return r.baseline; }))
+    s += fact("regressions (buckets new since a baseline)",
+              grouped(std::count_if(buckets.begin(), buckets.end(), [](const Bucket& b) { return !b.regression.empty(); })));
+  s += "</div></header>";
   s += "<section id=\"runs\"><h2>Runs</h2><div class=\"scroll\"><table><tr><th>run</th><th>started (UTC)</th><th>seconds</th>"
        "<th>compiler</th><th>flags</th><th>renderer</th><th>seed</th><th>jobs</th><th>programs</th><th>runs</th>"
        "<th>failures</th><th>buckets</th><th>new</th></tr>";
@@ -86,14 +93,15 @@ std::string header(const std::vector<Run>& runs, const std::vector<Bucket>& buck
         str(st, "cc").empty()
             ? "—"
             : esc(str(st, "cc")) + (str(st, "cc_version").empty() ? "" : "<br><small>" + esc(str(st, "cc_version")) + "</small>");
-    s += "<tr><td>" + esc(r.label) + "</td><td>" + esc(r.started().empty() ? "—" : r.started()) + "</td><td class=\"n\">" +
-         num(r.summary.value("seconds", 0.0), 1) + "</td><td>" + cc + "</td><td><code>" + esc(str(st, "cflags")) +
-         "</code></td><td>" + esc(str(st, "renderer")) + target_note(r.summary) + "</td><td class=\"n\">" +
-         (st.contains("seed") ? esc(st["seed"].dump()) : "") + "</td><td class=\"n\">" +
-         (st.contains("jobs") ? esc(st["jobs"].dump()) : "") + "</td><td class=\"n\">" + grouped(i64(r.summary, "programs")) +
-         "</td><td class=\"n\">" + grouped(i64(r.summary, "runs")) + "</td><td class=\"n\">" + grouped(failures(r.summary)) +
-         "</td><td class=\"n\">" + grouped(i64(r.summary, "buckets")) + "</td><td class=\"n\">" +
-         grouped(r.summary.contains("saved") ? static_cast<int64_t>(r.summary["saved"].size()) : 0) + "</td></tr>";
+    s += "<tr><td>" + esc(r.label) + (r.baseline ? " <span class=\"tag\">baseline</span>" : "") + "</td><td>" +
+         esc(r.started().empty() ? "—" : r.started()) + "</td><td class=\"n\">" + num(r.summary.value("seconds", 0.0), 1) +
+         "</td><td>" + cc + "</td><td><code>" + esc(str(st, "cflags")) + "</code></td><td>" + esc(str(st, "renderer")) +
+         target_note(r.summary) + "</td><td class=\"n\">" + (st.contains("seed") ? esc(st["seed"].dump()) : "") +
+         "</td><td class=\"n\">" + (st.contains("jobs") ? esc(st["jobs"].dump()) : "") + "</td><td class=\"n\">" +
+         grouped(i64(r.summary, "programs")) + "</td><td class=\"n\">" + grouped(i64(r.summary, "runs")) +
+         "</td><td class=\"n\">" + grouped(failures(r.summary)) + "</td><td class=\"n\">" + grouped(i64(r.summary, "buckets")) +
+         "</td><td class=\"n\">" + grouped(r.summary.contains("saved") ? static_cast<int64_t>(r.summary["saved"].size()) : 0) +
+         "</td></tr>";
     if (!r.has_events)
       s += "<tr><td colspan=\"13\" class=\"note\">" + esc(r.label) + ": no event log beside the summary</td></tr>";
   }
@@ -134,10 +142,14 @@ std::string buckets_table(const std::vector<Run>& runs, const std::vector<Bucket
   size_t listed = 0;  // as reproducers_section: the first max_listings buckets with a file
   for (const Bucket& b : buckets) {
     const bool is_new = runs.size() > 1 && b.first_run > 0;
-    s += "<tr id=\"bucket-" + esc(b.id) + "\"" + (is_new ? " class=\"new-bucket\"" : "") + "><td><code>" + esc(b.signature) +
-         "</code>" + (is_new ? " <span class=\"tag\">new in " + esc(runs[b.first_run].label) + "</span>" : "") + "</td><td>" +
-         esc(b.klass) + "</td><td>" + esc(b.first_seen) + "</td><td class=\"n\">" + (b.count ? grouped(*b.count) : "—") +
-         "</td><td>" + (b.blame.empty() ? "—" : esc(b.blame)) + "</td><td>" + (b.culprit.empty() ? "—" : esc(b.culprit)) +
+    const std::string classes = std::string(is_new ? "new-bucket" : "") + (is_new && !b.regression.empty() ? " " : "") +
+                                (b.regression.empty() ? "" : "regression");
+    s += "<tr id=\"bucket-" + esc(b.id) + "\"" + (classes.empty() ? "" : " class=\"" + classes + "\"") + "><td><code>" +
+         esc(b.signature) + "</code>" +
+         (is_new ? " <span class=\"tag\">new in " + esc(runs[b.first_run].label) + "</span>" : "") +
+         (b.regression.empty() ? "" : " <span class=\"tag reg\">" + esc(b.regression) + "</span>") + "</td><td>" + esc(b.klass) +
+         "</td><td>" + esc(b.first_seen) + "</td><td class=\"n\">" + (b.count ? grouped(*b.count) : "—") + "</td><td>" +
+         (b.blame.empty() ? "—" : esc(b.blame)) + "</td><td>" + (b.culprit.empty() ? "—" : esc(b.culprit)) +
          "</td><td><a href=\"#group-" + esc(group_anchor(b.group)) + "\">" + esc(b.group) + "</a></td><td class=\"n\">" +
          (b.nodes ? std::to_string(*b.nodes) + (b.reduced == "no" ? " (unreduced)" : "") : "—") + "</td><td>";
     if (b.repro_path.empty())
@@ -158,7 +170,9 @@ std::string buckets_table(const std::vector<Run>& runs, const std::vector<Bucket
 }  // namespace
 
 std::string build_report(const std::vector<Run>& runs, const ReportOptions& o) {
-  const std::vector<Bucket> buckets = collect_buckets(runs, o.corpus_dirs);
+  std::vector<Bucket> buckets = collect_buckets(runs, o.corpus_dirs);
+  const std::vector<Comparison> comparisons = compare_runs(runs);
+  mark_regressions(comparisons, buckets);
   std::string page =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
       "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
@@ -168,6 +182,7 @@ std::string build_report(const std::vector<Run>& runs, const ReportOptions& o) {
   page += coverage_section(runs, buckets);
   page += time_section(runs);
   page += trend_section(runs, buckets);
+  page += regressions_section(runs, comparisons, buckets);
   page += groups_table(buckets);
   page += buckets_table(runs, buckets, o.max_listings);
   page += "<section id=\"reproducers\"><h2>Reproducers</h2>";

@@ -26,6 +26,7 @@ struct Run {
   nlohmann::json summary;
   nlohmann::json start = nlohmann::json::object();  // the event log's start line
   bool has_events = false;
+  bool baseline = false;  // given as `--baseline`: the version other runs are compared with (regressions.h)
   std::vector<Sample> samples;
   std::map<std::string, double> first_seen;     // signature -> t of its `bucket` event
   std::map<std::string, std::string> saved;     // signature -> path of its `saved` event
@@ -53,6 +54,7 @@ struct Bucket {
   std::string group;                 // its root cause (fuzz/oracle/culprit.h group_key)
   std::optional<size_t> nodes;       // reduced size: program_cost nodes
   std::string reduced;               // `meta reduced`
+  std::string regression;            // "tinygrad regression P..M" (regressions.h), or empty
 };
 
 std::vector<Bucket> collect_buckets(const std::vector<Run>& runs, const std::vector<std::string>& corpus_dirs);

@@ -109,8 +109,10 @@ TEST(Report, CampaignAgainstTheBrokenRenderer) {
   }
 }
 
-// A summary with the given signatures (and one pair count), and optionally its event log.
-void crafted_run(const fs::path& json_path, const std::vector<std::string>& sigs, int programs, bool events) {
+// A summary with the given signatures (and one pair count), and optionally its event log; `target` (the
+// summary's) and `renderer` (the log's) when given.
+void crafted_run(const fs::path& json_path, const std::vector<std::string>& sigs, int programs, bool events,
+                 const json& target = nullptr, const std::string& renderer = "builtin") {
   json s = {{"programs", programs},
             {"runs", programs * 4},
             {"buckets", sigs.size()},
@@ -118,10 +120,17 @@ void crafted_run(const fs::path& json_path, const std::vector<std::string>& sigs
             {"saved", json::array()},
             {"seconds", 60.0},
             {"coverage_counts", {{"op_dtype", {{"MUL", {{"i32", 3}, {"i16", 0}}}}}, {"cast", {{"f32", {{"i32", 1}}}}}}}};
+  if (!target.is_null()) s["target"] = target;
   write(json_path, s.dump());
   if (!events) return;
-  std::string log =
-      json({{"event", "start"}, {"t", 0}, {"time", "2026-11-23T02:17:00Z"}, {"cc", "gcc"}, {"cflags", "-O2"}}).dump() + "\n";
+  std::string log = json({{"event", "start"},
+                          {"t", 0},
+                          {"time", "2026-11-23T02:17:00Z"},
+                          {"cc", "gcc"},
+                          {"cflags", "-O2"},
+                          {"renderer", renderer}})
+                        .dump() +
+                    "\n";
   for (size_t i = 0; i < sigs.size(); ++i)
     log += json({{"event", "bucket"}, {"t", 10.0 * (i + 1)}, {"signature", sigs[i]}}).dump() + "\n";
   log += json({{"event", "sample"}, {"t", 60}, {"programs", programs}, {"buckets", sigs.size()}}).dump() + "\n";
@@ -148,6 +157,44 @@ TEST(Report, TwoRunsMarkTheSecondsNewBucketAndTheOneItLost) {
   EXPECT_NE(html.find("2026-11-23T02:17:10Z"), std::string::npos);  // MUL i32 first seen 10 s into mon
   EXPECT_NE(html.find("<svg id=\"chart-trend-programs\""), std::string::npos);
   EXPECT_NE(html.find("tue: no event log"), std::string::npos);
+}
+
+// --baseline: the master run's bucket its pinned baseline (same target and configuration) lacks is a
+// regression of the target over pinned..master; a run of another configuration (backend) has no baseline;
+// one at the baseline's own version is compared without calling anything a regression.
+TEST(Report, BaselineMarksATargetsRegressionWithTheVersionRange) {
+  TempDir tmp("uopfuzz-report");
+  const auto tinygrad = [](const std::string& version) {
+    return json{{"name", "tinygrad"}, {"version", version}, {"protocol", 2}, {"mode", "server"}, {"language", "c"}};
+  };
+  const std::string pinned = "a9069c177a9d", master = "0f1e2d3c4b5a", clang = "tg.py --backend clang";
+  crafted_run(tmp / "pinned/run-clang.json", {"mismatch MUL i32", "crash SIGSEGV"}, 100, true, tinygrad(pinned), clang);
+  crafted_run(tmp / "master/run-clang.json", {"mismatch MUL i32", "mismatch MAX i16"}, 100, true, tinygrad(master), clang);
+  crafted_run(tmp / "master/run-llvm.json", {"mismatch ADD i8"}, 100, true, tinygrad(master), "tg.py --backend llvm");
+  crafted_run(tmp / "again/run-clang.json", {"mismatch CMPLT u8"}, 100, true, tinygrad(pinned), clang);
+  const Ran rep = run_uopfuzz("report " + (tmp / "master/run-clang.json").string() + " " +
+                              (tmp / "master/run-llvm.json").string() + " " + (tmp / "again/run-clang.json").string() +
+                              " --baseline " + (tmp / "pinned/run-clang.json").string() + " -o " + (tmp / "r.html").string());
+  ASSERT_EQ(rep.code, 0) << rep.out;
+  const std::string range = pinned + ".." + master;
+  EXPECT_NE(rep.out.find("report: tinygrad regression " + range + ": mismatch MAX i16 (master/run-clang)"), std::string::npos)
+      << rep.out;
+  EXPECT_NE(rep.out.find("report: run-llvm: no --baseline run"), std::string::npos) << rep.out;
+  const std::string html = read_text(tmp / "r.html");
+  const std::string max = element(html, "<tr id=\"bucket-" + bucket_id("mismatch MAX i16") + "\"", "</tr>");
+  EXPECT_NE(max.find("class=\"new-bucket regression\""), std::string::npos) << max;
+  EXPECT_NE(max.find("<span class=\"tag reg\">tinygrad regression " + range + "</span>"), std::string::npos) << max;
+  EXPECT_EQ(count(html, "<span class=\"tag reg\">"), 1u);  // not ADD i8 (no baseline), not CMPLT u8 (same version)
+  EXPECT_NE(html.find("pinned/run-clang <span class=\"tag\">baseline</span>"), std::string::npos);
+  const std::string table = element(html, "<table id=\"regression-table\"", "</table>");
+  const std::string row = element(table, "<td>master/run-clang</td>", "</tr>");
+  EXPECT_NE(row.find("<code>" + range + "</code>"), std::string::npos) << row;
+  EXPECT_NE(row.find(">mismatch MAX i16</code></a>"), std::string::npos) << row;
+  EXPECT_NE(row.find(">crash SIGSEGV</code></a>"), std::string::npos) << row;  // not seen at master
+  EXPECT_NE(element(table, "<td>run-llvm</td>", "</tr>").find("none of its configuration"), std::string::npos) << table;
+  EXPECT_NE(element(table, "<td>again/run-clang</td>", "</tr>").find("same version <code>" + pinned + "</code>"),
+            std::string::npos)
+      << table;
 }
 
 TEST(Report, BadInputIsExit2WithTheFile) {
