@@ -43,7 +43,7 @@ TEST_P(Language, ThePassThroughAgreesAndOneBugIsFoundReducedAndReplayed) {
     EXPECT_EQ(clean.code, 0) << example << ":\n" << clean.out;
   }
   const fs::path corpus = dir / "corpus";
-  const Ran found = run("fuzz -q --seed 1 --jobs 1 --count 48 --corpus " + corpus.string() + plugin("env " + bug.knob + " "));
+  const Ran found = run("fuzz -q --seed 1 --jobs 1 --count 12 --no-culprit --corpus " + corpus.string() + plugin("env " + bug.knob + " "));
   ASSERT_EQ(found.code, 1) << found.out;
   std::string saved;
   for (const auto& f : fs::directory_iterator(corpus))
@@ -60,7 +60,7 @@ TEST_P(Language, ThePassThroughAgreesAndOneBugIsFoundReducedAndReplayed) {
   EXPECT_EQ(run("run " + saved + plugin()).code, 0) << "without the bug it agrees:\n" << read_text(saved);
 }
 
-const std::vector<std::string> kExamples = {"chain.uop", "dot_product.uop", "loop_sum.uop", "loop_gated_load.uop", "vector_lanes.uop"};
+const std::vector<std::string> kExamples = {"dot_product.uop", "loop_gated_load.uop", "vector_lanes.uop"};
 
 INSTANTIATE_TEST_SUITE_P(
     Plugins, Language,
