@@ -42,7 +42,8 @@ class RenderError(Exception):
 
 Rendered = collections.namedtuple("Rendered", "source used", defaults=(None,))  # render's output and the switches that took effect
 Ran = collections.namedtuple("Ran", "outputs used", defaults=(None,))  # run's outputs and the switches that took effect
-RunFailure = collections.namedtuple("RunFailure", "cls message")  # one data set's failure: cls in RUN_FAILURE_CLASSES
+# One data set's failure: cls in RUN_FAILURE_CLASSES; a crash may say the signal that ended it (its number).
+RunFailure = collections.namedtuple("RunFailure", "cls message signal", defaults=(None,))
 
 
 # ---- helpers for plug-ins built on C: uopfuzz's own C, a compiler ---------------------------------------
@@ -135,7 +136,10 @@ def encode_outputs(outputs, count, sizes):
 def encode_output(out, sizes, what):
   if isinstance(out, RunFailure):
     if out.cls not in RUN_FAILURE_CLASSES: raise ValueError(f"{what}: RunFailure class {out.cls!r} is none of {', '.join(RUN_FAILURE_CLASSES)}")
-    return {"class": out.cls, "message": str(out.message)}
+    if out.signal is None: return {"class": out.cls, "message": str(out.message)}
+    if out.cls != "crash" or not isinstance(out.signal, int) or isinstance(out.signal, bool) or out.signal < 1:
+      raise ValueError(f"{what}: RunFailure signal {out.signal!r}: a crash's signal is a positive int")
+    return {"class": out.cls, "message": str(out.message), "signal": out.signal}
   if not isinstance(out, dict) or not all(isinstance(s, int) and isinstance(b, (bytes, bytearray)) for s, b in out.items()):
     raise ValueError(f"{what} is neither {{slot (int): bytes}} nor a RunFailure: {type(out).__name__}")
   check_buffers(out, sizes, what)
@@ -156,7 +160,7 @@ class Plugin:
   off=frozenset of names). exports: {FORMAT: fn(program) -> text}, for `export` requests.
   language="outputs" with run=fn instead of render (modes: server only): fn(program, function, inputs[,
   off=...]) with inputs a list of {slot: bytes}, one per data set, returns one entry per data set, either
-  {slot: bytes} (every BUFFER's final bytes) or RunFailure(cls, message), as a list or as Ran(list, used);
+  {slot: bytes} (every BUFFER's final bytes) or RunFailure(cls, message[, signal]), as a list or as Ran(list, used);
   RenderError (or any exception) means the program cannot be run at all."""
 
   def __init__(self, render=None, name=None, version="", without=(), modes=MODES, language="c", one_unit=False,

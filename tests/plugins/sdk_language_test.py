@@ -102,6 +102,11 @@ class RunRequests(unittest.TestCase):
     for cls in ("crash", "timeout", "compile-error"):
       r = self.server.run(1, f"meta fail = {cls}\n" + TWO_BUFFERS, self.inputs)
       self.assertEqual(r, {"id": 1, "outputs": [{"class": cls, "message": f"{cls} as asked"}] * 2})
+    r = self.server.run(1, "meta fail = crash\nmeta signal = 11\n" + TWO_BUFFERS, self.inputs[:1])
+    self.assertEqual(r, {"id": 1, "outputs": [{"class": "crash", "message": "crash as asked", "signal": 11}]})
+    for cls, signal in (("timeout", "9"), ("crash", "0"), ("crash", "true"), ("crash", "\"11\"")):
+      r = self.server.run(1, f"meta fail = {cls}\nmeta signal = {signal}\n" + TWO_BUFFERS, self.inputs[:1])
+      self.assertIn("a crash's signal is a positive int", r.get("error", ""), (cls, signal))
     self.assertEqual(self.server.run(2, with_meta("refuse", "no"), [{"0": b64(bytes(8))}]), {"id": 2, "error": "refused: no"})
     self.assertIn("RuntimeError: boom", self.server.run(3, with_meta("raise", "boom"), [{"0": b64(bytes(8))}])["error"])
 

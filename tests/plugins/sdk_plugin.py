@@ -10,6 +10,7 @@
 # $SDK_PLUGIN_LANGUAGE=x86-64: the render is bytes instead, `ret` then every byte value 0..255 (so that a
 # text layer anywhere would show). =outputs: it runs programs instead (run() below). `meta wrong = type`
 # makes a render return the other type (bytes for C, str for machine code).
+import json
 import os
 import sys
 
@@ -45,10 +46,12 @@ def with_used(program, off, out, wrap):
 
 def run(program, function, inputs, off):
   """Each data set's integer BUFFERs plus one (the others as they were), or as `meta fail = CLASS` (every data
-  set that failure) or `meta wrong = count|slot|size|class|type|keys` (a wrong return) say."""
+  set that failure; with `meta signal = N`, its signal) or `meta wrong = count|slot|size|class|type|keys` (a
+  wrong return) say."""
   render(program, function, off)  # refuse, raise, print, crash
   fail, wrong = program.meta_value("fail"), program.meta_value("wrong")
-  if fail: return [RunFailure(fail, f"{fail} as asked")] * len(inputs)
+  signal = program.meta_value("signal")
+  if fail: return [RunFailure(fail, f"{fail} as asked", *([json.loads(signal)] if signal else []))] * len(inputs)
   outputs = [{b.slot: plus_one(b.dtype, data[b.slot]) for b in program.buffers} for data in inputs]
   first = outputs[0]
   if wrong == "count": outputs.pop()

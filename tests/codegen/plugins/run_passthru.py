@@ -76,7 +76,7 @@ def run_one(library, function, sizes, data, timeout):
     os.waitpid(pid, 0)
     return RunFailure("timeout", f"still running after {timeout:g} s")
   status = os.waitpid(pid, 0)[1]
-  if os.WIFSIGNALED(status): return RunFailure("crash", f"killed by {signal.Signals(os.WTERMSIG(status)).name}")
+  if os.WIFSIGNALED(status): return RunFailure("crash", f"killed by {signal.Signals(os.WTERMSIG(status)).name}", os.WTERMSIG(status))
   if os.WEXITSTATUS(status) != 0 or len(output) != sum(sizes.values()):
     raise RuntimeError(f"the run's child exited with status {os.WEXITSTATUS(status)} after {len(output)} bytes (its stderr says why)")
   outputs, at = {}, 0
