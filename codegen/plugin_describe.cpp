@@ -62,29 +62,28 @@ bool is_format_name(const std::string& f) {
 
 }  // namespace
 
-std::string protocol_name(RendererProtocol p) {
-  for (const ProtocolRow& r : kProtocols)
-    if (r.protocol == p) return r.name;
+namespace {
+
+// A row's name by its value, and its value by name, in one of the name tables above.
+template <class Value, size_t N, class Row>
+const char* name_in(const Row (&table)[N], Value Row::*value, Value v) {
+  for (const Row& r : table)
+    if (r.*value == v) return r.name;
   return "?";
 }
-
-std::optional<RendererProtocol> protocol_from_name(const std::string& name) {
-  for (const ProtocolRow& r : kProtocols)
-    if (name == r.name) return r.protocol;
+template <class Value, size_t N, class Row>
+std::optional<Value> value_in(const Row (&table)[N], Value Row::*value, const std::string& name) {
+  for (const Row& r : table)
+    if (name == r.name) return r.*value;
   return std::nullopt;
 }
 
-std::string language_name(OutputLanguage l) {
-  for (const LanguageRow& r : kLanguages)
-    if (r.language == l) return r.name;
-  return "?";
-}
+}  // namespace
 
-std::optional<OutputLanguage> language_from_name(const std::string& name) {
-  for (const LanguageRow& r : kLanguages)
-    if (name == r.name) return r.language;
-  return std::nullopt;
-}
+std::string protocol_name(RendererProtocol p) { return name_in(kProtocols, &ProtocolRow::protocol, p); }
+std::optional<RendererProtocol> protocol_from_name(const std::string& name) { return value_in(kProtocols, &ProtocolRow::protocol, name); }
+std::string language_name(OutputLanguage l) { return name_in(kLanguages, &LanguageRow::language, l); }
+std::optional<OutputLanguage> language_from_name(const std::string& name) { return value_in(kLanguages, &LanguageRow::language, name); }
 
 std::string PluginTarget::text() const {
   if (name.empty()) return "";
