@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "codegen/runtime/base64.h"
+#include "codegen/plugin_messages.h"
 #include "core/error.h"
 #include "core/text.h"
 
@@ -74,87 +74,6 @@ std::string seconds_text(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g", s);  // "3", not "2.99996": the deadline is given, not measured
   return buf;
-}
-
-// Why `line` is not a JSON object replying to request `id` ("" when it is one, parsed into `j`).
-std::string check_id(const std::string& line, uint64_t id, nlohmann::json& j) {
-  j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) return "a line that is not a JSON object: " + line.substr(0, 200);
-  const auto rid = j.find("id");
-  if (rid == j.end() || !rid->is_number_unsigned() || rid->get<uint64_t>() != id)
-    return "a reply to another request (id " + (rid == j.end() ? std::string("missing") : rid->dump()) + ", expected " +
-           std::to_string(id) + ")";
-  return "";
-}
-
-// The reply's optional `used` list into `used`; why it is malformed, or "".
-std::string read_used(const nlohmann::json& j, std::vector<std::string>& used) {
-  const auto it = j.find("used");
-  if (it == j.end()) return "";
-  if (!it->is_array()) return "a reply whose 'used' is not a list of strings";
-  for (const nlohmann::json& u : *it) {
-    if (!u.is_string()) return "a reply whose 'used' is not a list of strings";
-    used.push_back(u.get<std::string>());
-  }
-  return "";
-}
-
-// Why `j` is not a reply with exactly one of the string keys `key` and `error` ("" when it is).
-std::string check_one_of(const nlohmann::json& j, const char* key, bool& has_key) {
-  const auto k = j.find(key), error = j.find("error");
-  has_key = k != j.end();
-  const bool has_error = error != j.end() && error->is_string();
-  if (has_key == has_error) return std::string("a reply with neither or both of the keys '") + key + "' and 'error'";
-  return "";
-}
-
-// Why `j` is not a render or export reply ("" when it is one, read into `out`).
-std::string check_reply(const nlohmann::json& j, PluginResult& out) {
-  bool has_source = false;
-  if (std::string bad = check_one_of(j, "source", has_source); !bad.empty()) return bad;
-  if (has_source && !j["source"].is_string()) return "a reply whose 'source' is not a string";
-  out.ok = has_source;
-  (out.ok ? out.source : out.message) = j[out.ok ? "source" : "error"].get<std::string>();
-  return read_used(j, out.used);
-}
-
-// Why `entry` is not one data set's outcome of a run reply for `inputs` ("" when it is, read into `out`).
-std::string check_outcome(const nlohmann::json& entry, const Program& p, const std::vector<NativeBuffer>& input,
-                          PluginRunOutcome& out) {
-  using Status = PluginRunOutcome::Status;
-  static const std::pair<const char*, Status> kClasses[] = {
-      {"crash", Status::crash}, {"timeout", Status::timeout}, {"compile-error", Status::compile_error}};
-  if (!entry.is_object()) return "an 'outputs' entry that is not an object";
-  if (const auto cls = entry.find("class"); cls != entry.end()) {
-    for (const auto& [name, status] : kClasses)
-      if (*cls == name) {
-        out.status = status;
-        const auto m = entry.find("message");
-        out.message = m != entry.end() && m->is_string() ? m->get<std::string>() : "";
-        if (const auto sig = entry.find("signal"); sig != entry.end()) {  // optional: what killed a crash
-          if (status != Status::crash || !sig->is_number_unsigned() || sig->get<uint64_t>() > 64)
-            return "an 'outputs' entry whose 'signal' is not a signal number of a crash";
-          out.signal = sig->get<int>();
-        }
-        return "";
-      }
-    return "an 'outputs' entry of class " + cls->dump() + " (expected crash, timeout or compile-error)";
-  }
-  if (entry.size() != p.buffers.size()) return "an 'outputs' entry without exactly one key per BUFFER";
-  for (size_t b = 0; b < p.buffers.size(); ++b) {
-    const std::string slot = std::to_string(p.buffers[b]->slot);
-    const auto v = entry.find(slot);
-    if (v == entry.end() || !v->is_string()) return "an 'outputs' entry without BUFFER slot " + slot + " as a base64 string";
-    const std::optional<std::string> bytes = base64_decode(v->get<std::string>());
-    if (!bytes) return "an 'outputs' entry whose slot " + slot + " is not base64";
-    if (bytes->size() != input[b].bytes.size())
-      return "an 'outputs' entry whose slot " + slot + " has " + std::to_string(bytes->size()) + " bytes, not " +
-             std::to_string(input[b].bytes.size());
-    NativeBuffer nb = input[b];
-    std::memcpy(nb.bytes.data(), bytes->data(), bytes->size());
-    out.buffers.push_back(std::move(nb));
-  }
-  return "";
 }
 
 }  // namespace
@@ -329,15 +248,7 @@ PluginResult PluginServer::request(nlohmann::json request, const std::string& wh
 
 PluginRunResult PluginServer::run(const Program& p, const std::string& fn_name, const std::vector<std::vector<NativeBuffer>>& inputs,
                                   Clock::time_point deadline, const std::vector<std::string>& off) {
-  nlohmann::json sets = nlohmann::json::array();
-  for (const std::vector<NativeBuffer>& input : inputs) {
-    nlohmann::json set = nlohmann::json::object();
-    for (size_t b = 0; b < p.buffers.size(); ++b)
-      set[std::to_string(p.buffers[b]->slot)] =
-          base64_encode({reinterpret_cast<const char*>(input[b].bytes.data()), input[b].bytes.size()});
-    sets.push_back(std::move(set));
-  }
-  nlohmann::json req = {{"kind", "run"}, {"function", fn_name}, {"program", print_program(p)}, {"inputs", std::move(sets)}};
+  nlohmann::json req = {{"kind", "run"}, {"function", fn_name}, {"program", print_program(p)}, {"inputs", run_inputs(p, inputs)}};
   if (!off.empty()) req["off"] = off;
   const std::string what_for = "running " + fn_name;
   PluginResult failed;

@@ -1,0 +1,32 @@
+// Protocol 2's server messages (docs/format.md section 5): the checks of a reply, each giving "" when it
+// is what the protocol says, else what is wrong with it (the server client then kills the process: a
+// protocol error). One home for what a reply may hold, apart from the process handling around it.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "codegen/plugin.h"
+#include "codegen/plugin_server.h"
+#include "codegen/runtime/native.h"
+#include "core/program.h"
+
+namespace uf {
+
+// `line` as a JSON object replying to request `id`, parsed into `j`.
+std::string check_id(const std::string& line, uint64_t id, nlohmann::json& j);
+// The reply's optional `used` list, into `used`.
+std::string read_used(const nlohmann::json& j, std::vector<std::string>& used);
+// Exactly one of the keys `key` and `error` (a string); has_key says which.
+std::string check_one_of(const nlohmann::json& j, const char* key, bool& has_key);
+// A render or export reply, read into `out`.
+std::string check_reply(const nlohmann::json& j, PluginResult& out);
+// One data set's entry of a run reply's `outputs` for `p` run on `input`, read into `out`.
+std::string check_outcome(const nlohmann::json& entry, const Program& p, const std::vector<NativeBuffer>& input,
+                          PluginRunOutcome& out);
+// A run request's `inputs`: each data set's buffers by slot, base64.
+nlohmann::json run_inputs(const Program& p, const std::vector<std::vector<NativeBuffer>>& inputs);
+
+}  // namespace uf
