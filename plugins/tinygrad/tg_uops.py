@@ -132,6 +132,15 @@ def merge_ends(sink):
   return sink.substitute(subs) if subs else sink
 
 
+def frontend_form(op, dt, srcs):
+  """SUB and NEG as tinygrad's own front end writes them (mixin/elementwise.py: a - b is a + -b, -x is x * -1):
+  its pipeline makes SUB and NEG only for a renderer that has them (decomp/op.py), so one that has not
+  (CPULLVMRenderer) gets no rule for them. bool keeps our meaning: SUB is xor, NEG the operand itself."""
+  if dt == dtypes.bool: return srcs[0] if op == "NEG" else UOp(Ops.XOR, dt, tuple(srcs))
+  minus = UOp(Ops.MUL, dt, (srcs[-1], UOp.const(dt.max if dtypes.is_unsigned(dt) else -1, dt)))
+  return minus if op == "NEG" else UOp(Ops.ADD, dt, (srcs[0], minus))
+
+
 def build(program, fname, renderer=None):
   """The program's nodes as a tinygrad SINK (its ENDs merged as tinygrad needs them), for the renderer: a
   dtype outside its supported_dtypes(), or a MULACC it has no instruction for, is Unsupported."""
@@ -175,6 +184,7 @@ def build(program, fname, renderer=None):
     elif op == "CAST": u[n.id] = float_to_int(srcs[0], dt) if dtypes.is_float(srcs[0].dtype) and dtypes.is_int(dt) else srcs[0].cast(dt)
     elif op == "BITCAST": u[n.id] = srcs[0].bitcast(dt)
     elif op in EDGES: u[n.id] = edges(op, dt, *srcs)
+    elif op in ("SUB", "NEG") and renderer is not None and getattr(Ops, op) not in renderer.code_for_op: u[n.id] = frontend_form(op, dt, srcs)
     elif op == "MULACC" and renderer is not None and Ops.MULACC not in renderer.code_for_op: raise Unsupported(f"{where}: MULACC (pass --without mulacc)")
     elif op in UNSUPPORTED_OPS: raise Unsupported(f"{where}: {op} ({UNSUPPORTED_OPS[op]})")
     elif n.op.is_alu and hasattr(Ops, RENAMED.get(op, op)): u[n.id] = UOp(getattr(Ops, RENAMED.get(op, op)), dt, tuple(srcs))
