@@ -5,7 +5,6 @@
 # calls offset 0 with the BUFFERs' addresses (ctypes, System V: rdi, rsi, rdx, rcx, r8, r9, then the stack).
 # The code is position-independent by construction: jumps are rel32 within the image, constants are
 # immediates (MOVABS), and X86Ops has no call.
-from tinygrad.dtype import AddrSpace
 from tinygrad.renderer.isa.x86 import X86Renderer, isel_matcher, post_regalloc_matcher, pre_regalloc_matcher
 from tinygrad.runtime.support.elf import jit_loader
 from tinygrad.uop.ops import Ops
@@ -29,10 +28,10 @@ def render(program, fname):
   if image[:4] == b"\x7fELF":  # not what X86Renderer makes today; should it: relocated at base 0, nothing outside
     try: image = jit_loader(image, base=0)
     except RuntimeError as e: raise Unsupported(f"tinygrad's x86 code calls out of the image: {e}") from None
-  # the kernel's parameters: its PARAMs sorted by slot (IselContext.func_args), which skips a BUFFER the
-  # kernel does not use; the entry stub moves each argument where the kernel wants it
-  used = sorted({u.arg.slot for u in prg.src[0].toposort() if u.op is Ops.PARAM and u.arg.addrspace is AddrSpace.GLOBAL})
-  return entry_stub(used, sorted(b.slot for b in program.buffers)) + image
+  # the kernel's parameters: its PARAMs sorted by slot (IselContext.func_args; CPUProgram passes
+  # prg.arg.globals, the same slots), which skips a BUFFER the kernel does not use; the entry stub moves
+  # each argument where the kernel wants it
+  return entry_stub(sorted(prg.arg.globals), sorted(b.slot for b in program.buffers)) + image
 
 
 def entry_stub(used, slots):

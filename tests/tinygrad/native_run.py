@@ -47,9 +47,11 @@ def in_child(call, program):
   pid = os.fork()
   if pid == 0:
     os.close(rfd)
-    bufs = {s: ctypes.create_string_buffer(b, len(b) or 1) for s, b in inputs(program).items()}
-    call([ctypes.cast(bufs[s], ctypes.c_void_p) for s in sorted(bufs)])
-    with os.fdopen(wfd, "wb") as f: pickle.dump({s: bufs[s].raw[:len(b)] for s, b in inputs(program).items()}, f)
+    # each buffer page aligned, as uopfuzz's are (64 bytes): tinygrad's LLVM IR says align 32
+    bufs = {s: mmap.mmap(-1, max(len(b), 1)) for s, b in inputs(program).items()}
+    for s, b in inputs(program).items(): bufs[s].write(b)
+    call([ctypes.addressof(ctypes.c_char.from_buffer(bufs[s])) for s in sorted(bufs)])
+    with os.fdopen(wfd, "wb") as f: pickle.dump({s: bufs[s][:len(b)] for s, b in inputs(program).items()}, f)
     os._exit(0)
   os.close(wfd)
   with os.fdopen(rfd, "rb") as f: data = f.read()
@@ -64,7 +66,10 @@ def run_llvm_ir(ir, program, function, tmp, cc="clang-16", cflags=("-O2", "-marc
   with open(ll, "w") as f: f.write(ir)
   r = subprocess.run([cc, "-x", "ir", "-Wno-override-module", *cflags, "-shared", "-fPIC", ll, "-o", so], capture_output=True, text=True)
   if r.returncode != 0: return "compile-error", r.stderr.strip()[-400:]
-  def call(ptrs): getattr(ctypes.CDLL(so), function)(*ptrs)
+  def call(ptrs):
+    fn = getattr(ctypes.CDLL(so), function)
+    fn.argtypes = [ctypes.c_void_p] * len(ptrs)
+    fn(*ptrs)
   return in_child(call, program)
 
 
