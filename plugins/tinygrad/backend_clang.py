@@ -5,7 +5,7 @@ import re
 
 from tinygrad.renderer.cstyle import ClangRenderer
 from tinygrad.uop.ops import Ops
-from tg_uops import Unsupported, build, cpu_target, lower, program_part, without, without_compiler
+from tg_uops import Unsupported, cpu_target, lowering, program_part, without, without_compiler
 
 NAME, LANGUAGE = "tinygrad", "c"
 RENDERER = without_compiler(ClangRenderer(cpu_target("CLANG")))
@@ -19,7 +19,7 @@ ONE_UNIT = True
 PARAM_CTYPES = {"bool": "_Bool", "f16": "uint16_t"}
 
 
-def lower_program(program, fname): return lower(build(program, fname, RENDERER), RENDERER)
+lower_program = lowering(RENDERER)
 
 
 def render(program, fname): return wrap(program_part(lower_program(program, fname), Ops.SOURCE), fname, program.buffers)

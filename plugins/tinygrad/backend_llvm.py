@@ -10,7 +10,7 @@ import re
 from tinygrad.renderer import Renderer
 from tinygrad.renderer.llvmir import CPULLVMRenderer
 from tinygrad.uop.ops import Ops
-from tg_uops import Unsupported, build, cpu_target, lower, program_part, without, without_compiler
+from tg_uops import Unsupported, cpu_target, lowering, program_part, without, without_compiler
 
 
 def renderer():
@@ -30,7 +30,7 @@ WITHOUT = without(RENDERER)
 EXPORT = ("tinygrad.renderer.llvmir", "CPULLVMRenderer", "CPU", "CPU:LLVM")
 
 
-def lower_program(program, fname): return lower(build(program, fname, RENDERER), RENDERER)
+lower_program = lowering(RENDERER)
 
 
 def render(program, fname): return wrap(program_part(lower_program(program, fname), Ops.SOURCE), fname, program.buffers)

@@ -9,7 +9,7 @@ import signal
 from tinygrad.device import Device
 from tinygrad.helpers import Target
 from tinygrad.runtime.ops_python import PythonRenderer
-from tg_uops import build, lower, param_slots, without
+from tg_uops import lowering, param_slots, without
 
 NAME, LANGUAGE = "tinygrad-python", "outputs"
 RENDERER = PythonRenderer(Target(device="PYTHON"))  # its compiler (base64 of the pickle) is kept
@@ -22,7 +22,7 @@ SECONDS = float(os.environ.get("UOPFUZZ_TINYGRAD_RUN_SECONDS", "20"))  # a data 
 class Timeout(Exception): pass
 
 
-def lower_program(program, fname): return lower(build(program, fname, RENDERER), RENDERER)
+lower_program = lowering(RENDERER)
 
 
 def run(prg, inputs):

@@ -8,7 +8,7 @@
 from tinygrad.renderer.isa.x86 import X86Renderer, isel_matcher, post_regalloc_matcher, pre_regalloc_matcher
 from tinygrad.runtime.support.elf import jit_loader
 from tinygrad.uop.ops import Ops
-from tg_uops import Unsupported, build, cpu_target, lower, program_part, without
+from tg_uops import Unsupported, cpu_target, lowering, program_part, without
 
 NAME, LANGUAGE, ONE_UNIT = "tinygrad-x86", "x86-64", False
 RENDERER = X86Renderer(cpu_target("X86"))  # its compiler, X86Compiler, is bytes.fromhex: kept
@@ -19,7 +19,7 @@ EXPORT = ("tinygrad.renderer.isa.x86", "X86Renderer", "CPU", "CPU:X86")
 ARG_REGS = (7, 6, 2, 1, 8, 9)  # rdi, rsi, rdx, rcx, r8, r9 (their encodings)
 
 
-def lower_program(program, fname): return lower(build(program, fname, RENDERER), RENDERER)
+lower_program = lowering(RENDERER)
 
 
 def render(program, fname):

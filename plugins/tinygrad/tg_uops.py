@@ -209,6 +209,11 @@ def lower(sink, renderer):
   return prg
 
 
+def lowering(renderer):
+  """A backend's lower_program(program, fname): the program built for the renderer and lowered by it."""
+  return lambda program, fname: lower(build(program, fname, renderer), renderer)
+
+
 def program_part(prg, op):
   """The PROGRAM's SOURCE (text), BINARY (bytes) or LINEAR (the UOp)."""
   s = next(s for s in prg.src if s.op is op)

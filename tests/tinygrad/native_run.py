@@ -45,19 +45,20 @@ def in_child(call, program):
   """call(pointers) in a forked child on data set 0: ('ok', {slot: bytes}) or ('crash', signal)."""
   rfd, wfd = os.pipe()
   pid = os.fork()
-  if pid == 0:
-    os.close(rfd)
-    # each buffer page aligned, as uopfuzz's are (64 bytes): tinygrad's LLVM IR says align 32
-    bufs = {s: mmap.mmap(-1, max(len(b), 1)) for s, b in inputs(program).items()}
-    for s, b in inputs(program).items(): bufs[s].write(b)
-    call([ctypes.addressof(ctypes.c_char.from_buffer(bufs[s])) for s in sorted(bufs)])
-    with os.fdopen(wfd, "wb") as f: pickle.dump({s: bufs[s][:len(b)] for s, b in inputs(program).items()}, f)
-    os._exit(0)
+  if pid == 0:  # the child never returns: whatever happens, it exits here
+    try:
+      os.close(rfd)
+      # each buffer page aligned, as uopfuzz's are (64 bytes): tinygrad's LLVM IR says align 32
+      bufs = {s: mmap.mmap(-1, max(len(b), 1)) for s, b in inputs(program).items()}
+      for s, b in inputs(program).items(): bufs[s].write(b)
+      call([ctypes.addressof(ctypes.c_char.from_buffer(bufs[s])) for s in sorted(bufs)])
+      with os.fdopen(wfd, "wb") as f: pickle.dump({s: bufs[s][:len(b)] for s, b in inputs(program).items()}, f)
+    finally: os._exit(0)
   os.close(wfd)
   with os.fdopen(rfd, "rb") as f: data = f.read()
   _, status = os.waitpid(pid, 0)
   if os.WIFSIGNALED(status): return "crash", f"signal {os.WTERMSIG(status)}"
-  return "ok", pickle.loads(data)
+  return ("ok", pickle.loads(data)) if data else ("crash", "the call raised in the child")
 
 
 def run_llvm_ir(ir, program, function, tmp, cc="clang-16", cflags=("-O2", "-march=native")):
