@@ -52,4 +52,15 @@ def wrap(source, fname, buffers):
   slots = sorted(b.slot for b in buffers)
   args = ", ".join(f"ptr %p{i}" for i in range(len(slots)))
   call = ", ".join(f"{m[1]} %p{slots.index(int(m[2]))}" for m in params)
-  return f"{source}\n\ndefine void @{fname}({args}) #0 {{\n  call void @{inner}({call})\n  ret void\n}}\n"
+  return declarations(source) + f"{source}\n\ndefine void @{fname}({args}) #0 {{\n  call void @{inner}({call})\n  ret void\n}}\n"
+
+
+def declarations(source):
+  """`declare` lines for the LLVM intrinsics tinygrad's IR calls without declaring them (TRUNC is
+  `call float @llvm.trunc.float(float %v3)`): newer LLVM's IR parser declares them itself, LLVM 16's rejects
+  the module (`use of undefined value '@llvm.trunc.float'`). Types as the call has them."""
+  declared = set(re.findall(r"^(?:declare|define)[^@\n]*@([\w.]+)", source, re.M))
+  out = {}
+  for m in re.finditer(r"\bcall (\S+) @(llvm\.[\w.]+)\(([^)]*)\)", source):
+    if m[2] not in declared: out.setdefault(m[2], f"declare {m[1]} @{m[2]}({', '.join(a.split()[0] for a in m[3].split(',') if a.strip())})\n")
+  return "".join(out.values())

@@ -3,7 +3,7 @@ languages llvm-ir and x86-64 could be run through `uopfuzz run`, and to check th
 buffer's bytes from .uop values and back, LLVM IR compiled with `clang -x ir` into a shared object, an
 x86-64 image mapped read+execute, each called in a child process (a crash is the child's signal) on the
 program's data, and the outputs compared with its expect lines (floats bit for bit, NaN equal to NaN)."""
-import ctypes, math, mmap, os, pickle, struct, subprocess
+import ctypes, math, mmap, os, pickle, select, signal, struct, subprocess
 
 FMT = {"bool": "?", "i8": "b", "u8": "B", "i16": "h", "u16": "H", "i32": "i", "u32": "I", "i64": "q", "u64": "Q",
        "f16": "e", "f32": "f", "f64": "d"}
@@ -41,8 +41,8 @@ def compare(program, outputs):
   return "; ".join(wrong[:4]) + (f" ({len(wrong)} differ)" if len(wrong) > 4 else "") if wrong else None
 
 
-def in_child(call, program):
-  """call(pointers) in a forked child on data set 0: ('ok', {slot: bytes}) or ('crash', signal)."""
+def in_child(call, program, seconds=10):
+  """call(pointers) in a forked child on data set 0: ('ok', {slot: bytes}), ('crash', signal) or ('timeout', ...)."""
   rfd, wfd = os.pipe()
   pid = os.fork()
   if pid == 0:  # the child never returns: whatever happens, it exits here
@@ -55,6 +55,11 @@ def in_child(call, program):
       with os.fdopen(wfd, "wb") as f: pickle.dump({s: bufs[s][:len(b)] for s, b in inputs(program).items()}, f)
     finally: os._exit(0)
   os.close(wfd)
+  if not select.select([rfd], [], [], seconds)[0]:  # nothing written nor closed: the kernel still runs
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    os.close(rfd)
+    return "timeout", f"over {seconds} s"
   with os.fdopen(rfd, "rb") as f: data = f.read()
   _, status = os.waitpid(pid, 0)
   if os.WIFSIGNALED(status): return "crash", f"signal {os.WTERMSIG(status)}"
