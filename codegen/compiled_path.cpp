@@ -5,8 +5,9 @@
 #include <map>
 #include <optional>
 
-#include "codegen/runtime/native.h"
+#include "codegen/languages.h"
 #include "codegen/plugin.h"
+#include "codegen/runtime/native.h"
 #include "codegen/plugin_server.h"
 #include "codegen/render/render.h"
 #include "codegen/runtime/sandbox.h"
@@ -51,6 +52,7 @@ class BatchCompiler {
     opt_.cc = cfg.cc;
     opt_.cflags = cfg.cflags;
     opt_.timeout_s = cfg.compile_timeout_s;
+    if (!builtin()) opt_.kind = source_kind(cfg.renderer_description.language);
   }
 
   std::vector<Group> run(const std::vector<const Unit*>& units) {
@@ -67,7 +69,11 @@ class BatchCompiler {
       std::string tu = render_prelude(cfg_.render);
       for (const Unit* u : units) tu += "\n" + u->source;
       s.push_back(std::move(tu));
-    } else if (cfg_.renderer_description.one_unit && units.size() > 1) {
+    } else if (cfg_.renderer_description.language == OutputLanguage::x86_64) {  // images: independent asm blocks
+      std::string tu;
+      for (const Unit* u : units) tu += u->source;
+      s.push_back(std::move(tu));
+    } else if (cfg_.renderer_description.one_unit && opt_.kind == SourceKind::c && units.size() > 1) {
       s.push_back(one_unit(units));
     } else {
       for (const Unit* u : units) s.push_back(u->source);
@@ -95,7 +101,7 @@ class BatchCompiler {
     // Before bisecting, make sure a trivial unit compiles: bad flags fail everything the same way.
     if (!checked_setup_) {
       checked_setup_ = true;
-      const CompileResult t = compile_shared({builtin() ? render_prelude(cfg_.render) : "/* empty */\n"}, opt_);
+      const CompileResult t = compile_shared({builtin() ? render_prelude(cfg_.render) : empty_unit(opt_.kind)}, opt_);
       if (!t.ok) { setup_error_ = "the compiler fails even on an empty translation unit (check --cc/--cflags):\n" + t.message; }
     }
     if (!setup_error_.empty()) {
@@ -187,10 +193,14 @@ std::vector<std::optional<std::string>> render_units(const std::vector<const Pro
   }
   std::vector<PluginResult> r = render_with_plugin_protocol(programs, names, cfg);
   const bool budget_over = cfg.render_stop_at && std::chrono::steady_clock::now() >= *cfg.render_stop_at;
+  const PluginDescription& d = cfg.renderer_description;
   for (size_t i = 0; i < programs.size(); ++i) {
-    if (r[i].ok) {
-      sources[i] = std::move(r[i].source);
-    } else {
+    std::string why;
+    if (r[i].ok && !(sources[i] = unit_from_render(std::move(r[i].source), d.language, cfg.renderer_protocol, names[i], why))) {
+      r[i].ok = false;
+      r[i].message = "renderer '" + cfg.renderer_cmd + "' gave " + why;
+    }
+    if (!r[i].ok) {
       out[i]->status = KernelStatus::render_error;
       out[i]->message = std::move(r[i].message);
       out[i]->out_of_time = budget_over;
@@ -251,12 +261,49 @@ std::string status_name(KernelStatus s) {
 
 std::string render_source(const Program& p, const std::string& fn_name, const CompiledPathConfig& cfg) {
   if (cfg.renderer_cmd.empty()) return render_c(p, fn_name, cfg.render);
+  const OutputLanguage l = cfg.renderer_description.language;
+  if (l == OutputLanguage::outputs)
+    throw UserError("renderer '" + cfg.renderer_cmd + "' runs programs itself (language outputs): it renders no source");
   PluginResult r = std::move(render_with_plugin_protocol({&p}, {fn_name}, cfg).at(0));
   if (!r.ok) throw UserError(r.message);
-  return r.source;
+  std::string why;
+  std::optional<std::string> unit = unit_from_render(std::move(r.source), l, cfg.renderer_protocol, fn_name, why);
+  if (!unit) throw UserError("renderer '" + cfg.renderer_cmd + "' gave " + why);
+  return std::move(*unit);
 }
 
 namespace {
+
+// An executing target (language "outputs"): each kernel in one run request with all its data sets.
+void run_on_target(const std::vector<const Program*>& firsts, const std::vector<std::string>& names,
+                   const std::vector<std::vector<std::vector<NativeBuffer>>>& buffers, const CompiledPathConfig& cfg,
+                   std::vector<std::vector<KernelOutcome>>& out) {
+  using Status = PluginRunOutcome::Status;
+  PluginServer& server = plugin_server(cfg.renderer_cmd);
+  for (size_t i = 0; i < firsts.size(); ++i) {
+    const PluginRunResult r = server.run(*firsts[i], names[i], buffers[i], render_deadline(cfg), cfg.switches_off);
+    const bool budget_over = cfg.render_stop_at && std::chrono::steady_clock::now() >= *cfg.render_stop_at;
+    for (size_t k = 0; k < out[i].size(); ++k) {
+      KernelOutcome& o = out[i][k];
+      if (!r.ok) {
+        o.status = KernelStatus::render_error;
+        o.message = r.message;
+        o.out_of_time = budget_over;
+        continue;
+      }
+      const PluginRunOutcome& got = r.outcomes[k];
+      o.message = got.message;
+      switch (got.status) {
+        case Status::ok:
+          for (size_t b = 0; b < got.buffers.size(); ++b) o.buffers[firsts[i]->buffers[b]->slot] = from_native(got.buffers[b]);
+          break;
+        case Status::crash: o.status = KernelStatus::crash; break;
+        case Status::timeout: o.status = KernelStatus::timeout; break;
+        case Status::compile_error: o.status = KernelStatus::compile_error; break;
+      }
+    }
+  }
+}
 
 // run_compiled_on_each for kernels that are all different: each renders and compiles once.
 std::vector<std::vector<KernelOutcome>> run_distinct_kernels(const std::vector<std::vector<const Program*>>& runs,
@@ -279,6 +326,10 @@ std::vector<std::vector<KernelOutcome>> run_distinct_kernels(const std::vector<s
     firsts.push_back(&first);
     names.push_back("kernel" + std::to_string(i));
     first_out.push_back(&out[i][0]);
+  }
+  if (!cfg.renderer_cmd.empty() && cfg.renderer_description.language == OutputLanguage::outputs) {
+    run_on_target(firsts, names, buffers, cfg, out);
+    return out;
   }
   std::vector<std::optional<std::string>> sources = render_units(firsts, names, cfg, first_out, facts);
   std::vector<Unit> units;

@@ -21,6 +21,17 @@ constexpr ProtocolRow kProtocols[] = {
     {RendererProtocol::program, "program"},
 };
 
+struct LanguageRow {
+  OutputLanguage language;
+  const char* name;
+};
+constexpr LanguageRow kLanguages[] = {
+    {OutputLanguage::c, "c"},
+    {OutputLanguage::llvm_ir, "llvm-ir"},
+    {OutputLanguage::x86_64, "x86-64"},
+    {OutputLanguage::outputs, "outputs"},
+};
+
 [[noreturn]] void malformed(const std::string& cmd, const std::string& key, const std::string& what) {
   throw UserError("renderer '" + cmd + "' --uopfuzz-describe: key '" + key + "' " + what);
 }
@@ -63,6 +74,18 @@ std::optional<RendererProtocol> protocol_from_name(const std::string& name) {
   return std::nullopt;
 }
 
+std::string language_name(OutputLanguage l) {
+  for (const LanguageRow& r : kLanguages)
+    if (r.language == l) return r.name;
+  return "?";
+}
+
+std::optional<OutputLanguage> language_from_name(const std::string& name) {
+  for (const LanguageRow& r : kLanguages)
+    if (name == r.name) return r.language;
+  return std::nullopt;
+}
+
 std::string PluginTarget::text() const {
   if (name.empty()) return "";
   return version.empty() ? name : name + " " + version;
@@ -92,8 +115,12 @@ std::optional<PluginDescription> parse_description(const std::string& json, cons
     d.modes.push_back(*p);
   }
   if (d.modes.empty()) malformed(cmd, "modes", "must not be empty");
-  d.language = field(j, "language", T::string, "a string", cmd).get<std::string>();
-  if (d.language != "c") throw UserError("renderer '" + cmd + "' renders '" + d.language + "'; this uopfuzz compiles only 'c'");
+  const std::string language = field(j, "language", T::string, "a string", cmd).get<std::string>();
+  const std::optional<OutputLanguage> l = language_from_name(language);
+  if (!l) malformed(cmd, "language", "is '" + language + "' (expected c, llvm-ir, x86-64 or outputs)");
+  d.language = *l;
+  if (d.language == OutputLanguage::outputs && (d.modes.size() != 1 || d.modes[0] != RendererProtocol::server))
+    malformed(cmd, "modes", "must be [\"server\"] for language 'outputs' (programs are run in server requests)");
   const nlohmann::json& target = field(j, "target", T::object, "an object {name, version}", cmd);
   d.target.name = field(target, "target.name", T::string, "a string", cmd).get<std::string>();
   d.target.version = field(target, "target.version", T::string, "a string", cmd).get<std::string>();

@@ -13,6 +13,12 @@ enum class RendererProtocol { server, batch, program };
 std::string protocol_name(RendererProtocol p);  // "server", "batch", "program"
 std::optional<RendererProtocol> protocol_from_name(const std::string& name);
 
+// What a plug-in's renders are (handshake "language"): C, LLVM IR, x86-64 machine code (a flat image), or
+// nothing: an executing target runs programs itself and replies with their output buffers.
+enum class OutputLanguage { c, llvm_ir, x86_64, outputs };
+std::string language_name(OutputLanguage l);  // "c", "llvm-ir", "x86-64", "outputs"
+std::optional<OutputLanguage> language_from_name(const std::string& name);
+
 struct PluginTarget {
   std::string name, version;
   std::string text() const;  // "NAME VERSION" (meta target), "" when there is no name
@@ -21,7 +27,7 @@ struct PluginTarget {
 struct PluginDescription {
   int protocol = 1;                     // 1: no handshake (the other fields are empty)
   std::vector<RendererProtocol> modes;  // what it serves
-  std::string language;                 // of its renders: "c"
+  OutputLanguage language = OutputLanguage::c;
   PluginTarget target;
   std::vector<std::string> without;  // --without names of what the target cannot take (unchecked here)
   // "one_unit": true: its renders of one batch may be compiled as one translation unit (the lines they
@@ -43,7 +49,7 @@ inline constexpr int kPluginProtocol = 2;  // the highest protocol this uopfuzz 
 
 // Runs the handshake (stdin /dev/null, own process group, kDescribeTimeoutS, 1 MiB of stdout): a protocol-1
 // description when the plug-in exits non-zero, prints no JSON object or times out. Throws UserError, naming
-// the command and the key, for a malformed description, a higher protocol or another language.
+// the command and the key, for a malformed description, a higher protocol or an unknown language.
 PluginDescription describe_plugin(const std::string& cmd);
 // The checks of describe_plugin on a JSON text it printed (nullopt: not a JSON object, so protocol 1).
 std::optional<PluginDescription> parse_description(const std::string& json, const std::string& cmd);

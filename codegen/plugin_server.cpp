@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "codegen/runtime/base64.h"
 #include "core/error.h"
 #include "core/text.h"
 
@@ -75,25 +76,78 @@ std::string seconds_text(double s) {
   return buf;
 }
 
-// Why `line` is not the reply to request `id` ("" when it is one); the reply goes into `out`.
-std::string check_reply(const std::string& line, uint64_t id, PluginResult& out) {
-  const nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+// Why `line` is not a JSON object replying to request `id` ("" when it is one, parsed into `j`).
+std::string check_id(const std::string& line, uint64_t id, nlohmann::json& j) {
+  j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return "a line that is not a JSON object: " + line.substr(0, 200);
   const auto rid = j.find("id");
   if (rid == j.end() || !rid->is_number_unsigned() || rid->get<uint64_t>() != id)
     return "a reply to another request (id " + (rid == j.end() ? std::string("missing") : rid->dump()) + ", expected " +
            std::to_string(id) + ")";
-  const auto source = j.find("source"), error = j.find("error");
-  const bool has_source = source != j.end() && source->is_string(), has_error = error != j.end() && error->is_string();
-  if (has_source == has_error) return "a reply with neither or both of the string keys 'source' and 'error'";
+  return "";
+}
+
+// The reply's optional `used` list into `used`; why it is malformed, or "".
+std::string read_used(const nlohmann::json& j, std::vector<std::string>& used) {
+  const auto it = j.find("used");
+  if (it == j.end()) return "";
+  if (!it->is_array()) return "a reply whose 'used' is not a list of strings";
+  for (const nlohmann::json& u : *it) {
+    if (!u.is_string()) return "a reply whose 'used' is not a list of strings";
+    used.push_back(u.get<std::string>());
+  }
+  return "";
+}
+
+// Why `j` is not a reply with exactly one of the string keys `key` and `error` ("" when it is).
+std::string check_one_of(const nlohmann::json& j, const char* key, bool& has_key) {
+  const auto k = j.find(key), error = j.find("error");
+  has_key = k != j.end();
+  const bool has_error = error != j.end() && error->is_string();
+  if (has_key == has_error) return std::string("a reply with neither or both of the keys '") + key + "' and 'error'";
+  return "";
+}
+
+// Why `j` is not a render or export reply ("" when it is one, read into `out`).
+std::string check_reply(const nlohmann::json& j, PluginResult& out) {
+  bool has_source = false;
+  if (std::string bad = check_one_of(j, "source", has_source); !bad.empty()) return bad;
+  if (has_source && !j["source"].is_string()) return "a reply whose 'source' is not a string";
   out.ok = has_source;
-  (out.ok ? out.source : out.message) = (out.ok ? source : error)->get<std::string>();
-  if (const auto used = j.find("used"); used != j.end()) {
-    if (!used->is_array()) return "a reply whose 'used' is not a list of strings";
-    for (const nlohmann::json& u : *used) {
-      if (!u.is_string()) return "a reply whose 'used' is not a list of strings";
-      out.used.push_back(u.get<std::string>());
-    }
+  (out.ok ? out.source : out.message) = j[out.ok ? "source" : "error"].get<std::string>();
+  return read_used(j, out.used);
+}
+
+// Why `entry` is not one data set's outcome of a run reply for `inputs` ("" when it is, read into `out`).
+std::string check_outcome(const nlohmann::json& entry, const Program& p, const std::vector<NativeBuffer>& input,
+                          PluginRunOutcome& out) {
+  using Status = PluginRunOutcome::Status;
+  static const std::pair<const char*, Status> kClasses[] = {
+      {"crash", Status::crash}, {"timeout", Status::timeout}, {"compile-error", Status::compile_error}};
+  if (!entry.is_object()) return "an 'outputs' entry that is not an object";
+  if (const auto cls = entry.find("class"); cls != entry.end()) {
+    for (const auto& [name, status] : kClasses)
+      if (*cls == name) {
+        out.status = status;
+        const auto m = entry.find("message");
+        out.message = m != entry.end() && m->is_string() ? m->get<std::string>() : "";
+        return "";
+      }
+    return "an 'outputs' entry of class " + cls->dump() + " (expected crash, timeout or compile-error)";
+  }
+  if (entry.size() != p.buffers.size()) return "an 'outputs' entry without exactly one key per BUFFER";
+  for (size_t b = 0; b < p.buffers.size(); ++b) {
+    const std::string slot = std::to_string(p.buffers[b]->slot);
+    const auto v = entry.find(slot);
+    if (v == entry.end() || !v->is_string()) return "an 'outputs' entry without BUFFER slot " + slot + " as a base64 string";
+    const std::optional<std::string> bytes = base64_decode(v->get<std::string>());
+    if (!bytes) return "an 'outputs' entry whose slot " + slot + " is not base64";
+    if (bytes->size() != input[b].bytes.size())
+      return "an 'outputs' entry whose slot " + slot + " has " + std::to_string(bytes->size()) + " bytes, not " +
+             std::to_string(input[b].bytes.size());
+    NativeBuffer nb = input[b];
+    std::memcpy(nb.bytes.data(), bytes->data(), bytes->size());
+    out.buffers.push_back(std::move(nb));
   }
   return "";
 }
@@ -218,32 +272,97 @@ PluginResult PluginServer::fault(const std::string& what_for, const std::string&
   return r;
 }
 
-PluginResult PluginServer::request(nlohmann::json request, const std::string& what_for, Clock::time_point deadline) {
-  if (Clock::now() >= deadline) return {false, "", "renderer '" + cmd_ + "' (server): no time left for " + what_for, {}};
+std::optional<nlohmann::json> PluginServer::exchange(nlohmann::json request, const std::string& what_for,
+                                                     Clock::time_point deadline, PluginResult& failed) {
+  if (Clock::now() >= deadline) {
+    failed = {false, "", "renderer '" + cmd_ + "' (server): no time left for " + what_for, {}};
+    return std::nullopt;
+  }
   std::string why;
-  if (!child_ && !start(deadline, why)) return fault(what_for, why);
+  if (!child_ && !start(deadline, why)) {
+    failed = fault(what_for, why);
+    return std::nullopt;
+  }
   const Clock::time_point sent = Clock::now();
   const uint64_t id = next_id_++;
   request["id"] = id;
-  if (!send(request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", deadline, why))
-    return fault(what_for, why.empty() ? exit_description(deadline) : why);
+  if (!send(request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", deadline, why)) {
+    failed = fault(what_for, why.empty() ? exit_description(deadline) : why);
+    return std::nullopt;
+  }
   std::string line;
   switch (read_line(line, deadline)) {
-    case Read::eof: return fault(what_for, exit_description(deadline));
+    case Read::eof: failed = fault(what_for, exit_description(deadline)); return std::nullopt;
     case Read::timeout:
-      return fault(what_for, "timed out after " + seconds_text(std::chrono::duration<double>(deadline - sent).count()) + " s");
+      failed = fault(what_for, "timed out after " + seconds_text(std::chrono::duration<double>(deadline - sent).count()) + " s");
+      return std::nullopt;
     case Read::too_long:
-      return fault(what_for, "protocol error: a reply line over " + std::to_string(kMaxPluginOutput) + " bytes");
+      failed = fault(what_for, "protocol error: a reply line over " + std::to_string(kMaxPluginOutput) + " bytes");
+      return std::nullopt;
     case Read::line: break;
   }
-  PluginResult r;
-  const std::string bad = check_reply(line, id, r);
-  if (!bad.empty()) return fault(what_for, "protocol error: " + bad);
+  nlohmann::json reply;
+  if (const std::string bad = check_id(line, id, reply); !bad.empty()) {
+    failed = fault(what_for, "protocol error: " + bad);
+    return std::nullopt;
+  }
   replied_ = true;
   failed_starts_ = 0;
   ++replies_;
   reply_seconds_ += std::chrono::duration<double>(Clock::now() - sent).count();
+  return reply;
+}
+
+PluginResult PluginServer::request(nlohmann::json request, const std::string& what_for, Clock::time_point deadline) {
+  PluginResult r;
+  const std::optional<nlohmann::json> reply = exchange(std::move(request), what_for, deadline, r);
+  if (!reply) return r;
+  if (const std::string bad = check_reply(*reply, r); !bad.empty()) return fault(what_for, "protocol error: " + bad);
   if (!r.ok) r.message = "renderer '" + cmd_ + "' (server), " + what_for + ":\n" + r.message;
+  return r;
+}
+
+PluginRunResult PluginServer::run(const Program& p, const std::string& fn_name, const std::vector<std::vector<NativeBuffer>>& inputs,
+                                  Clock::time_point deadline, const std::vector<std::string>& off) {
+  nlohmann::json sets = nlohmann::json::array();
+  for (const std::vector<NativeBuffer>& input : inputs) {
+    nlohmann::json set = nlohmann::json::object();
+    for (size_t b = 0; b < p.buffers.size(); ++b)
+      set[std::to_string(p.buffers[b]->slot)] =
+          base64_encode({reinterpret_cast<const char*>(input[b].bytes.data()), input[b].bytes.size()});
+    sets.push_back(std::move(set));
+  }
+  nlohmann::json req = {{"kind", "run"}, {"function", fn_name}, {"program", print_program(p)}, {"inputs", std::move(sets)}};
+  if (!off.empty()) req["off"] = off;
+  const std::string what_for = "running " + fn_name;
+  PluginResult failed;
+  PluginRunResult r;
+  const std::optional<nlohmann::json> reply = exchange(std::move(req), what_for, deadline, failed);
+  if (!reply) {
+    r.message = std::move(failed.message);
+    return r;
+  }
+  const auto protocol_error = [&](const std::string& bad) {
+    r = {};
+    r.message = fault(what_for, "protocol error: " + bad).message;
+    return r;
+  };
+  bool has_outputs = false;
+  if (std::string bad = check_one_of(*reply, "outputs", has_outputs); !bad.empty()) return protocol_error(bad);
+  if (std::string bad = read_used(*reply, r.used); !bad.empty()) return protocol_error(bad);
+  if (!has_outputs) {
+    r.message = "renderer '" + cmd_ + "' (server), " + what_for + ":\n" + (*reply)["error"].get<std::string>();
+    return r;
+  }
+  const nlohmann::json& outputs = (*reply)["outputs"];
+  if (!outputs.is_array() || outputs.size() != inputs.size())
+    return protocol_error("a reply whose 'outputs' is not a list of " + std::to_string(inputs.size()) + " entries");
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    PluginRunOutcome o;
+    if (std::string bad = check_outcome(outputs[k], p, inputs[k], o); !bad.empty()) return protocol_error(bad);
+    r.outcomes.push_back(std::move(o));
+  }
+  r.ok = true;
   return r;
 }
 

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "codegen/plugin.h"
+#include "codegen/runtime/native.h"
 #include "codegen/runtime/files.h"
 #include "codegen/runtime/process.h"
 
@@ -24,6 +25,20 @@ namespace uf {
 inline constexpr size_t kServerStderrTail = 4096;
 inline constexpr int kBackoffAfter = 3;
 inline constexpr double kBackoffStepS = 0.1, kBackoffMaxS = 5, kServerStopGraceS = 1;
+
+// One data set's outcome from an executing target.
+struct PluginRunOutcome {
+  enum class Status { ok, crash, timeout, compile_error } status = Status::ok;
+  std::string message;
+  std::vector<NativeBuffer> buffers;  // when ok: the final contents, in p.buffers order
+};
+// A run request's result: ok with one outcome per data set, or (not ok) the program's render failure.
+struct PluginRunResult {
+  bool ok = false;
+  std::string message;
+  std::vector<PluginRunOutcome> outcomes;
+  std::vector<std::string> used;
+};
 
 class PluginServer {
  public:
@@ -41,6 +56,11 @@ class PluginServer {
                       const std::vector<std::string>& off = {});
   // An "export" request: `p` (with its data and expect lines) in one of the handshake's `exports` formats.
   PluginResult export_program(const Program& p, const std::string& format, Clock::time_point deadline);
+  // A "run" request to an executing target (handshake language "outputs"): `p` on each data set of
+  // `inputs` (its buffers in p.buffers order). A reply that is not exactly one outcome per data set,
+  // each with every buffer at its size, is a protocol error: the process is killed, the result a failure.
+  PluginRunResult run(const Program& p, const std::string& fn_name, const std::vector<std::vector<NativeBuffer>>& inputs,
+                      Clock::time_point deadline, const std::vector<std::string>& off = {});
   // Closes the process's stdin and gives it kServerStopGraceS to exit before its group is killed.
   void stop();
   // Lets go of a process inherited over fork(2) without touching it: it is the parent's to stop.
@@ -56,7 +76,11 @@ class PluginServer {
   Read read_line(std::string& line, Clock::time_point deadline);
   std::string exit_description(Clock::time_point deadline);
   PluginResult fault(const std::string& what_for, const std::string& what);
-  // Sends `request` (its id set here) and reads its reply; `what_for` names it in messages.
+  // Sends `request` (its id set here) and reads the JSON object that replies to it; nullopt, with the
+  // process killed and `failed` saying why, when there is none. `what_for` names it in messages.
+  std::optional<nlohmann::json> exchange(nlohmann::json request, const std::string& what_for, Clock::time_point deadline,
+                                         PluginResult& failed);
+  // A render or export request: its reply's `source` or `error`.
   PluginResult request(nlohmann::json request, const std::string& what_for, Clock::time_point deadline);
   std::string stderr_tail() const;
 

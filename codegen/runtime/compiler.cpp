@@ -274,11 +274,13 @@ TempDir make_build_dir(const std::string& dir) {
   return std::move(*tmp);
 }
 
-// k0.c, k1.c, ... in `dir`; their paths.
-std::vector<std::string> write_sources(const std::string& dir, const std::vector<std::string>& sources) {
+const char* suffix(SourceKind kind) { return kind == SourceKind::llvm_ir ? ".ll" : ".c"; }
+
+// k0.c, k1.c, ... (or .ll) in `dir`; their paths.
+std::vector<std::string> write_sources(const std::string& dir, const std::vector<std::string>& sources, SourceKind kind) {
   std::vector<std::string> files;
   for (size_t i = 0; i < sources.size(); ++i) {
-    const std::string file = dir + "/k" + std::to_string(i) + ".c";
+    const std::string file = dir + "/k" + std::to_string(i) + suffix(kind);
     if (const FileError e = write_file(file, sources[i], kPrivate))
       throw UserError("cannot write " + file + " in the cache: " + e.reason());
     files.push_back(file);
@@ -286,13 +288,17 @@ std::vector<std::string> write_sources(const std::string& dir, const std::vector
   return files;
 }
 
-// CC FLAGS... -shared -fPIC -o OUT FILES... -lm
+// CC FLAGS... -shared -fPIC -o OUT [-x ir] FILES... -lm
 std::vector<std::string> compiler_argv(const CompilerId& id, const std::vector<std::string>& flags, const std::string& out,
-                                       const std::vector<std::string>& files) {
+                                       const std::vector<std::string>& files, SourceKind kind) {
   std::vector<std::string> argv{id.path};
   argv.insert(argv.end(), flags.begin(), flags.end());
   for (const char* f : {"-shared", "-fPIC", "-o"}) argv.push_back(f);
   argv.push_back(out);
+  if (kind == SourceKind::llvm_ir) {
+    argv.push_back("-x");
+    argv.push_back("ir");
+  }
   argv.insert(argv.end(), files.begin(), files.end());
   argv.push_back("-lm");
   return argv;
@@ -320,14 +326,14 @@ ProcessResult run_compiler(const std::vector<std::string>& argv, const CompileOp
 // The message of a failed compiler call: its output and the numbered sources. Throws UserError when the
 // machine, not the sources, made it fail.
 std::string compile_error(const ProcessResult& r, const std::string& cc, const std::string& dir, const std::string& tmp,
-                          const std::vector<std::string>& sources) {
+                          const std::vector<std::string>& sources, SourceKind kind) {
   // A full disk, no memory, a broken installation: a setup problem, never a compile-error finding.
   if (const std::string why = environment_failure(r, {tmp}); !why.empty())
     throw UserError("cannot compile in " + dir + ": " + why + "; this is a problem of the machine, not of the " + "program:\n" +
                     head_lines(r.err + r.out, 20));
   std::string message = cc + " failed (" + r.describe() + "):\n" + r.err + r.out;
   for (size_t i = 0; i < sources.size(); ++i)
-    message += "--- source k" + std::to_string(i) + ".c ---\n" + numbered_source(sources[i]);
+    message += "--- source k" + std::to_string(i) + suffix(kind) + " ---\n" + numbered_source(sources[i]);
   return message;
 }
 
@@ -352,9 +358,11 @@ CompilerStats compiler_stats() {
 
 CompileResult compile_shared(const std::vector<std::string>& sources, const CompileOptions& opt) {
   const CompilerId id = compiler_id(opt.cc);
+  if (opt.kind == SourceKind::llvm_ir && id.version.find("clang") == std::string::npos)
+    throw UserError("LLVM IR needs a clang as --cc; " + opt.cc + " is " + id.version_line());
   const std::vector<std::string> flags = split_command(opt.cflags);
   const std::string dir = cache_dir();
-  const std::string entry = dir + "/" + cache_key(id, opt.cflags, sources) + ".so";
+  const std::string entry = dir + "/" + cache_key(id, opt.kind == SourceKind::llvm_ir ? opt.cflags + " -x ir" : opt.cflags, sources) + ".so";
   CompileResult res;
   if (verify_cache_entry(entry)) {
     ::utimensat(AT_FDCWD, entry.c_str(), nullptr, 0);  // recently used: survives pruning
@@ -364,9 +372,10 @@ CompileResult compile_shared(const std::vector<std::string>& sources, const Comp
   }
   const TempDir tmp = make_build_dir(dir);
   const std::string out = tmp.path() + "/out.so";
-  const ProcessResult r = run_compiler(compiler_argv(id, flags, out, write_sources(tmp.path(), sources)), opt, tmp.path());
+  const ProcessResult r =
+      run_compiler(compiler_argv(id, flags, out, write_sources(tmp.path(), sources, opt.kind), opt.kind), opt, tmp.path());
   if (!r.ok()) {
-    res.message = compile_error(r, opt.cc, dir, tmp.path(), sources);
+    res.message = compile_error(r, opt.cc, dir, tmp.path(), sources, opt.kind);
     return res;
   }
   install_entry(out, tmp.path(), entry);

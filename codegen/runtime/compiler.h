@@ -2,7 +2,8 @@
 //
 // compile_shared runs ONE compiler call for all the given translation units:
 //     CC CFLAGS... -shared -fPIC -o OUT.so k0.c k1.c ... -lm
-// (several TUs are how plug-in outputs, each with its own prelude, are batched).
+// (several TUs are how plug-in outputs, each with its own prelude, are batched); LLVM IR modules as
+// `k0.ll ...` after `-x ir`, which needs a clang (a gcc is refused with a UserError).
 //
 // Default flags (kDefaultCFlags): -O3 -march=native for speed, and for exactness
 //   -ffp-contract=off   no fused multiply-add (gcc's default is `fast`, clang's `on`: both would fuse
@@ -32,9 +33,13 @@ inline constexpr const char* kDefaultCC = "gcc";
 inline constexpr const char* kDefaultCFlags = "-O3 -march=native -ffp-contract=off -fno-fast-math";
 inline constexpr size_t kMaxCacheEntries = 4000;
 
+// What the sources are: C, or textual LLVM IR modules (compiled by a clang as `-x ir`).
+enum class SourceKind { c, llvm_ir };
+
 struct CompileOptions {
   std::string cc = kDefaultCC;
   std::string cflags = kDefaultCFlags;  // split like a shell command line (see split_command)
+  SourceKind kind = SourceKind::c;
   double timeout_s = 300;               // a compiler that takes longer is a compile error
 };
 

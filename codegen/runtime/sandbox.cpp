@@ -23,6 +23,7 @@
 #include <optional>
 #include <utility>
 
+#include "codegen/runtime/checked_call.h"
 #include "codegen/runtime/fd.h"
 #include "codegen/runtime/files.h"
 #include "core/error.h"
@@ -34,6 +35,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr int kLoadFailedExit = 86;
+constexpr int kBrokeAbiExit = 87;  // checked_call found the kernel broke the ABI: the message says how
 constexpr int kProgressFd = 3;
 enum : int32_t { kPending = 0, kDone = 1, kMissing = 2, kFailed = 3 };
 
@@ -42,41 +44,6 @@ struct Control {
   int64_t current;  // index of the running kernel; -1 while loading the object
   char message[2048];
 };
-
-// ---- calling a kernel with n pointer arguments ----
-using Caller = void (*)(void* fn, void* const* args);
-
-template <size_t... I>
-void call_with(void* fn, void* const* args, std::index_sequence<I...>) {
-  using F = void (*)(decltype((void)I, static_cast<void*>(nullptr))...);
-  reinterpret_cast<F>(fn)(args[I]...);
-}
-template <size_t N>
-void call_n(void* fn, void* const* args) {
-  call_with(fn, args, std::make_index_sequence<N>{});
-}
-
-template <size_t... N>
-constexpr auto caller_table(std::index_sequence<N...>) {
-  return std::array<Caller, sizeof...(N)>{&call_n<N>...};
-}
-const auto kExactCallers = caller_table(std::make_index_sequence<17>{});  // 0..16 arguments
-constexpr size_t kPaddedArity[] = {32, 64, 128, 256, 512, 1024};
-const Caller kPaddedCallers[] = {&call_n<32>, &call_n<64>, &call_n<128>, &call_n<256>, &call_n<512>, &call_n<1024>};
-
-size_t call_arity(size_t n) {
-  if (n <= 16) return n;
-  for (size_t a : kPaddedArity)
-    if (n <= a) return a;
-  return 0;
-}
-
-Caller caller_for(size_t arity) {
-  if (arity <= 16) return kExactCallers[arity];
-  for (size_t i = 0; i < std::size(kPaddedArity); ++i)
-    if (kPaddedArity[i] == arity) return kPaddedCallers[i];
-  return nullptr;
-}
 
 size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
 
@@ -133,10 +100,11 @@ struct Batch {
   Control* ctl = nullptr;     // what the child is doing
   int32_t* status = nullptr;  // per kernel: kPending, kDone, kMissing or kFailed
   std::vector<const char*> symbols;
-  std::vector<Caller> callers;                // null: too many buffers
-  std::vector<std::vector<void*>> arg_lists;  // per kernel: its buffers' addresses, padded to the call's arity
+  std::vector<size_t> buffer_count;           // per kernel: its pointer arguments
+  std::vector<std::vector<void*>> arg_lists;  // per kernel: its buffers' addresses, at least 6 (null padded)
 
   size_t size() const { return symbols.size(); }
+  bool too_many(size_t k) const { return buffer_count[k] > kMaxKernelBuffers; }
   int32_t status_of(size_t k) const { return __atomic_load_n(&status[k], __ATOMIC_SEQ_CST); }
   void set_status(size_t k, int32_t s) const { __atomic_store_n(&status[k], s, __ATOMIC_SEQ_CST); }
 };
@@ -177,12 +145,16 @@ void isolate_child(int progress_fd, pid_t parent) {
   const char tick = 'k';
   for (size_t k = start; k < b.size(); ++k) {
     void* fn = ::dlsym(h, b.symbols[k]);
-    if (!fn || !b.callers[k]) {
+    if (!fn || b.too_many(k)) {
       b.set_status(k, kMissing);
     } else {
       if (l.region_len[k]) ::mprotect(b.data + l.region_off[k], l.region_len[k], PROT_READ | PROT_WRITE);
       __atomic_store_n(&b.ctl->current, static_cast<int64_t>(k), __ATOMIC_SEQ_CST);
-      b.callers[k](fn, b.arg_lists[k].data());
+      const std::string broke = checked_call(fn, b.arg_lists[k].data(), b.buffer_count[k]);
+      if (!broke.empty()) {
+        std::strncpy(b.ctl->message, broke.c_str(), sizeof b.ctl->message - 1);
+        ::_exit(kBrokeAbiExit);
+      }
       b.set_status(k, kDone);
       if (l.region_len[k]) ::mprotect(b.data + l.region_off[k], l.region_len[k], PROT_NONE);
     }
@@ -209,13 +181,12 @@ void prepare(Batch& b, const std::string& so_path, const std::vector<KernelCall>
   b.ctl = static_cast<Control*>(b.control_memory.data());
   b.status = reinterpret_cast<int32_t*>(static_cast<uint8_t*>(b.control_memory.data()) + sizeof(Control));
   b.symbols.resize(n);
-  b.callers.resize(n);
+  b.buffer_count.resize(n);
   b.arg_lists.resize(n);
   for (size_t k = 0; k < n; ++k) {
     b.symbols[k] = calls[k].symbol.c_str();
-    const size_t arity = call_arity(calls[k].buffers.size());
-    b.callers[k] = calls[k].buffers.size() <= kMaxKernelBuffers ? caller_for(arity) : nullptr;
-    b.arg_lists[k].assign(std::max<size_t>(arity, 1), nullptr);
+    b.buffer_count[k] = calls[k].buffers.size();
+    b.arg_lists[k].assign(std::max<size_t>(calls[k].buffers.size(), 6), nullptr);
     for (size_t i = 0; i < calls[k].buffers.size(); ++i) {
       uint8_t* p = b.data + b.layout.buffer_off[k][i];
       std::memcpy(p, calls[k].buffers[i].bytes.data(), calls[k].buffers[i].bytes.size());
@@ -294,8 +265,8 @@ size_t account_for_round(const Batch& b, const std::vector<KernelCall>& calls, c
   for (size_t k = start; k < n; ++k)
     if (b.status_of(k) == kMissing)
       results[k] = {RunStatus::load_error, 0,
-                    b.callers[k] ? "the compiled code does not define '" + calls[k].symbol + "' (symbol not found)"
-                                 : "too many buffers (" + std::to_string(calls[k].buffers.size()) + ")"};
+                    !b.too_many(k) ? "the compiled code does not define '" + calls[k].symbol + "' (symbol not found)"
+                                   : "too many buffers (" + std::to_string(calls[k].buffers.size()) + ")"};
   bool settled = !end.timed_out;
   for (size_t k = start; k < n && settled; ++k) settled = b.status_of(k) != kPending;
   if (settled) return n;  // every kernel of this round finished (or had no symbol)
@@ -309,7 +280,8 @@ size_t account_for_round(const Batch& b, const std::vector<KernelCall>& calls, c
   const size_t k = static_cast<size_t>(cur);  // the kernel that was running
   results[k].status = end.timed_out ? RunStatus::timeout : RunStatus::crash;
   results[k].signal = !end.timed_out && WIFSIGNALED(end.wstatus) ? WTERMSIG(end.wstatus) : 0;
-  results[k].message = describe_exit(end.wstatus, end.timed_out, timeout_s);
+  const bool broke_abi = !end.timed_out && WIFEXITED(end.wstatus) && WEXITSTATUS(end.wstatus) == kBrokeAbiExit;
+  results[k].message = broke_abi ? std::string(b.ctl->message) : describe_exit(end.wstatus, end.timed_out, timeout_s);
   b.set_status(k, kFailed);
   return k + 1;
 }

@@ -15,10 +15,9 @@
 // new child, so one bad kernel costs only itself. A kernel whose symbol is missing, or a batch whose
 // object does not load, is `load_error` with the dynamic loader's message.
 //
-// Kernels are called as `void f(void*, ..., void*)` with one pointer per buffer. Up to 16 buffers
-// the call has the exact arity; beyond, the argument list is padded with null pointers to the next
-// supported size (at most kMaxKernelBuffers): on the System V x86-64 ABI a callee ignores extra
-// arguments, which the caller owns and pops.
+// Kernels are called as `void f(void*, ..., void*)` with one pointer per buffer (at most
+// kMaxKernelBuffers), through checked_call: a kernel that returns with a callee-saved register, the
+// stack pointer or MXCSR's control bits changed is a `crash` (signal 0) whose message names it.
 #pragma once
 #include <string>
 #include <vector>

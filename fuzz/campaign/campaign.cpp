@@ -256,7 +256,7 @@ nlohmann::json target_json(const CompiledPathConfig& cfg) {
           {"version", named ? d.target.version : ""},
           {"protocol", d.protocol},
           {"mode", protocol_name(cfg.renderer_protocol)},
-          {"language", named ? d.language : "c"}};
+          {"language", language_name(d.language)}};
 }
 
 std::vector<std::string> without_list(const CampaignOptions& o) {

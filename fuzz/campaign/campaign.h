@@ -59,8 +59,11 @@ struct CampaignOptions {
   size_t min_batch = 32, first_batch = 64, max_batch = 128;
   // A plug-in server renders each program on request, often far slower than the compiler call (tinygrad:
   // 0.1 to 1 s a program): its batches start small and grow as they prove quick, so a slow target
-  // finishes batches (and shows findings) within seconds, not minutes.
+  // finishes batches (and shows findings) within seconds, not minutes. A server whose mean render
+  // proves faster than fast_render_s gets the built-in sizes from then on: its batches are compile-bound
+  // like the built-in renderer's, and small ones would waste the compiler call's fixed cost.
   size_t server_min_batch = 4, server_first_batch = 8;
+  double fast_render_s = 0.02;
   double target_batch_s = 3.0;
 };
 

@@ -63,9 +63,9 @@ class Worker {
         corpus_(o.corpus_dir),
         cfg_(budgeted(o)),
         ctx_{std::to_string(w), cfg_, compiler_version(o.cfg.cc)},
-        min_batch_(o.cfg.renders_per_request() ? std::min(o.min_batch, o.server_min_batch) : o.min_batch),
-        batch_(std::clamp(o.cfg.renders_per_request() ? std::min(o.first_batch, o.server_first_batch) : o.first_batch, min_batch_,
-                          o.max_batch)) {}
+        slow_server_(o.cfg.renders_per_request()),
+        min_batch_(slow_server_ ? std::min(o.min_batch, o.server_min_batch) : o.min_batch),
+        batch_(std::clamp(slow_server_ ? std::min(o.first_batch, o.server_first_batch) : o.first_batch, min_batch_, o.max_batch)) {}
 
   void run() {
     while (!g_stop && index_ < quota_ && (o_.time_s <= 0 || clock_.seconds() < o_.time_s)) {
@@ -77,7 +77,12 @@ class Worker {
 
  private:
   // The next batch's size, or nullopt to stop: --time would end before a worthwhile batch does.
-  std::optional<size_t> next_batch_size() const {
+  std::optional<size_t> next_batch_size() {
+    if (slow_server_ && mean_render_seconds(cfg_) > 0 && mean_render_seconds(cfg_) < o_.fast_render_s) {
+      slow_server_ = false;  // compile-bound after all: the built-in batch sizes
+      min_batch_ = o_.min_batch;
+      batch_ = std::clamp(std::max(batch_, o_.first_batch), min_batch_, o_.max_batch);
+    }
     size_t n = static_cast<size_t>(std::min<uint64_t>(batch_, quota_ - index_));
     if (o_.time_s > 0 && seconds_per_program_ > 0) {  // end near --time instead of one whole batch later
       // ...but never with a batch under min_batch, which would waste a compiler call: stop now when that
@@ -231,6 +236,7 @@ class Worker {
   const FindingContext ctx_;
   std::set<std::string> seen_;  // buckets this worker has reported
   Coverage coverage_;
+  bool slow_server_;  // a plug-in server not yet shown to render faster than fast_render_s
   size_t min_batch_, batch_;
   double seconds_per_program_ = 0;  // of the last batch: sizes the final batch of a --time run
   uint64_t index_ = 0;              // programs checked so far

@@ -16,6 +16,9 @@ StandaloneC standalone_for(const Program& p, const CompiledPathConfig& cfg) {
   if (ref.undefined)
     throw UserError("the reference is UNDEFINED at " + p.node_name(ref.undefined->node) + " (" + ref.undefined->reason +
                     "): nothing to reproduce");
+  if (!cfg.renderer_cmd.empty() && cfg.renderer_description.language == OutputLanguage::llvm_ir)
+    throw UserError("renderer '" + cfg.renderer_cmd +
+                    "' renders LLVM IR, which a standalone C file cannot hold (`uopfuzz render` prints the IR)");
   StandaloneC s;
   try {
     s.kernel_source = render_source(p, s.fn_name, cfg);

@@ -188,8 +188,19 @@ TEST_F(PluginServerTest, AMalformedHandshakeNamesTheKey) {
             std::string::npos);
   EXPECT_NE(
       error(R"({"protocol": 2, "modes": ["server"], "language": "ptx", "target": {"name": "t", "version": "1"}, "without": []})")
-          .find("'ptx'"),
+          .find("'ptx' (expected c, llvm-ir, x86-64 or outputs)"),
       std::string::npos);
+  const std::string target = R"("target": {"name": "t", "version": "1"}, "without": []})";
+  for (const auto& [name, language] : {std::pair{"llvm-ir", OutputLanguage::llvm_ir}, std::pair{"x86-64", OutputLanguage::x86_64},
+                                       std::pair{"outputs", OutputLanguage::outputs}}) {
+    const auto d = parse_description(R"({"protocol": 2, "modes": ["server"], "language": ")" + std::string(name) + "\", " + target, "p");
+    ASSERT_TRUE(d) << name;
+    EXPECT_EQ(d->language, language);
+    EXPECT_EQ(language_name(d->language), name);
+  }
+  // An executing target is spoken to in run requests, which only the server mode has.
+  EXPECT_NE(error(R"({"protocol": 2, "modes": ["server", "batch"], "language": "outputs", )" + target).find("'modes' must be [\"server\"]"),
+            std::string::npos);
 }
 
 }  // namespace

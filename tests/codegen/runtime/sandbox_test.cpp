@@ -218,3 +218,53 @@ TEST(CodegenSandbox, NativeBytesRoundTrip) {
 
 }  // namespace
 }  // namespace uf::testing
+
+namespace uf::testing {
+namespace {
+
+// checked_call: kernels with stack arguments get an aligned stack; one that returns with a callee-saved
+// register or MXCSR changed is a crash naming it, and the batch goes on.
+TEST(CodegenSandbox, AKernelThatBreaksTheAbiIsACrashNamingIt) {
+  TempCache cache;
+  std::string src =
+      "#include <stdint.h>\n#include <xmmintrin.h>\n"
+      "void rbx(int32_t* a) { a[0] = 1; __asm__ volatile(\"xorl %%ebx, %%ebx\" ::: \"memory\"); }\n"
+      "void r15(int32_t* a) { a[0] = 1; __asm__ volatile(\"movq $7, %%r15\" ::: \"memory\"); }\n"
+      "void ftz(int32_t* a) { a[0] = 1; _mm_setcsr(_mm_getcsr() | 0x8040); }\n"
+      "void inc(int32_t* a) { a[0] += 1; }\n";
+  for (int n : {7, 8}) {  // one and two stack arguments: the padding differs
+    src += "void args" + std::to_string(n) + "(";
+    for (int i = 0; i < n; ++i) src += std::string(i ? ", " : "") + "int32_t* d" + std::to_string(i);
+    src += ") { d" + std::to_string(n - 1) + "[0] = " + std::to_string(n) +
+           "; d0[0] = (int32_t)((uintptr_t)__builtin_frame_address(0) % 16); }\n";
+  }
+  const CompileResult c = compile_shared({src});
+  ASSERT_TRUE(c.ok) << c.message;
+  auto one = [](int32_t v) { return to_native(DType::I32, {Scalar::of_int(v)}); };
+  std::vector<KernelCall> calls;
+  for (const char* k : {"rbx", "inc", "r15", "ftz", "inc"}) calls.push_back({k, {one(0)}});
+  for (int n : {7, 8}) calls.push_back({"args" + std::to_string(n), std::vector<NativeBuffer>(static_cast<size_t>(n), one(-1))});
+  const std::vector<RunResult> r = run_sandboxed(c.so_path, calls, 5.0);
+  ASSERT_EQ(r.size(), calls.size());
+  const std::pair<size_t, const char*> broken[] = {{0, "callee-saved register rbx changed from 0xb0b0b0b0b0b0b01 to 0x0"},
+                                                   {2, "callee-saved register r15 changed"},
+                                                   {3, "MXCSR's control bits changed from 0x1f80 to 0x9fc0"}};
+  for (const auto& [k, what] : broken) {
+    EXPECT_EQ(r[k].status, RunStatus::crash) << calls[k].symbol;
+    EXPECT_EQ(r[k].signal, 0);
+    EXPECT_NE(r[k].message.find(what), std::string::npos) << r[k].message;
+  }
+  for (size_t k : {1, 4}) {
+    EXPECT_EQ(r[k].status, RunStatus::ok) << r[k].message;
+    EXPECT_EQ(from_native(calls[k].buffers[0])[0].i, 1);
+  }
+  for (size_t k : {5, 6}) {
+    const int n = static_cast<int>(calls[k].buffers.size());
+    ASSERT_EQ(r[k].status, RunStatus::ok) << r[k].message;
+    EXPECT_EQ(from_native(calls[k].buffers.back())[0].i, n);
+    EXPECT_EQ(from_native(calls[k].buffers[0])[0].i, 0) << "the frame of a kernel with " << n << " arguments is 16-byte aligned";
+  }
+}
+
+}  // namespace
+}  // namespace uf::testing
