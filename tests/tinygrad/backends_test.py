@@ -6,7 +6,8 @@
 # done with as uopfuzz does it (tests/tinygrad/native_run.py): LLVM IR compiled by `clang-16 -x ir` with the
 # flags that are tinygrad's own, a machine-code image disassembled (no call, no rip-relative access, no jump
 # out of it) and called from a read+execute mapping; an executing target's run request answered. A program
-# whose kernel skips BUFFERs (the x86 entry stub) and one that uses the stack arguments are checked too.
+# whose kernel skips BUFFERs (the x86 entry stub) and one that uses the stack arguments are checked too; and
+# three programs go through `uopfuzz run` (UOPFUZZ) with the backend as its plug-in.
 # Exit 77 without tinygrad or clang (or, for llvm, clang-16).
 import glob, json, os, re, shutil, subprocess, sys, tempfile, base64
 
@@ -121,4 +122,13 @@ with tempfile.TemporaryDirectory() as tmp:
     check(v == want, f"{name}: {v}{' (known tinygrad bug)' if want != 'ok' else ''} {details}".rstrip())
 server.stdin.close()
 server.wait(timeout=60)
+
+# end to end: `uopfuzz run` through the backend (uopfuzz compiles the IR, wraps the image, sends run requests)
+cmd = " ".join(ADAPTER)
+cc = ["--cc", "clang-16", "--cflags", "-O2 -march=native"] if BACKEND == "llvm" else []
+for name in ("loop_sum.uop", "loop_gated_load.uop", "loop_trip_counts.uop"):
+  r = subprocess.run([os.environ["UOPFUZZ"], "run", f"tests/programs/{name}", *cc, "--renderer-cmd", cmd], capture_output=True, text=True, timeout=240)
+  last = (r.stdout.strip().splitlines() or [r.stderr.strip()])[-1]
+  want = KNOWN.get(name, "ok")
+  check(last.startswith(f"verdict: {want}"), f"uopfuzz run {name}: {last}")
 finish()
