@@ -297,7 +297,10 @@ void run_on_target(const std::vector<const Program*>& firsts, const std::vector<
         case Status::ok:
           for (size_t b = 0; b < got.buffers.size(); ++b) o.buffers[firsts[i]->buffers[b]->slot] = from_native(got.buffers[b]);
           break;
-        case Status::crash: o.status = KernelStatus::crash; break;
+        case Status::crash:
+          o.status = KernelStatus::crash;
+          o.signal = got.signal;
+          break;
         case Status::timeout: o.status = KernelStatus::timeout; break;
         case Status::compile_error: o.status = KernelStatus::compile_error; break;
       }

@@ -131,6 +131,11 @@ std::string check_outcome(const nlohmann::json& entry, const Program& p, const s
         out.status = status;
         const auto m = entry.find("message");
         out.message = m != entry.end() && m->is_string() ? m->get<std::string>() : "";
+        if (const auto sig = entry.find("signal"); sig != entry.end()) {  // optional: what killed a crash
+          if (status != Status::crash || !sig->is_number_unsigned() || sig->get<uint64_t>() > 64)
+            return "an 'outputs' entry whose 'signal' is not a signal number of a crash";
+          out.signal = sig->get<int>();
+        }
         return "";
       }
     return "an 'outputs' entry of class " + cls->dump() + " (expected crash, timeout or compile-error)";

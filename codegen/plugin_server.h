@@ -30,6 +30,7 @@ inline constexpr double kBackoffStepS = 0.1, kBackoffMaxS = 5, kServerStopGraceS
 struct PluginRunOutcome {
   enum class Status { ok, crash, timeout, compile_error } status = Status::ok;
   std::string message;
+  int signal = 0;                     // crash: the signal that ended the run, when the target says
   std::vector<NativeBuffer> buffers;  // when ok: the final contents, in p.buffers order
 };
 // A run request's result: ok with one outcome per data set, or (not ok) the program's render failure.

@@ -101,13 +101,13 @@ std::string checked_call(void* fn, void* const* args, size_t n) {
   uf_checked_call(fn, args, n);
   for (size_t r = 0; r < 6; ++r)
     if (uf_call_state[1 + r] != kCanaryBase + r + 1)
-      return "the kernel broke the x86-64 ABI: callee-saved register " +
+      return kBrokeAbi + std::string("callee-saved register ") +
              changed(kCalleeSaved[r], kCanaryBase + r + 1, uf_call_state[1 + r]);
-  if (uf_call_state[7] != uf_call_state[9]) return "the kernel broke the x86-64 ABI: " + changed("rsp", uf_call_state[9], uf_call_state[7]);
+  if (uf_call_state[7] != uf_call_state[9]) return std::string(kBrokeAbi) + changed("rsp", uf_call_state[9], uf_call_state[7]);
   const uint32_t after = static_cast<uint32_t>(uf_call_state[8]);
   if ((after & kMxcsrControl) != (mxcsr & kMxcsrControl)) {
     _mm_setcsr(mxcsr);  // the next kernel of the batch runs in the default environment again
-    return "the kernel broke the x86-64 ABI: " + changed("MXCSR's control bits", mxcsr & kMxcsrControl, after & kMxcsrControl);
+    return std::string(kBrokeAbi) + changed("MXCSR's control bits", mxcsr & kMxcsrControl, after & kMxcsrControl);
   }
   return "";
 }

@@ -12,8 +12,11 @@
 
 namespace uf {
 
-// "" when the kernel kept the ABI, else what it broke ("callee-saved register rbx changed from
-// 0x... to 0x..."). `args` must hold at least max(n, 6) pointers (the unused ones null).
+// What every message of a broken ABI begins with (a crash's signature says `crash ABI` by it).
+inline constexpr const char* kBrokeAbi = "the kernel broke the x86-64 ABI: ";
+
+// "" when the kernel kept the ABI, else kBrokeAbi and what it broke ("callee-saved register rbx changed
+// from 0x... to 0x..."). `args` must hold at least max(n, 6) pointers (the unused ones null).
 std::string checked_call(void* fn, void* const* args, size_t n);
 
 }  // namespace uf

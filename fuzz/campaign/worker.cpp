@@ -68,7 +68,7 @@ class Worker {
         batch_(std::clamp(slow_server_ ? std::min(o.first_batch, o.server_first_batch) : o.first_batch, min_batch_, o.max_batch)) {}
 
   void run() {
-    while (!g_stop && index_ < quota_ && (o_.time_s <= 0 || clock_.seconds() < o_.time_s)) {
+    while (!g_stop && index_ < quota_ && (o_.time_s <= 0 || clock_.seconds() < generation_end())) {
       const std::optional<size_t> n = next_batch_size();
       if (!n) break;
       run_batch(*n);
@@ -76,6 +76,16 @@ class Worker {
   }
 
  private:
+  // When a --time run starts its last batch: early enough that a bucket found in it is still reduced in
+  // the budget (a reduction takes about as long as this worker's longest so far, or 200 renders of a
+  // slow plug-in, at most --reduce-time and a quarter of --time), so no bucket is left unreduced by
+  // the clock alone.
+  double generation_end() const {
+    if (!o_.reduce) return o_.time_s;
+    const double expected = std::max(longest_reduction_s_, 200 * mean_render_seconds(cfg_));
+    return o_.time_s - std::min({o_.reduce_time_s, expected, 0.25 * o_.time_s});
+  }
+
   // The next batch's size, or nullopt to stop: --time would end before a worthwhile batch does.
   std::optional<size_t> next_batch_size() {
     if (slow_server_ && mean_render_seconds(cfg_) > 0 && mean_render_seconds(cfg_) < o_.fast_render_s) {
@@ -87,7 +97,7 @@ class Worker {
     if (o_.time_s > 0 && seconds_per_program_ > 0) {  // end near --time instead of one whole batch later
       // ...but never with a batch under min_batch, which would waste a compiler call: stop now when that
       // is nearer to --time than the end of a min_batch batch would be.
-      const double fit = (o_.time_s - clock_.seconds()) / seconds_per_program_;  // programs that fit in the time left
+      const double fit = (generation_end() - clock_.seconds()) / seconds_per_program_;  // programs that fit in the time left
       if (fit < static_cast<double>(min_batch_) / 2) return std::nullopt;
       n = std::min(n, std::max(min_batch_, static_cast<size_t>(std::ceil(fit))));
     }
@@ -161,6 +171,7 @@ class Worker {
         ReduceOptions ro;
         ro.time_limit_s = std::min(o_.reduce_time_s, left);
         ReduceResult red = reduce(found, obs.signature, cfg_, ro);
+        longest_reduction_s_ = std::max(longest_reduction_s_, red.seconds);
         send_report(fd_, ReducedReport{*path, obs.signature, red.steps, red.candidates, red.compiler_calls, red.seconds,
                                        red.complete, red.passes});
         if (red.observation.signature == obs.signature && (red.steps > 0 || red.complete)) {
@@ -239,6 +250,7 @@ class Worker {
   bool slow_server_;  // a plug-in server not yet shown to render faster than fast_render_s
   size_t min_batch_, batch_;
   double seconds_per_program_ = 0;  // of the last batch: sizes the final batch of a --time run
+  double longest_reduction_s_ = 0;
   uint64_t index_ = 0;              // programs checked so far
 };
 

@@ -1,6 +1,8 @@
 // Reference vs compiled: comparison, probes, signatures.
 #include "fuzz/oracle/oracle.h"
 
+#include "codegen/runtime/checked_call.h"
+
 #include <algorithm>
 #include <csignal>
 #include <limits>
@@ -8,6 +10,7 @@
 #include <optional>
 #include <utility>
 
+#include "codegen/runtime/checked_call.h"
 #include "core/error.h"
 
 namespace uf {
@@ -286,7 +289,9 @@ Observation compare(const Program& p, const RefResult& ref, const KernelOutcome&
   o.expect = ref.buffers;
   switch (out.status) {
     case KernelStatus::ok: break;
-    case KernelStatus::crash: o.signature = "crash " + signal_name(out.signal); return o;
+    case KernelStatus::crash:  // signal 0: the kernel exited, or broke the ABI (checked_call.h)
+      o.signature = "crash " + (out.signal ? signal_name(out.signal) : out.message.rfind(kBrokeAbi, 0) == 0 ? "ABI" : "exit");
+      return o;
     default: o.signature = verdict_name(o.verdict); return o;
   }
   for (const auto& [slot, want] : ref.buffers) {

@@ -1,18 +1,21 @@
 #!/usr/bin/env python3
-# A protocol-2 plug-in on the Python SDK (plugins/uopfuzz_plugin.py) for the SDK's own test
-# (sdk_test.py): it renders every program as an empty kernel with the right parameters, so the C compiles
-# but computes nothing. A program's meta lines steer it: `meta refuse = WHY` is a RenderError,
+# A protocol-2 plug-in on the Python SDK (plugins/uopfuzz_plugin.py) for the SDK's own tests (sdk_test.py,
+# sdk_language_test.py): it renders every program as an empty kernel with the right parameters, so the C
+# compiles but computes nothing. A program's meta lines steer it: `meta refuse = WHY` is a RenderError,
 # `meta raise = WHAT` an unexpected exception, `meta print = TEXT` prints TEXT to stdout while rendering,
 # `meta crash = yes` ends the process (exit 3), `meta use = NAME ...` reports those switches (the ones not
 # switched off) as used. The C's comment lists the switches that were off. Its switches come from a
 # function that says so on stderr (only the handshake and an `off` need them); it exports to `ops` (the
 # op names, then the data and expect values read) and `broken` (a RenderError).
+# $SDK_PLUGIN_LANGUAGE=x86-64: the render is bytes instead, `ret` then every byte value 0..255 (so that a
+# text layer anywhere would show). =outputs: it runs programs instead (run() below). `meta wrong = type`
+# makes a render return the other type (bytes for C, str for machine code).
 import os
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "plugins"))
-from uopfuzz_plugin import Plugin, Rendered, RenderError  # noqa: E402
+from uopfuzz_plugin import Plugin, Ran, Rendered, RenderError, RunFailure, buffer_bytes, buffer_values  # noqa: E402
 
 SWITCHES = ["sym.py:10", "sym.py:10#2", "late.py:7"]
 
@@ -30,8 +33,35 @@ def render(program, function, off):
   params = ", ".join(f"{b.dtype.ctype}* p{i}" for i, b in enumerate(program.buffers)) or "void"
   ops = " ".join(n.op.name for n in program.nodes)
   source = f"#include <stdbool.h>\n#include <stdint.h>\nvoid {function}({params}) {{ /* {ops}; off: {' '.join(sorted(off))} */ }}\n"
+  if LANGUAGE == "x86-64": source = b"\xc3" + bytes(range(256))
+  if program.meta_value("wrong") == "type": source = source.encode() if isinstance(source, str) else "text"
+  return with_used(program, off, source, Rendered)
+
+
+def with_used(program, off, out, wrap):
   use = program.meta_value("use")
-  return source if use is None else Rendered(source, [n for n in use.split() if n not in off])
+  return out if use is None else wrap(out, [n for n in use.split() if n not in off])
+
+
+def run(program, function, inputs, off):
+  """Each data set's integer BUFFERs plus one (the others as they were), or as `meta fail = CLASS` (every data
+  set that failure) or `meta wrong = count|slot|size|class|type|keys` (a wrong return) say."""
+  render(program, function, off)  # refuse, raise, print, crash
+  fail, wrong = program.meta_value("fail"), program.meta_value("wrong")
+  if fail: return [RunFailure(fail, f"{fail} as asked")] * len(inputs)
+  outputs = [{b.slot: plus_one(b.dtype, data[b.slot]) for b in program.buffers} for data in inputs]
+  first = outputs[0]
+  if wrong == "count": outputs.pop()
+  if wrong == "slot": first.pop(program.buffers[0].slot)
+  if wrong == "size": first[program.buffers[0].slot] += b"\0"
+  if wrong == "class": outputs[-1] = RunFailure("segfault", "no such class")
+  if wrong == "type": outputs = "not a list"
+  if wrong == "keys": outputs[0] = {str(s): b for s, b in first.items()}
+  return with_used(program, off, outputs, Ran)
+
+
+def plus_one(dtype, data):
+  return buffer_bytes(dtype, [v + 1 for v in buffer_values(dtype, data)]) if dtype.is_int else data
 
 
 def export_ops(program):
@@ -42,5 +72,7 @@ def export_broken(program):
   raise RenderError("cannot export this")
 
 
-Plugin(name="sdk-test", version="1.0", without=["mulacc"], render=render, switches=switches,
-       exports={"ops": export_ops, "broken": export_broken}).main()
+LANGUAGE = os.environ.get("SDK_PLUGIN_LANGUAGE", "c")
+Plugin(name="sdk-test", version="1.0", without=["mulacc"], language=LANGUAGE, switches=switches,
+       exports={"ops": export_ops, "broken": export_broken},
+       **({"run": run} if LANGUAGE == "outputs" else {"render": render})).main()

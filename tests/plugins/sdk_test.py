@@ -24,8 +24,8 @@ def run(*args, **kw): return subprocess.run(PLUGIN + list(args), capture_output=
 class Server:
   """A plug-in in server mode, killed at the test's end: ask(request) -> its reply; close() -> (exit status, stderr)."""
 
-  def __init__(self, test, cmd):
-    self.p = subprocess.Popen(cmd + ["--uopfuzz-serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+  def __init__(self, test, cmd, env=None):
+    self.p = subprocess.Popen(cmd + ["--uopfuzz-serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     test.addCleanup(self.kill)
 
   def ask(self, obj):
@@ -137,7 +137,7 @@ class Reader(unittest.TestCase):
   def test_missing_core_is_a_clear_setup_error(self):
     with tempfile.TemporaryDirectory() as tmp:
       os.mkdir(os.path.join(tmp, "plugins"))
-      shutil.copy(os.path.join(ROOT, "plugins", "uopfuzz_plugin.py"), os.path.join(tmp, "plugins"))
+      for module in ("uopfuzz_plugin.py", "uopfuzz_uop.py"): shutil.copy(os.path.join(ROOT, "plugins", module), os.path.join(tmp, "plugins"))
       r = subprocess.run([sys.executable, "-B", "-c", "import uopfuzz_plugin"], cwd=os.path.join(tmp, "plugins"), capture_output=True, text=True)
       self.assertEqual(r.returncode, 2)
       self.assertIn("core/ops.def", r.stderr)
