@@ -12,8 +12,11 @@ import json, linecache, os, re, shutil, subprocess, sys, tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tinygrad_checks import check, finish  # noqa: E402  (exits 77 without tinygrad or clang)
 
-sys.path.insert(0, "plugins/tinygrad")
-import uopfuzz_tinygrad as adapter  # noqa: E402
+sys.path[:0] = ["plugins", "plugins/tinygrad"]
+import backend_clang  # noqa: E402
+import tg_switches as adapter  # noqa: E402
+from tinygrad.uop.ops import Ops  # noqa: E402
+adapter.setup(backend_clang)
 import tinygrad.uop.symbolic as symbolic  # noqa: E402
 
 UOPFUZZ = os.environ["UOPFUZZ"]
@@ -39,7 +42,7 @@ def run(path, off=None):
 # the rules docs/findings.md names
 fold = adapter.rule_name(symbolic.fold_const_alu.__code__)
 noop = rule("STORE(idx, LOAD(idx)) -> NOOP", lambda p, line: "UPat.store(" in line and "UPat.load(" in line and "Ops.NOOP" in line)
-minmax = rule("ALU min == max -> CONST on CMPNE", lambda p, line: p.op is not None and adapter.Ops.CMPNE in p.op and "x.vmin == x.vmax" in line)
+minmax = rule("ALU min == max -> CONST on CMPNE", lambda p, line: p.op is not None and Ops.CMPNE in p.op and "x.vmin == x.vmax" in line)
 print(f"fold_const_alu: {fold}, STORE(idx, LOAD(idx)) -> NOOP: {noop}, min == max -> CONST: {minmax}")
 
 # the handshake

@@ -1,0 +1,55 @@
+# backend_python.py: the tinygrad adapter's --backend python: tinygrad's PYTHON device (runtime/ops_python.py),
+# handshake language `outputs`: an executing target. The program goes through tinygrad's pipeline for that
+# device (PythonRenderer: its code_for_op is exec_alu's, so no transcendental approximations; its "source"
+# is the pickled UOps, its compiler unpickles them) and tinygrad's emulator, PythonProgram, runs the
+# linearized UOps on each data set's bytes.
+import os
+import signal
+
+from tinygrad.device import Device
+from tinygrad.helpers import Target
+from tinygrad.runtime.ops_python import PythonRenderer
+from tg_uops import lowering, param_slots, without
+
+NAME, LANGUAGE = "tinygrad-python", "outputs"
+RENDERER = PythonRenderer(Target(device="PYTHON"))  # its compiler (base64 of the pickle) is kept
+EXCLUDED = []  # no text: its render is the UOps themselves
+WITHOUT = without(RENDERER)  # f16 below Python 3.12 (its supported_dtypes: struct 'e' in memoryview.cast)
+EXPORT = ("tinygrad.runtime.ops_python", "PythonRenderer", "PYTHON", "PYTHON")
+SECONDS = float(os.environ.get("UOPFUZZ_TINYGRAD_RUN_SECONDS", "20"))  # a data set's run longer than this is a timeout
+
+
+class Timeout(Exception): pass
+
+
+lower_program = lowering(RENDERER)
+
+
+def run(prg, inputs):
+  """The lowered PROGRAM run by tinygrad's emulator (the PYTHON device's runtime) on each data set
+  ({slot: bytes}): {slot: bytes} after the run, or RunFailure: an exception in the emulator (an access out
+  of bounds, an op it cannot run) is a crash, a run over SECONDS a timeout. The buffers go in the order the
+  kernel takes them (its LINEAR's PARAMs): PythonProgram takes each PARAM's buffer as it meets it."""
+  from uopfuzz_plugin import RunFailure
+  runtime = Device["PYTHON"].runtime(prg.to_elf())
+  slots, out = param_slots(prg), []
+  for data in inputs:
+    bufs = {s: memoryview(bytearray(b)) for s, b in data.items()}
+    try:
+      with time_limit(SECONDS): runtime(*[bufs[s] for s in slots])
+      out.append({s: bytes(m) for s, m in bufs.items()})
+    except Timeout: out.append(RunFailure("timeout", f"tinygrad's emulator ran over {SECONDS:g} s"))
+    except Exception as e: out.append(RunFailure("crash", f"tinygrad's emulator: {type(e).__name__}: {e}"))
+  return out
+
+
+class time_limit:
+  """Raise Timeout in the main thread after `seconds` (SIGALRM), for one run."""
+  def __init__(self, seconds): self.seconds = seconds
+  def __enter__(self):
+    def fire(*_): raise Timeout()
+    self.old = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, self.seconds)
+  def __exit__(self, *exc):
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.signal(signal.SIGALRM, self.old)

@@ -1,0 +1,93 @@
+# tg_export.py: the tinygrad adapter's export (README.md, "Export"): a program as a standalone tinygrad
+# unittest, for the backend's device and renderer (the CPU device's ClangRenderer, CPULLVMRenderer or
+# X86Renderer; the PYTHON device's emulator).
+from uopfuzz_plugin import RenderError
+from tinygrad.uop.render import pyrender
+from tg_uops import Unsupported, build, tg_dtype, tinygrad_version
+
+# The program as a unittest in the style of tinygrad's test/test_uops.py that needs only tinygrad: the
+# UOps the adapter gives tinygrad's pipeline (as tinygrad's own pyrender writes them), compiled and run on
+# the backend's device by tinygrad (to_program, get_runtime), every BUFFER compared with the program's expect
+# lines (exec_alu's values). For an open finding it fails.
+TEST_IMPORTS = """import math, struct, unittest
+from tinygrad import Device
+from tinygrad.codegen import to_program
+from tinygrad.device import Buffer
+from tinygrad.dtype import AddrSpace, ConstFloat, Invalid, dtypes
+from tinygrad.engine.realize import get_runtime
+from @MODULE@ import @RENDERER@
+from tinygrad.uop.ops import AxisType, KernelInfo, Ops, ParamArg, UOp
+inf, nan = math.inf, math.nan
+DEVICE = "@DEVICE@"
+"""
+TEST_BODY = """
+
+
+def same(fmt, got, want):
+  \"\"\"Bit for bit, but any NaN equals any NaN (and any byte but 0 is a true bool, as struct reads it).\"\"\"
+  if isinstance(got, float) and math.isnan(got) and math.isnan(want): return True
+  return struct.pack("<" + fmt, got) == struct.pack("<" + fmt, want)
+
+
+class TestUopfuzzFinding(unittest.TestCase):
+  def test_kernel(self):
+    renderer = Device[DEVICE].renderer
+    self.assertIsInstance(renderer, @RENDERER@, "found with the @DEVICE@ device's @RENDERER@: run with DEV=@DEV@")
+    bufs = {slot: Buffer(DEVICE, len(data), dt, initial_value=struct.pack(f"<{len(data)}{dt.fmt}", *data)) for slot, (dt, data, _) in BUFFERS.items()}
+    prg = to_program(kernel(), renderer)
+    global_size, local_size = prg.arg.launch_dims({})
+    # the buffers in the order the kernel's C function takes them: its LINEAR's PARAMs (as to_elf's signature lists them).
+    # NOTE: exec_kernel passes them in prg.arg.globals order (by slot), not always the same (a zero-trip RANGE reorders them)
+    params = [u.arg.slot for u in next(s for s in prg.src if s.op is Ops.LINEAR).src if u.op is Ops.PARAM and u.addrspace != AddrSpace.ALU]
+    get_runtime(DEVICE, prg)(*[bufs[slot].ensure_allocated()._buf for slot in params], global_size=global_size, local_size=local_size,
+                            vals=prg.arg.vals({}))
+    wrong = []
+    for i, (slot, (dt, _, want)) in enumerate(sorted(BUFFERS.items())):
+      got = [v for (v,) in struct.iter_unpack("<" + dt.fmt, bytes(bufs[slot].as_memoryview()))]
+      wrong += [f"p{i}[{k}] = {g} expected {w}" for k, (g, w) in enumerate(zip(got, want or got)) if not same(dt.fmt, g, w)]
+    if wrong: self.fail("\\n".join(wrong[:20] + [f"({len(wrong)} elements differ)"] * (len(wrong) > 20)))
+if __name__ == "__main__":
+  unittest.main()
+"""
+
+
+def explicit_uops(sink):
+  """The graph as UOp(op, dtype, src, arg) lines, should pyrender's not give back the same graph."""
+  names, lines = {}, []
+  for k, u in enumerate(sink.toposort()):
+    names[u] = "ast" if u is sink else f"u{k}"
+    tag = f", {u.tag!r}" if u.tag is not None else ""
+    lines.append(f"{names[u]} = UOp({u.op}, {u.dtype}, ({''.join(names[x] + ', ' for x in u.src)}), {u.arg!r}{tag})")
+  return "\n".join(lines)
+
+
+def export_tinygrad(program, backend):
+  """The program as a unittest for the backend's device and renderer."""
+  try: sink = build(program, "uopfuzz_kernel", backend.RENDERER)
+  except Unsupported as e: raise RenderError(f"unsupported: {e}") from None
+  module, renderer, device, dev = backend.EXPORT
+  imports = TEST_IMPORTS.replace("@MODULE@", module).replace("@RENDERER@", renderer).replace("@DEVICE@", device)
+  for code in (pyrender(sink), explicit_uops(sink)):  # the first that builds this very graph (UOps are interned)
+    scope = {}
+    exec(imports + code, scope)
+    if scope.get("ast") is sink: break
+  else: raise RenderError("neither pyrender nor UOp(...) lines rebuild the graph")
+  table = []
+  for i, b in enumerate(program.buffers):
+    dt = tg_dtype(b.dtype.name)
+    if not dt.fmt: raise RenderError(f"unsupported: BUFFER p{i} of {b.dtype.name}: Python's struct has no {dt!r}")
+    data, want = program.data.get(b.slot, [0] * b.length), program.expect.get(b.slot)
+    table.append(f"  {b.slot}: ({dt!r}, {data!r}, {want!r}),")
+  found = [f"# {k}: {v}" for k, v in program.meta if k in ("tinygrad", "about", "signature", "status", "found", "seed")]
+  return "\n".join([
+    "# A tinygrad bug found by uopfuzz, the differential fuzzer of UOp code generators, as a standalone test in the",
+    "# style of tinygrad's test/test_uops.py; it needs nothing but tinygrad. It builds the kernel's UOps as uopfuzz's",
+    f"# tinygrad adapter gives them to tinygrad, compiles and runs them on the {device} device with tinygrad's own pipeline",
+    f"# (to_program: the rewrites, the linearizer, {renderer} and its compiler) and compares every output element with exec_alu's",
+    "# values (uopfuzz's reference; floats bit for bit, NaN equal to NaN). It fails while the bug is there.",
+    "#   PYTHONPATH=/path/to/tinygrad python3 THIS_FILE.py",
+    f"# exported with tinygrad {tinygrad_version()}" + (f", from {program.path}" if program.path else ""),
+    *found, "# The program (uopfuzz's .uop):", *(f"#   {n!r}" for n in program.nodes),
+    imports, "", "def kernel() -> UOp:", *(f"  {l}" for l in code.splitlines()), "  return ast", "",
+    "", "# PARAM slot: (dtype, data, expected values after the kernel; None: not checked)", "BUFFERS = {", *table, "}",
+  ]) + TEST_BODY.replace("@RENDERER@", renderer).replace("@DEVICE@", device).replace("@DEV@", dev)

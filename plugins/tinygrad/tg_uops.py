@@ -1,0 +1,226 @@
+# tg_uops.py: what every backend of the tinygrad adapter (uopfuzz_tinygrad.py) shares: a uopfuzz program
+# built as tinygrad UOps (our op names are tinygrad's), and tinygrad's own to_program pipeline for a
+# renderer, stopped before tinygrad compiles anything itself (uopfuzz does, or the emulator runs it).
+import os
+import platform
+import re
+import subprocess
+
+import tinygrad
+from tinygrad.codegen import do_to_program
+from tinygrad.device import Compiler
+from tinygrad.dtype import AddrSpace, dtypes
+from tinygrad.helpers import Target
+from tinygrad.uop.ops import AxisType, KernelInfo, Ops, UOp
+from uopfuzz_plugin import DTYPES
+
+
+class Unsupported(Exception):
+  """Our IR has something tinygrad (or this adapter) cannot express: a render error."""
+
+
+# Our float dtypes by tinygrad's names (integers and bool map by kind and size); which of them a backend
+# takes is its renderer's supported_dtypes().
+FLOATS = {"f16": "half", "f32": "float32", "f64": "float64", "bf16": "bfloat16", "fp8e4m3": "fp8e4m3",
+          "fp8e5m2": "fp8e5m2", "fp8e4m3fnuz": "fp8e4m3fnuz", "fp8e5m2fnuz": "fp8e5m2fnuz"}
+# Vectors: tinygrad has no vector dtypes any more (vectors are shapes).
+UNSUPPORTED_OPS = {"GEP": "vectors; pass --without vector", "STACK": "vectors; pass --without vector"}
+RENAMED = {"RECIP": "RECIPROCAL"}
+EDGES = {"FLOORDIV", "CDIV", "FLOORMOD", "CMOD", "SHL", "SHR"}
+
+
+def tg_dtype(name):
+  """tinygrad's dtype for one of our scalar dtype names, or None."""
+  d = DTYPES[name]
+  bits = d.itemsize * 8
+  tg = {"B": "bool", "S": f"int{bits}", "U": f"uint{bits}"}.get(d.kind) or FLOATS.get(d.name)
+  return getattr(dtypes, tg, None) if tg else None
+
+
+def cpu_target(renderer_name):
+  """tinygrad's CPU device target for one of its renderers, for this machine, portable (no `native`)."""
+  arch = {"x86_64": "x86_64,x86-64", "aarch64": "arm64,generic", "arm64": "arm64,generic"}.get(platform.machine(), "")
+  if not arch: raise SystemExit(f"uopfuzz_tinygrad: no tinygrad CPU target for machine {platform.machine()}")
+  return Target(device="CPU", renderer=renderer_name, arch=arch)
+
+
+def without(renderer, extra=()):
+  """A backend's --without set, from what its renderer takes: vectors (not mapped); MULACC unless the
+  renderer has it (tinygrad makes MULACC itself, late, only for a renderer that has it: given to the
+  pipeline for one that has not, it is not decomposed); what tinygrad computes with its own approximations
+  for this renderer (POW always, xpow in symbolic; SIN and LOG2 when the renderer has no instruction for
+  them, its polynomials; SQRT when it has none, xpow(x, 0.5)); the dtypes outside its supported_dtypes();
+  and extra (a toolchain's limits)."""
+  ops, ok = renderer.code_for_op, renderer.supported_dtypes()
+  names = ["vector"] + ["mulacc"] * (Ops.MULACC not in ops) + ["sin"] * (Ops.SIN not in ops) + ["log2"] * (Ops.LOG2 not in ops)
+  names += ["sqrt"] * (Ops.SQRT not in ops) + ["pow"] + list(extra)
+  names += [name for name in DTYPES if name != "void" and tg_dtype(name) not in ok]
+  return list(dict.fromkeys(names))
+
+
+def tinygrad_version():
+  """The tinygrad commit (its checkout's git HEAD, or the one a snapshot's README names), else __version__."""
+  root = os.path.dirname(os.path.dirname(os.path.abspath(tinygrad.__file__)))
+  try:
+    head = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)
+    if head.returncode == 0 and re.fullmatch(r"[0-9a-f]{40}", head.stdout.strip()): return head.stdout.strip()[:12]
+  except (OSError, subprocess.SubprocessError): pass
+  try:
+    with open(os.path.join(root, "README.md"), encoding="utf-8") as f: m = re.search(r"\b[0-9a-f]{40}\b", f.read())
+    if m: return m[0][:12]
+  except OSError: pass
+  return str(getattr(tinygrad, "__version__", "unknown"))
+
+
+def edges(op, dt, a, b):
+  """Integer division and shifts with the meaning our IR gives their edge cases (docs/semantics.md, after
+  tinygrad's exec_alu): b = 0 divides to 0 and leaves a as the remainder, MIN / -1 is MIN, a shift by N or
+  more bits gives 0 (or -1, a negative a shifted right). In tinygrad's C these are undefined behaviour, so
+  they are made explicit; a constant divisor or shift amount that needs none of it stays as it is."""
+  def alu(o, *x): return UOp(o, dt, x)
+  signed = not dtypes.is_unsigned(dt) and dt != dtypes.bool
+  bits = dt.itemsize * 8
+  if op in ("SHL", "SHR"):
+    if b.op is Ops.CONST and b.arg < bits: return alu(getattr(Ops, op), a, b)
+    big = UOp(Ops.CMPLT, dtypes.bool, (UOp.const(bits - 1, dt), b))
+    r = alu(getattr(Ops, op), a, big.where(UOp.const(0, dt), b))
+    out = UOp(Ops.CMPLT, dtypes.bool, (a, UOp.const(0, dt))).where(UOp.const(-1, dt), UOp.const(0, dt)) if op == "SHR" and signed else UOp.const(0, dt)
+    return big.where(out, r)
+  o = getattr(Ops, op)
+  if b.op is Ops.CONST and b.arg != 0 and not (signed and b.arg == -1): return alu(o, a, b)
+  zero = UOp(Ops.CMPEQ, dtypes.bool, (b, UOp.const(0, dt)))
+  minus1 = UOp(Ops.CMPEQ, dtypes.bool, (b, UOp.const(-1, dt))) if signed else UOp.const(False, dtypes.bool)
+  if op in ("FLOORDIV", "CDIV"):  # MIN / -1 divides by 1 instead
+    is_min = UOp(Ops.CMPEQ, dtypes.bool, (a, UOp.const(dt.min, dt))) if signed else UOp.const(False, dtypes.bool)
+    safe = UOp(Ops.OR, dtypes.bool, (zero, UOp(Ops.AND, dtypes.bool, (minus1, is_min)))).where(UOp.const(1, dt), b)
+    return zero.where(UOp.const(0, dt), alu(o, a, safe))
+  safe = UOp(Ops.OR, dtypes.bool, (zero, minus1)).where(UOp.const(1, dt), b)  # x mod -1 is 0, as x mod 1
+  return zero.where(a, alu(o, a, safe))
+
+
+def float_to_int(x, dt):
+  """CAST float -> int as exec_alu does it: truncate, then wrap to the dtype. C (tinygrad's renderer casts
+  directly) leaves a value outside the dtype undefined, a negative one to an unsigned dtype included, so
+  the cast goes through i64, exact for |x| < 2^63; beyond that the gap stays (docs/findings.md)."""
+  if dt == dtypes.int64: return x.cast(dt)
+  wide = x.cast(dtypes.int64).cast(dt)
+  if dt != dtypes.uint64: return wide
+  return UOp(Ops.CMPLT, dtypes.bool, (x, UOp.const(0.0, x.dtype))).where(wide, x.cast(dt))
+
+
+def gated(addr, gate):
+  """INDEX(buf, i) (or an AFTER of it) with the index valid only where gate is true."""
+  if addr.op is Ops.AFTER: return gated(addr.src[0], gate).after(*addr.src[1:])
+  if addr.op is not Ops.INDEX: raise Unsupported(f"gated access through {addr.op}")
+  return addr.src[0].index(addr.src[1].valid(gate))
+
+
+def merge_ends(sink):
+  """Our IR may close one RANGE by several ENDs (one per effect); tinygrad's linearizer needs one END per
+  RANGE (its own reductions merge theirs the same way, merge_reduce_ends): independent ENDs of the same
+  RANGEs become one END of a GROUP."""
+  ends = {}
+  for x in sink.toposort():
+    if x.op is Ops.END: ends.setdefault(x.src[1:], []).append(x)
+  subs = {}
+  for rs, es in ends.items():
+    if len(es) < 2: continue
+    if any(a in b.backward_slice for a in es for b in es if a is not b):
+      raise Unsupported("a RANGE closed by two ENDs, one ordered after the other (tinygrad closes a RANGE once)")
+    merged = UOp.group(*(e.src[0] for e in es)).end(*rs)
+    subs.update({e: merged for e in es})
+  return sink.substitute(subs) if subs else sink
+
+
+def frontend_form(op, dt, srcs):
+  """SUB and NEG as tinygrad's own front end writes them (mixin/elementwise.py: a - b is a + -b, -x is x * -1):
+  its pipeline makes SUB and NEG only for a renderer that has them (decomp/op.py), so one that has not
+  (CPULLVMRenderer) gets no rule for them. bool keeps our meaning: SUB is xor, NEG the operand itself."""
+  if dt == dtypes.bool: return srcs[0] if op == "NEG" else UOp(Ops.XOR, dt, tuple(srcs))
+  minus = UOp(Ops.MUL, dt, (srcs[-1], UOp.const(dt.max if dtypes.is_unsigned(dt) else -1, dt)))
+  return minus if op == "NEG" else UOp(Ops.ADD, dt, (srcs[0], minus))
+
+
+def build(program, fname, renderer=None):
+  """The program's nodes as a tinygrad SINK (its ENDs merged as tinygrad needs them), for the renderer: a
+  dtype outside its supported_dtypes(), or a MULACC it has no instruction for, is Unsupported."""
+  supported = renderer.supported_dtypes() if renderer is not None else None
+  u, stored = {}, {}
+  for n in program.nodes:
+    where, op = f"line {n.line}", n.op.name
+    srcs = [u[s.id] for s in n.sources]
+    if n.dtype.is_vector: raise Unsupported(f"{where}: vector dtype {n.dtype.name} (pass --without vector)")
+    dt = None if n.dtype.is_void else tg_dtype(n.dtype.name)
+    if not n.dtype.is_void and (dt is None or (supported is not None and dt not in supported)):
+      raise Unsupported(f"{where}: dtype {n.dtype.name} (this tinygrad renderer has no {n.dtype.name}; pass --without {n.dtype.name})")
+    if op == "BUFFER": u[n.id] = UOp.param(n.slot, dt, (n.length,))
+    # ALLOC is kernel-local memory: tinygrad's register BUFFER (what its own accumulators are)
+    elif op == "ALLOC": u[n.id] = UOp.placeholder((n.length,), dt, n.slot, AddrSpace.REG)
+    elif op == "CONST": u[n.id] = UOp.const(n.arg, dt)
+    elif op == "INDEX": u[n.id] = srcs[0].index(srcs[1])
+    elif op == "LOAD":
+      # gated, tinygrad's way: the gate is the validity of the index, an invalid load gives 0, so the alt
+      # comes in through a WHERE
+      u[n.id] = srcs[0].load() if len(srcs) == 1 else srcs[2].where(gated(srcs[0], srcs[2]).load(), srcs[1])
+    elif op == "STORE":
+      addr = srcs[0]
+      # tinygrad's memory coalescing keys stores by memory and index, and asserts one STORE per global
+      # element a kernel ("attempting multiple stores"); ours may write one element again, ordered by a
+      # data path. A later store to a BUFFER goes through AFTER(buffer, the previous store to it), so
+      # each store has a key of its own (an order our IR allows: a later store to the same BUFFER).
+      base = addr.src[0].without_after if addr.op is Ops.INDEX else None
+      if base is not None and base.op is Ops.PARAM:
+        prev = stored.get(base)
+        if prev is not None and not prev.ranges: addr = addr.src[0].after(prev).index(*addr.src[1:])
+      u[n.id] = (addr if len(srcs) == 2 else gated(addr, srcs[2])).store(srcs[1])
+      if base is not None and base.op is Ops.PARAM: stored[base] = u[n.id]
+    elif op == "AFTER":
+      # tinygrad orders the memory, not an address: AFTER(INDEX(m, i), deps) is INDEX(AFTER(m, deps), i)
+      a = srcs[0]
+      u[n.id] = a.src[0].after(*srcs[1:]).index(*a.src[1:]) if a.op is Ops.INDEX else a.after(*srcs[1:])
+    elif op == "RANGE": u[n.id] = UOp.range(srcs[0], n.arg, AxisType.LOOP, dtype=dt)
+    elif op == "END": u[n.id] = srcs[0].end(*srcs[1:])
+    elif op == "SINK": return merge_ends(UOp.sink(*srcs, arg=KernelInfo(name=fname)))
+    elif op == "CAST": u[n.id] = float_to_int(srcs[0], dt) if dtypes.is_float(srcs[0].dtype) and dtypes.is_int(dt) else srcs[0].cast(dt)
+    elif op == "BITCAST": u[n.id] = srcs[0].bitcast(dt)
+    elif op in EDGES: u[n.id] = edges(op, dt, *srcs)
+    elif op in ("SUB", "NEG") and renderer is not None and getattr(Ops, op) not in renderer.code_for_op: u[n.id] = frontend_form(op, dt, srcs)
+    elif op == "MULACC" and renderer is not None and Ops.MULACC not in renderer.code_for_op: raise Unsupported(f"{where}: MULACC (pass --without mulacc)")
+    elif op in UNSUPPORTED_OPS: raise Unsupported(f"{where}: {op} ({UNSUPPORTED_OPS[op]})")
+    elif n.op.is_alu and hasattr(Ops, RENAMED.get(op, op)): u[n.id] = UOp(getattr(Ops, RENAMED.get(op, op)), dt, tuple(srcs))
+    else: raise Unsupported(f"{where}: {op} (not mapped to tinygrad)")
+  raise Unsupported("no SINK")
+
+
+def without_compiler(renderer):
+  """The renderer with tinygrad's empty Compiler (its compile returns the source's bytes): to_program runs
+  all of tinygrad's pipeline but the compiler, which is uopfuzz's to run."""
+  renderer.compiler = Compiler()
+  return renderer
+
+
+def lower(sink, renderer):
+  """tinygrad's to_program for the renderer (do_to_program: full_rewrite_to_sink, an ISA renderer's
+  instruction selection, the linearizer, the renderer, the renderer's compiler): the PROGRAM UOp. A kernel
+  tinygrad splits into threads (a core_id) is one this adapter does not call."""
+  prg = do_to_program(sink, renderer)
+  if prg.arg.vars or tuple(prg.arg.global_size) != (1, 1, 1):
+    raise Unsupported(f"tinygrad made a threaded kernel (global size {prg.arg.global_size}, vars {prg.arg.vars})")
+  return prg
+
+
+def lowering(renderer):
+  """A backend's lower_program(program, fname): the program built for the renderer and lowered by it."""
+  return lambda program, fname: lower(build(program, fname, renderer), renderer)
+
+
+def program_part(prg, op):
+  """The PROGRAM's SOURCE (text), BINARY (bytes) or LINEAR (the UOp)."""
+  s = next(s for s in prg.src if s.op is op)
+  return s if op is Ops.LINEAR else s.arg
+
+
+def param_slots(prg):
+  """The BUFFER slots in the order the compiled kernel takes them (its LINEAR's PARAMs). tinygrad's runtime
+  passes prg.arg.globals order (by slot) instead; a zero-trip RANGE makes them differ (tinygrad bug 7)."""
+  return [u.arg.slot for u in program_part(prg, Ops.LINEAR).src if u.op is Ops.PARAM and u.addrspace != AddrSpace.ALU]
