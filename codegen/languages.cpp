@@ -15,6 +15,7 @@ std::string empty_unit(SourceKind k) { return k == SourceKind::llvm_ir ? "; an e
 std::string image_unit(std::string_view image, const std::string& fn_name) {
   std::string c = "/* " + fn_name + ": " + std::to_string(image.size()) +
                   " bytes of x86-64 machine code from a renderer plug-in (entry at offset 0) */\n"
+                  "void " + fn_name + "();  /* its parameters: one pointer per BUFFER, ascending slot */\n"
                   "__asm__(\".text\\n.p2align 4\\n.globl " +
                   fn_name + "\\n.type " + fn_name + ", @function\\n" + fn_name + ":\\n\"\n";
   char byte[8];
