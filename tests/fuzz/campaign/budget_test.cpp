@@ -57,7 +57,9 @@ TEST(Budget, ACampaignEndsOnTimeMidReductionAndKeepsItsFindingUnreduced) {
   ASSERT_NE(after.meta_value("reduced"), nullptr);
   EXPECT_EQ(*after.meta_value("reduced"), "yes") << red.out;
   EXPECT_EQ(*after.meta_value("signature"), *before.meta_value("signature"));
-  EXPECT_LT(program_cost(after), program_cost(before));
+  // Not bigger; not always smaller: the worker's cut reduction may have reached the minimum already and
+  // been stopped in its last check that no single step still shrinks it.
+  EXPECT_LE(program_cost(after), program_cost(before));
   ::unsetenv("UOPFUZZ_BREAK_MUL");
 }
 
