@@ -46,12 +46,21 @@ struct Group {
   std::vector<const Unit*> units;
 };
 
+// One compiler call's limit: compile_timeout_s, and never past the budget (render_stop_at, and the
+// seconds a campaign keeps to compile its last batch): a compiler that hangs on a reduction's candidate
+// or a culprit's configuration costs that search its deadline, not the campaign its budget.
+constexpr double kCompileAfterStopS = 2;
+double compile_timeout(const CompiledPathConfig& cfg) {
+  if (!cfg.render_stop_at) return cfg.compile_timeout_s;
+  const double left = std::chrono::duration<double>(*cfg.render_stop_at - std::chrono::steady_clock::now()).count();
+  return std::min(cfg.compile_timeout_s, left + kCompileAfterStopS);
+}
+
 class BatchCompiler {
  public:
   BatchCompiler(const CompiledPathConfig& cfg, std::vector<std::vector<KernelOutcome>>& out) : cfg_(cfg), out_(out) {
     opt_.cc = cfg.cc;
     opt_.cflags = cfg.cflags;
-    opt_.timeout_s = cfg.compile_timeout_s;
     if (!builtin()) opt_.kind = source_kind(cfg.renderer_description.language);
   }
 
@@ -88,12 +97,23 @@ class BatchCompiler {
     }
   }
 
+  // Cut by the budget (compile_timeout): says nothing about the target, so not a finding.
+  void out_of_time(const std::vector<const Unit*>& units) {
+    for (const Unit* u : units) {
+      fail(u, "the compiler was stopped at the end of the time budget");
+      for (KernelOutcome& o : out_[u->index]) o.out_of_time = true;
+    }
+  }
+
   void compile(const std::vector<const Unit*>& units) {
+    opt_.timeout_s = compile_timeout(cfg_);
+    if (opt_.timeout_s <= 0) return out_of_time(units);
     const CompileResult r = compile_shared(sources(units), opt_);
     if (r.ok) {
       groups_.push_back({r.so_path, units});
       return;
     }
+    if (r.timed_out && compile_timeout(cfg_) <= 0) return out_of_time(units);  // no bisection after the budget
     if (units.size() == 1) {
       fail(units[0], r.message);
       return;

@@ -47,7 +47,8 @@ struct CompiledPathConfig {
   RenderOptions render;          // the built-in renderer's --f16/--bf16 modes (soft by default)
   double timeout_s = 10;         // one kernel run
   double render_timeout_s = 60;  // one plug-in run (or one server request)
-  // When the campaign's --time budget ends: no plug-in run or request lasts past it.
+  // When the campaign's --time budget (or a search's deadline) ends: no plug-in run or request lasts past
+  // it, and no compiler call more than 2 s past it.
   std::optional<std::chrono::steady_clock::time_point> render_stop_at;
   double compile_timeout_s = 300;  // one compiler call
 
@@ -66,8 +67,9 @@ struct KernelOutcome {
   int signal = 0;
   std::string message;
   std::map<int64_t, Values> buffers;  // when ok: every BUFFER by slot
-  // A plug-in render that failed once render_stop_at had passed (cut short, or never started): a
-  // render_error that says nothing about the target, so not a finding (the caller drops the program).
+  // A plug-in render that failed once render_stop_at had passed (cut short, or never started), or a
+  // compile the budget cut: an error that says nothing about the target, so not a finding (the caller
+  // drops the program).
   bool out_of_time = false;
 };
 

@@ -375,6 +375,7 @@ CompileResult compile_shared(const std::vector<std::string>& sources, const Comp
   const ProcessResult r =
       run_compiler(compiler_argv(id, flags, out, write_sources(tmp.path(), sources, opt.kind), opt.kind), opt, tmp.path());
   if (!r.ok()) {
+    res.timed_out = r.timed_out;
     res.message = compile_error(r, opt.cc, dir, tmp.path(), sources, opt.kind);
     return res;
   }

@@ -48,6 +48,7 @@ struct CompileResult {
   bool cached = false;  // served from the cache, no compiler run
   std::string so_path;  // when ok: the cache entry (dlopen-able)
   std::string message;  // when not ok: the compiler's stderr and the numbered sources
+  bool timed_out = false;  // not ok because the compiler ran past timeout_s (and was killed)
 };
 
 // Compile errors are results, not exceptions. Throws UserError when the compiler cannot be found or

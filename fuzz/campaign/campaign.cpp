@@ -21,6 +21,7 @@
 #include "fuzz/campaign/corpus.h"
 #include "fuzz/campaign/events.h"
 #include "fuzz/campaign/hint.h"
+#include "fuzz/campaign/reduction_queue.h"
 #include "fuzz/campaign/stopwatch.h"
 #include "fuzz/oracle/culprit.h"
 
@@ -56,6 +57,7 @@ class InterruptHandlers {
 
 // The parent's view of one worker process.
 struct WorkerProcess {
+  int index = 0;
   pid_t pid = -1;
   UniqueFd reports;     // closed at EOF: the worker is done
   std::string pending;  // a partial report line
@@ -128,10 +130,10 @@ std::string fixed(double v, int decimals) {
 }
 
 // The forked child: runs the worker and ends, never returning into the parent's code.
-[[noreturn]] void worker_main(const CampaignOptions& o, int w, int report_fd) {
+[[noreturn]] void worker_main(const CampaignOptions& o, int w, int report_fd, ReductionQueue& queue) {
   int code = 0;
   try {
-    run_worker(o, w, report_fd);
+    run_worker(o, w, report_fd, queue);
   } catch (const Interrupted&) {
     // Stopped by SIGINT/SIGTERM inside a compile or render: what it finished is already reported.
   } catch (const std::exception& e) {
@@ -142,7 +144,7 @@ std::string fixed(double v, int decimals) {
   ::_exit(code);
 }
 
-WorkerProcess start_worker(const CampaignOptions& o, int w) {
+WorkerProcess start_worker(const CampaignOptions& o, int w, ReductionQueue& queue) {
   // Close-on-exec: a compiler or renderer a worker starts must not hold the report pipe open, or a
   // killed worker's pipe would not reach EOF until they finish, delaying the parent's exit.
   std::optional<Pipe> pipe = Pipe::open();
@@ -151,9 +153,9 @@ WorkerProcess start_worker(const CampaignOptions& o, int w) {
   if (pid < 0) throw UserError("cannot start worker " + std::to_string(w));
   if (pid == 0) {
     pipe->read_end.reset();
-    worker_main(o, w, pipe->write_end.get());
+    worker_main(o, w, pipe->write_end.get(), queue);
   }
-  return {pid, std::move(pipe->read_end), "", {}, {}};  // the write end closes here: EOF when the worker ends
+  return {w, pid, std::move(pipe->read_end), "", {}, {}};  // the write end closes here: EOF when the worker ends
 }
 
 // Reads what the worker has written and applies its whole lines; at EOF (or a failed read) closes its pipe.
@@ -217,7 +219,7 @@ bool past_budget(const CampaignOptions& o, double now) { return o.time_s > 0 && 
 
 // Until every worker has closed its pipe: their reports, the progress line, the stop on a signal.
 void supervise(const CampaignOptions& o, std::vector<WorkerProcess>& workers, CampaignSummary& s, const Stopwatch& clock,
-               EventLog& events) {
+               EventLog& events, ReductionQueue& queue) {
   double last_progress = 0;
   std::optional<double> stop_at;
   while (std::any_of(workers.begin(), workers.end(), [](const WorkerProcess& w) { return w.reports.valid(); })) {
@@ -225,6 +227,8 @@ void supervise(const CampaignOptions& o, std::vector<WorkerProcess>& workers, Ca
     // A user's Ctrl-C waits longer for the workers than a budget, which has only its few percent left.
     stop_workers(workers, g_interrupted || budget_spent, g_interrupted ? 5.0 : 1.5, stop_at, clock.seconds());
     poll_reports(workers, s);
+    for (const WorkerProcess& w : workers)
+      if (!w.reports) queue.stop_generating(w.index);  // ended, maybe without saying so (killed)
     if (!s.first_finding && !s.buckets.empty()) s.first_finding = {clock.seconds(), s.counts.programs};
     events.observe(s, clock.seconds());
     if (o.progress && clock.seconds() - last_progress >= 1.0) {
@@ -363,11 +367,12 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
   EventLog events(o.events_path, o);
   const Stopwatch clock;
   const InterruptHandlers interrupts;
+  ReductionQueue queue(o.jobs);
   std::vector<WorkerProcess> workers;
-  for (int w = 0; w < o.jobs; ++w) workers.push_back(start_worker(o, w));
+  for (int w = 0; w < o.jobs; ++w) workers.push_back(start_worker(o, w, queue));
 
   CampaignSummary s;
-  supervise(o, workers, s, clock, events);
+  supervise(o, workers, s, clock, events, queue);
   reap(workers, s);
   s.coverage = merged_coverage(workers);
   for (const WorkerProcess& w : workers) {

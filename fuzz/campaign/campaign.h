@@ -111,7 +111,9 @@ std::vector<std::string> without_list(const CampaignOptions& o);
 
 CampaignSummary run_campaign(const CampaignOptions& options);
 
-// One worker's loop (runs in its own process); reports go to `report_fd` (protocol.h).
-void run_worker(const CampaignOptions& options, int worker, int report_fd);
+class ReductionQueue;
+// One worker's loop (runs in its own process); reports go to `report_fd` (protocol.h); findings to reduce
+// are shared with the other workers through `queue`.
+void run_worker(const CampaignOptions& options, int worker, int report_fd, ReductionQueue& queue);
 
 }  // namespace uf

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <csignal>
+#include <filesystem>
 #include <optional>
 
 #include "codegen/runtime/compiler.h"
@@ -12,6 +13,7 @@
 #include "fuzz/campaign/campaign.h"
 #include "fuzz/campaign/corpus.h"
 #include "fuzz/campaign/hint.h"
+#include "fuzz/campaign/reduction_queue.h"
 #include "fuzz/campaign/stopwatch.h"
 #include "fuzz/gen/generator.h"
 #include "fuzz/oracle/culprit.h"
@@ -53,12 +55,25 @@ uint64_t quota(const CampaignOptions& o, int w) {
   return static_cast<uint64_t>(o.count / o.jobs + (w < o.count % o.jobs ? 1 : 0));
 }
 
+// A claimed finding, finished whatever way its reduction ends.
+class QueueClaim {
+ public:
+  explicit QueueClaim(ReductionQueue& q) : q_(q) {}
+  ~QueueClaim() { q_.finish(); }
+  QueueClaim(const QueueClaim&) = delete;
+  QueueClaim& operator=(const QueueClaim&) = delete;
+
+ private:
+  ReductionQueue& q_;
+};
+
 class Worker {
  public:
-  Worker(const CampaignOptions& o, int w, int report_fd)
+  Worker(const CampaignOptions& o, int w, int report_fd, ReductionQueue& queue)
       : o_(o),
         w_(w),
         fd_(report_fd),
+        queue_(queue),
         quota_(quota(o, w)),
         corpus_(o.corpus_dir),
         cfg_(budgeted(o)),
@@ -72,7 +87,9 @@ class Worker {
       const std::optional<size_t> n = next_batch_size();
       if (!n) break;
       run_batch(*n);
+      reduce_queued();
     }
+    help_reduce();
   }
 
  private:
@@ -147,8 +164,8 @@ class Worker {
   }
 
   // A failure: its bucket reported the first time this worker sees it; when the corpus does not have it
-  // yet, saved at once as found (`meta reduced = no`: a kill from here on loses nothing), then replaced
-  // by its reduction, with its blame under --matrix and its culprit. The program saved carries the data set that failed.
+  // yet, saved at once as found (`meta reduced = no`: a kill from here on loses nothing) and queued for
+  // whichever worker is free first to reduce it. The program saved carries the data set that failed.
   void keep(const Program& checked, const Finding& f) {
     const Observation& obs = f.observation;
     if (!seen_.insert(obs.signature).second) return;
@@ -161,18 +178,52 @@ class Worker {
     if (f.input > 0) found.set_meta("input", std::to_string(f.input));
     found.set_meta("reduced", "no");
     const std::optional<std::string> path = save(found, obs);
-    if (!path || g_stop) return;  // stopping: start no new reduction
+    if (path && (o_.reduce || o_.culprit || !o_.matrix.empty())) queue_.push(std::filesystem::path(*path).filename());
+  }
+
+  // Reduces queued findings, anyone's, until none is left.
+  void reduce_queued() {
+    while (!g_stop)
+      if (const std::optional<std::string> name = queue_.claim()) {
+        const QueueClaim claim(queue_);
+        finish(corpus_.dir() + "/" + *name);
+      } else {
+        return;
+      }
+  }
+
+  // After this worker's last batch: reduces what the others queue, until they stop generating or the
+  // budget ends.
+  void help_reduce() {
+    queue_.stop_generating(w_);
+    while (!g_stop && (o_.time_s <= 0 || clock_.seconds() < o_.time_s)) {
+      reduce_queued();
+      if (!queue_.generating()) return;
+      ::usleep(100'000);
+    }
+  }
+
+  // A queued finding, read back from its file: its reduction, blame and culprit, each replacing the file.
+  // A file that no longer fails as saved (a flaky target) is left as found.
+  void finish(const std::string& path) {
+    Program found = read_program(path);
+    const std::string* saved_as = found.meta_value("signature");
+    const Finding first = check({&found}, cfg_).at(0);
+    if (!saved_as || !first.defined() || first.observation.signature != *saved_as) return;
+    const Observation& obs = first.observation;
+    FindingContext ctx = ctx_;  // the file keeps the worker that found it
+    if (const std::string* w = found.meta_value("worker")) ctx.worker = *w;
     Program final = found;
     Observation final_obs = obs;
     bool changed = false;
     try {
-      const double left = o_.time_s > 0 ? o_.time_s - clock_.seconds() : o_.reduce_time_s;
-      if (o_.reduce && left > 0) {  // else the budget is spent: the file says it is unreduced
+      const double limit = reduction_limit();
+      if (o_.reduce && limit > 0) {  // else the budget is spent: the file says it is unreduced
         ReduceOptions ro;
-        ro.time_limit_s = std::min(o_.reduce_time_s, left);
+        ro.time_limit_s = limit;
         ReduceResult red = reduce(found, obs.signature, cfg_, ro);
         longest_reduction_s_ = std::max(longest_reduction_s_, red.seconds);
-        send_report(fd_, ReducedReport{*path, obs.signature, red.steps, red.candidates, red.compiler_calls, red.seconds,
+        send_report(fd_, ReducedReport{path, obs.signature, red.steps, red.candidates, red.compiler_calls, red.seconds,
                                        red.complete, red.passes});
         if (red.observation.signature == obs.signature && (red.steps > 0 || red.complete)) {
           final = std::move(red.program);
@@ -197,7 +248,15 @@ class Worker {
     } catch (const Interrupted&) {
       // Stopping: keep what is done (a finished reduction without its blame, or the finding as found).
     }
-    if (changed) replace(*path, final, final_obs);
+    if (changed) replace(path, final, final_obs, ctx);
+  }
+
+  // One reduction's limit: --reduce-time, within the budget's time left shared by the findings still
+  // to reduce over the workers that reduce them.
+  double reduction_limit() const {
+    if (o_.time_s <= 0) return o_.reduce_time_s;
+    const double left = o_.time_s - clock_.seconds();
+    return std::min({o_.reduce_time_s, left, left * o_.jobs / std::max(1, queue_.outstanding())});
   }
 
   std::optional<std::string> save(const Program& reproducer, const Observation& failure) {
@@ -211,9 +270,9 @@ class Worker {
     }
   }
 
-  void replace(const std::string& path, const Program& reproducer, const Observation& failure) {
+  void replace(const std::string& path, const Program& reproducer, const Observation& failure, const FindingContext& ctx) {
     try {
-      corpus_.replace(path, reproducer, failure, ctx_);
+      corpus_.replace(path, reproducer, failure, ctx);
     } catch (const UserError&) {
       lost(reproducer, failure);
       throw;
@@ -240,6 +299,7 @@ class Worker {
   const CampaignOptions& o_;
   const int w_;
   const int fd_;
+  ReductionQueue& queue_;
   const uint64_t quota_;
   const Stopwatch clock_;
   Corpus corpus_;
@@ -256,10 +316,10 @@ class Worker {
 
 }  // namespace
 
-void run_worker(const CampaignOptions& o, int w, int report_fd) {
+void run_worker(const CampaignOptions& o, int w, int report_fd, ReductionQueue& queue) {
   std::signal(SIGINT, request_stop);
   std::signal(SIGTERM, request_stop);
-  Worker(o, w, report_fd).run();
+  Worker(o, w, report_fd, queue).run();
 }
 
 }  // namespace uf

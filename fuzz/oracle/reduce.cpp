@@ -35,7 +35,7 @@ std::optional<size_t> first_keeping(const std::vector<const Program*>& batch, co
   r.candidates += static_cast<int>(batch.size());
   std::vector<size_t> mismatching;
   for (size_t i = 0; i < batch.size(); ++i) {
-    if (!checked[i].defined()) continue;
+    if (!checked[i].defined() || checked[i].out_of_time) continue;  // cut by the deadline: unknown
     const Observation& o = checked[i].observation;
     if (o.verdict == Verdict::mismatch)
       mismatching.push_back(i);
@@ -49,7 +49,7 @@ std::optional<size_t> first_keeping(const std::vector<const Program*>& batch, co
     const std::vector<Finding> probed = check(probes, cfg);
     ++r.compiler_calls;
     for (size_t k = 0; k < probes.size(); ++k)
-      if (probed[k].defined() && probed[k].observation.signature == signature) return mismatching[from + k];
+      if (probed[k].defined() && !probed[k].out_of_time && probed[k].observation.signature == signature) return mismatching[from + k];
   }
   return std::nullopt;
 }

@@ -97,6 +97,29 @@ TEST(CodegenSandbox, HangingRendererTimesOut) {
   EXPECT_NE(o.message.find("timed out"), std::string::npos) << o.message;
 }
 
+// A compiler that hangs (clang on some of tinygrad's IR at -O2): its own timeout makes it a compile
+// error, a finding; past the budget's end it is cut within 2 s and is no finding (out of time).
+TEST(CodegenSandbox, HangingCompilerEndsWithTheBudget) {
+  TempCache cache;
+  const Program p = behaving("ok");
+  CompiledPathConfig cfg;
+  cfg.cc = source_path("tests/codegen/plugins/hanging_cc.sh");
+  cfg.compile_timeout_s = 1.0;
+  auto t0 = Clock::now();
+  const KernelOutcome timed_out = run_compiled(p, cfg);
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(10));
+  EXPECT_EQ(timed_out.status, KernelStatus::compile_error);
+  EXPECT_FALSE(timed_out.out_of_time);
+
+  cfg.compile_timeout_s = 300;
+  cfg.render_stop_at = Clock::now() + std::chrono::milliseconds(500);
+  t0 = Clock::now();
+  const KernelOutcome cut = run_compiled(p, cfg);
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(10));
+  EXPECT_EQ(cut.status, KernelStatus::compile_error);
+  EXPECT_TRUE(cut.out_of_time) << cut.message;
+}
+
 TEST(CodegenSandbox, MissingRendererIsARenderError) {
   TempCache cache;
   CompiledPathConfig cfg;
