@@ -193,6 +193,18 @@ std::vector<PluginResult> render_with_plugin_protocol(const std::vector<const Pr
   return out;
 }
 
+// The unit to compile of a plug-in's successful render; else nullopt, with r a failed render saying why.
+std::optional<std::string> plugin_unit(PluginResult& r, const CompiledPathConfig& cfg, const std::string& fn_name) {
+  std::string why;
+  std::optional<std::string> unit =
+      unit_from_render(std::move(r.source), cfg.renderer_description.language, cfg.renderer_protocol, fn_name, why);
+  if (!unit) {
+    r.ok = false;
+    r.message = "renderer '" + cfg.renderer_cmd + "' gave " + why;
+  }
+  return unit;
+}
+
 // The kernel function (built-in) or translation unit (plug-in) of each program (names[i] its symbol);
 // nullopt, with out[i] a render_error, when the renderer fails on it.
 std::vector<std::optional<std::string>> render_units(const std::vector<const Program*>& programs,
@@ -213,13 +225,8 @@ std::vector<std::optional<std::string>> render_units(const std::vector<const Pro
   }
   std::vector<PluginResult> r = render_with_plugin_protocol(programs, names, cfg);
   const bool budget_over = cfg.render_stop_at && std::chrono::steady_clock::now() >= *cfg.render_stop_at;
-  const PluginDescription& d = cfg.renderer_description;
   for (size_t i = 0; i < programs.size(); ++i) {
-    std::string why;
-    if (r[i].ok && !(sources[i] = unit_from_render(std::move(r[i].source), d.language, cfg.renderer_protocol, names[i], why))) {
-      r[i].ok = false;
-      r[i].message = "renderer '" + cfg.renderer_cmd + "' gave " + why;
-    }
+    if (r[i].ok) sources[i] = plugin_unit(r[i], cfg, names[i]);
     if (!r[i].ok) {
       out[i]->status = KernelStatus::render_error;
       out[i]->message = std::move(r[i].message);
@@ -285,10 +292,9 @@ std::string render_source(const Program& p, const std::string& fn_name, const Co
   if (l == OutputLanguage::outputs)
     throw UserError("renderer '" + cfg.renderer_cmd + "' runs programs itself (language outputs): it renders no source");
   PluginResult r = std::move(render_with_plugin_protocol({&p}, {fn_name}, cfg).at(0));
+  std::optional<std::string> unit;
+  if (r.ok) unit = plugin_unit(r, cfg, fn_name);
   if (!r.ok) throw UserError(r.message);
-  std::string why;
-  std::optional<std::string> unit = unit_from_render(std::move(r.source), l, cfg.renderer_protocol, fn_name, why);
-  if (!unit) throw UserError("renderer '" + cfg.renderer_cmd + "' gave " + why);
   return std::move(*unit);
 }
 

@@ -118,6 +118,14 @@ void sink_steps(const PassInput& in) {
   const auto& effects = in.p.sink->src;
   if (effects.size() > 2)
     for (const UOp* e : effects) in.add(with_sink(in, {e}));
+  // Drop a half, then each quarter, eighth, ... (ddmin's complements): with many irrelevant stores a
+  // slow target accepts a big step in a few checks instead of one store per round.
+  for (size_t chunk = effects.size() / 2; chunk >= 2; chunk /= 2)
+    for (size_t from = 0; from + chunk <= effects.size(); from += chunk) {
+      std::vector<const UOp*> rest(effects.begin(), effects.begin() + static_cast<long>(from));
+      rest.insert(rest.end(), effects.begin() + static_cast<long>(from + chunk), effects.end());
+      in.add(with_sink(in, rest));
+    }
   for (size_t i = 0; i < effects.size(); ++i) {
     std::vector<const UOp*> rest(effects.begin(), effects.end());
     rest.erase(rest.begin() + static_cast<long>(i));
