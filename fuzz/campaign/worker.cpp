@@ -223,6 +223,8 @@ class Worker {
         ro.time_limit_s = limit;
         ReduceResult red = reduce(found, obs.signature, cfg_, ro);
         longest_reduction_s_ = std::max(longest_reduction_s_, red.seconds);
+        reduction_seconds_ += red.seconds;
+        ++reductions_;
         send_report(fd_, ReducedReport{path, obs.signature, red.steps, red.candidates, red.compiler_calls, red.seconds,
                                        red.complete, red.passes});
         if (red.observation.signature == obs.signature && (red.steps > 0 || red.complete)) {
@@ -251,12 +253,16 @@ class Worker {
     if (changed) replace(path, final, final_obs, ctx);
   }
 
-  // One reduction's limit: --reduce-time, within the budget's time left shared by the findings still
-  // to reduce over the workers that reduce them.
+  // One reduction's limit: --reduce-time, within the budget's time left; and when the findings still to
+  // reduce would not all fit in it at this worker's mean reduction so far, that time shared among them
+  // (a burst of new buckets early in a long run is no reason to cut any of them short).
   double reduction_limit() const {
     if (o_.time_s <= 0) return o_.reduce_time_s;
     const double left = o_.time_s - clock_.seconds();
-    return std::min({o_.reduce_time_s, left, left * o_.jobs / std::max(1, queue_.outstanding())});
+    const double expected = reductions_ > 0 ? reduction_seconds_ / reductions_ : o_.reduce_time_s / 2;
+    const double per_worker = static_cast<double>(std::max(1, queue_.outstanding())) / o_.jobs;
+    const double limit = std::min(o_.reduce_time_s, left);
+    return per_worker * expected > left ? std::min(limit, left / per_worker) : limit;
   }
 
   std::optional<std::string> save(const Program& reproducer, const Observation& failure) {
@@ -311,6 +317,8 @@ class Worker {
   size_t min_batch_, batch_;
   double seconds_per_program_ = 0;  // of the last batch: sizes the final batch of a --time run
   double longest_reduction_s_ = 0;
+  double reduction_seconds_ = 0;  // over this worker's reductions
+  int reductions_ = 0;
   uint64_t index_ = 0;              // programs checked so far
 };
 
