@@ -66,14 +66,22 @@ struct Candidate {
 // One round's candidates, made pass by pass as the batches reach them: a hit in an early pass ends the
 // round before later passes are generated (on a 350-node program with data, the literal pass's
 // candidates alone take a minute to make and verify). Batches span pass boundaries as before.
+// A round starts with the pass whose step the last round took, then the others in registry order: a
+// pass that just made progress usually makes more (the literal pass simplifies one value at a time), and
+// restarting every pass before it after each of its steps cost most of a reduction's candidates.
 class Round {
  public:
-  Round(const std::vector<const Pass*>& passes, const Program& p, std::function<const Divergence*()> divergence, ReduceResult& r)
-      : passes_(passes), p_(p), divergence_(std::move(divergence)), r_(r), values_(reference_values(p)) {}
+  Round(const std::vector<const Pass*>& passes, size_t first, const Program& p, std::function<const Divergence*()> divergence,
+        ReduceResult& r)
+      : passes_(passes), p_(p), divergence_(std::move(divergence)), r_(r), values_(reference_values(p)) {
+    order_.push_back(first);
+    for (size_t k = 0; k < passes.size(); ++k)
+      if (k != first) order_.push_back(k);
+  }
 
   // Candidates at .. at+n-1 (fewer at the round's end), generating passes until they exist.
   std::span<Candidate> take(size_t at, size_t n) {
-    while (out_.size() < at + n && next_ < passes_.size()) generate(next_++);
+    while (out_.size() < at + n && next_ < passes_.size()) generate(order_[next_++]);
     if (at >= out_.size()) return {};
     return std::span(out_).subspan(at, std::min(n, out_.size() - at));
   }
@@ -93,6 +101,7 @@ class Round {
   ReduceResult& r_;
   const std::unordered_map<const UOp*, Scalar> values_;
   std::vector<Candidate> out_;
+  std::vector<size_t> order_;  // pass indices in the order this round generates them
   size_t next_ = 0;
 };
 
@@ -157,9 +166,10 @@ ReduceResult reduce(const Program& p, const std::string& signature, const Compil
     return &*divergence;
   };
   bool progress = true;
+  size_t first_pass = 0;  // the pass of the last step taken
   while (progress && Clock::now() < budget_end) {
     progress = false;
-    Round round(passes, r.program, first_divergence, r);
+    Round round(passes, first_pass, r.program, first_divergence, r);
     size_t at = 0, size = first_batch_size(cfg, options);
     for (; !progress && Clock::now() < budget_end; size = std::min(options.batch, size * 2)) {
       const std::span<Candidate> candidates = round.take(at, size);
@@ -172,6 +182,7 @@ ReduceResult reduce(const Program& p, const std::string& signature, const Compil
       count_tried(candidates, seconds_since(checking), r);
       // A batch the budget ended in is not trusted: its late renders fail as render-errors (no time left).
       if (hit && Clock::now() < budget_end) {
+        first_pass = candidates[*hit].pass;
         accept(std::move(candidates[*hit]), r, options);
         progress = true;
       }
