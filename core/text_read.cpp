@@ -175,7 +175,8 @@ class Reader {
       return std::string_view(t, static_cast<size_t>(p - t));
     };
     const auto op = parse_op(word());
-    if (!op || *op == Op::BUFFER || *op == Op::ALLOC || *op == Op::CONST || p == end) return false;
+    if (!op || *op == Op::BUFFER || *op == Op::ALLOC || *op == Op::CONST || *op == Op::GEP || *op == Op::RANGE || p == end)
+      return false;  // those carry arguments: the general path reads them
     ++p;
     const auto d = parse_dtype(word());
     if (!d) return false;

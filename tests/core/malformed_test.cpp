@@ -43,6 +43,9 @@ TEST(Malformed, EachGetsALocatedMessage) {
       {std::string("uops 1\n%0 = CONST i32 0\0\n", 25), "m.uop:2: NUL byte in text"},
       {kHead + "%2 = INDEX f32 %0 %1\n%3 = LOAD f32 %2\n%4 = ADD f32 %3 %1\n",
        "m.uop:6: ADD: dtype mismatch f32 vs i32 (use CAST)"},
+      // RANGE and GEP carry arguments: not the fast path's (libFuzzer's parse target found it crashing)
+      {kHead + "%2 = RANGE i32\n", "m.uop:4: RANGE needs 'RANGE DTYPE AXIS %END'"},
+      {kHead + "%2 = GEP f32 %0\n", "m.uop:4: GEP needs 'GEP DTYPE LANE %SRC'"},
   };
   for (const auto& [text, expected] : cases) EXPECT_EQ(error_of(text), expected) << text;
 }
