@@ -1,10 +1,11 @@
-// run_compiled: rendering, batched compiling with bisection on failure, sandboxed runs.
+// run_compiled: rendering, then compiling (batch_compiler.h), then sandboxed runs.
 #include "codegen/compiled_path.h"
 
 #include <algorithm>
 #include <map>
 #include <optional>
 
+#include "codegen/batch_compiler.h"
 #include "codegen/languages.h"
 #include "codegen/plugin.h"
 #include "codegen/runtime/native.h"
@@ -16,130 +17,6 @@
 namespace uf {
 
 namespace {
-
-struct Unit {
-  size_t index;        // position in the batch
-  std::string name;    // its kernel's symbol
-  std::string source;  // built-in: the function alone; plug-in: a whole translation unit
-};
-
-// A plug-in's renders as one translation unit (its handshake's one_unit): the whole lines they all begin
-// with (a prelude) once, then the rest of each. Alone, each unit is still exactly the plug-in's output.
-std::string one_unit(const std::vector<const Unit*>& units) {
-  const std::string& first = units[0]->source;
-  size_t common = first.size();
-  for (const Unit* u : units)
-    common = static_cast<size_t>(std::mismatch(first.begin(),
-                                               first.begin() + static_cast<std::ptrdiff_t>(std::min(common, u->source.size())),
-                                               u->source.begin())
-                                     .first -
-                                 first.begin());
-  const size_t line_end = common == 0 ? std::string::npos : first.rfind('\n', common - 1);
-  const size_t prefix = line_end == std::string::npos ? 0 : line_end + 1;
-  std::string tu = first.substr(0, prefix);
-  for (const Unit* u : units) tu += "\n" + u->source.substr(prefix);
-  return tu;
-}
-
-struct Group {
-  std::string so_path;
-  std::vector<const Unit*> units;
-};
-
-// One compiler call's limit: compile_timeout_s, and never past the budget (render_stop_at, and the
-// seconds a campaign keeps to compile its last batch): a compiler that hangs on a reduction's candidate
-// or a culprit's configuration costs that search its deadline, not the campaign its budget.
-constexpr double kCompileAfterStopS = 2;
-double compile_timeout(const CompiledPathConfig& cfg) {
-  if (!cfg.render_stop_at) return cfg.compile_timeout_s;
-  const double left = std::chrono::duration<double>(*cfg.render_stop_at - std::chrono::steady_clock::now()).count();
-  return std::min(cfg.compile_timeout_s, left + kCompileAfterStopS);
-}
-
-class BatchCompiler {
- public:
-  BatchCompiler(const CompiledPathConfig& cfg, std::vector<std::vector<KernelOutcome>>& out) : cfg_(cfg), out_(out) {
-    opt_.cc = cfg.cc;
-    opt_.cflags = cfg.cflags;
-    if (!builtin()) opt_.kind = source_kind(cfg.renderer_description.language);
-  }
-
-  std::vector<Group> run(const std::vector<const Unit*>& units) {
-    if (!units.empty()) compile(units);
-    return std::move(groups_);
-  }
-
- private:
-  bool builtin() const { return cfg_.renderer_cmd.empty(); }
-
-  std::vector<std::string> sources(const std::vector<const Unit*>& units) const {
-    std::vector<std::string> s;
-    if (builtin()) {  // one translation unit: the prelude once, then every function
-      std::string tu = render_prelude(cfg_.render);
-      for (const Unit* u : units) tu += "\n" + u->source;
-      s.push_back(std::move(tu));
-    } else if (cfg_.renderer_description.language == OutputLanguage::x86_64) {  // images: independent asm blocks
-      std::string tu;
-      for (const Unit* u : units) tu += u->source;
-      s.push_back(std::move(tu));
-    } else if (cfg_.renderer_description.one_unit && opt_.kind == SourceKind::c && units.size() > 1) {
-      s.push_back(one_unit(units));
-    } else {
-      for (const Unit* u : units) s.push_back(u->source);
-    }
-    return s;
-  }
-
-  void fail(const Unit* u, const std::string& message) {
-    for (KernelOutcome& o : out_[u->index]) {  // every data set of the kernel
-      o.status = KernelStatus::compile_error;
-      o.message = message;
-    }
-  }
-
-  // Cut by the budget (compile_timeout): says nothing about the target, so not a finding.
-  void out_of_time(const std::vector<const Unit*>& units) {
-    for (const Unit* u : units) {
-      fail(u, "the compiler was stopped at the end of the time budget");
-      for (KernelOutcome& o : out_[u->index]) o.out_of_time = true;
-    }
-  }
-
-  void compile(const std::vector<const Unit*>& units) {
-    opt_.timeout_s = compile_timeout(cfg_);
-    if (opt_.timeout_s <= 0) return out_of_time(units);
-    const CompileResult r = compile_shared(sources(units), opt_);
-    if (r.ok) {
-      groups_.push_back({r.so_path, units});
-      return;
-    }
-    if (r.timed_out && compile_timeout(cfg_) <= 0) return out_of_time(units);  // no bisection after the budget
-    if (units.size() == 1) {
-      fail(units[0], r.message);
-      return;
-    }
-    // Before bisecting, make sure a trivial unit compiles: bad flags fail everything the same way.
-    if (!checked_setup_) {
-      checked_setup_ = true;
-      const CompileResult t = compile_shared({builtin() ? render_prelude(cfg_.render) : empty_unit(opt_.kind)}, opt_);
-      if (!t.ok) { setup_error_ = "the compiler fails even on an empty translation unit (check --cc/--cflags):\n" + t.message; }
-    }
-    if (!setup_error_.empty()) {
-      for (const Unit* u : units) fail(u, setup_error_);
-      return;
-    }
-    const size_t half = units.size() / 2;
-    compile({units.begin(), units.begin() + static_cast<std::ptrdiff_t>(half)});
-    compile({units.begin() + static_cast<std::ptrdiff_t>(half), units.end()});
-  }
-
-  const CompiledPathConfig& cfg_;
-  std::vector<std::vector<KernelOutcome>>& out_;
-  CompileOptions opt_;
-  std::vector<Group> groups_;
-  bool checked_setup_ = false;
-  std::string setup_error_;
-};
 
 // A shared object that does not load because of the machine rather than the code: the cache directory
 // on a noexec file system, the entry removed under us, no memory to map it. Throws UserError then; a
@@ -371,7 +248,7 @@ std::vector<std::vector<KernelOutcome>> run_distinct_kernels(const std::vector<s
   }
   std::vector<const Unit*> todo;
   for (const Unit& u : units) todo.push_back(&u);
-  for (const Group& g : BatchCompiler(cfg, out).run(todo)) run_group(g, runs, buffers, cfg, out);
+  for (const Group& g : compile_units(todo, cfg, out)) run_group(g, runs, buffers, cfg, out);
   return out;
 }
 
