@@ -18,28 +18,31 @@ ReductionQueue::ReductionQueue(int workers) : workers_(workers) {
   for (int w = 0; w < workers; ++w) shared_->generating[w].store(1);
 }
 
-bool ReductionQueue::push(const std::string& name) {
+bool ReductionQueue::push(const std::string& name, Kind kind) {
   if (name.size() >= kNameMax) return false;
   const uint32_t i = shared_->reserved.fetch_add(1);
   if (i >= kCapacity) return false;
   Slot& slot = shared_->slots[i];
   std::memcpy(slot.name, name.c_str(), name.size() + 1);
   shared_->outstanding.fetch_add(1);
-  slot.state.store(kQueued, std::memory_order_release);  // the name is visible before the slot is
+  slot.state.store(kind == Kind::found ? kQueued : kResumable, std::memory_order_release);  // the name is visible before the slot is
   return true;
 }
 
-std::optional<std::string> ReductionQueue::claim() {
+std::optional<ReductionQueue::Claim> ReductionQueue::claim(Take take) {
+  if (std::optional<Claim> c = claim_in(kQueued)) return c;
+  return take == Take::any ? claim_in(kResumable) : std::nullopt;
+}
+
+std::optional<ReductionQueue::Claim> ReductionQueue::claim_in(State state) {
   const uint32_t n = std::min<uint32_t>(shared_->reserved.load(), kCapacity);
   for (uint32_t i = 0; i < n; ++i) {
-    uint32_t expected = kQueued;
+    uint32_t expected = state;
     if (shared_->slots[i].state.compare_exchange_strong(expected, kClaimed, std::memory_order_acquire))
-      return std::string(shared_->slots[i].name);
+      return Claim(*this, shared_->slots[i].name);
   }
   return std::nullopt;
 }
-
-void ReductionQueue::finish() { shared_->outstanding.fetch_sub(1); }
 
 int ReductionQueue::outstanding() const { return shared_->outstanding.load(); }
 

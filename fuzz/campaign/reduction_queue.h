@@ -5,14 +5,16 @@
 //
 // The parent maps it (shared, anonymous) before forking the workers; they share it through lock-free
 // atomics and no lock, so a worker killed at any moment leaves it usable (its claimed finding stays as
-// found). A finding is named by its
-// file in the corpus: whoever claims it reads it back from there.
+// found). A finding is named by its file in the corpus: whoever claims it reads it back from there.
+// A reduction cut by its time limit is queued again to resume: it is taken only by a worker done
+// generating, and only after every new finding (the first reduction of each bucket comes first).
 #pragma once
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "codegen/runtime/fd.h"
 
@@ -24,16 +26,35 @@ class ReductionQueue {
   static constexpr size_t kNameMax = 128;    // corpus file names are at most 73 characters (Corpus::file_name)
   static constexpr int kMaxWorkers = 256;    // fuzz --jobs
 
+  enum class Kind { found, resume };  // a new finding, or a reduction its time limit cut
+  enum class Take { found, any };     // what a claim takes: new findings only, or resumes too
+
+  // A queued finding, this holder's to reduce until it is destroyed (whatever way the reduction ends).
+  class Claim {
+   public:
+    Claim(ReductionQueue& q, std::string name) : q_(&q), name_(std::move(name)) {}
+    Claim(Claim&& o) noexcept : q_(std::exchange(o.q_, nullptr)), name_(std::move(o.name_)) {}
+    Claim(const Claim&) = delete;
+    Claim& operator=(const Claim&) = delete;
+    Claim& operator=(Claim&&) = delete;
+    ~Claim() {
+      if (q_) q_->shared_->outstanding.fetch_sub(1);
+    }
+    const std::string& name() const { return name_; }
+
+   private:
+    ReductionQueue* q_;
+    std::string name_;
+  };
+
   explicit ReductionQueue(int workers);
 
   // Queues the finding saved as corpus file `name`; false when the queue is full or the name too long
-  // (the finding stays saved as found, `meta reduced = no`).
-  bool push(const std::string& name);
-  // The oldest queued finding, now this caller's to reduce; nullopt when none is queued.
-  std::optional<std::string> claim();
-  // The claimed reduction ended (or was given up).
-  void finish();
-  // Findings queued or being reduced.
+  // (the finding stays saved as it is, `meta reduced = no`).
+  bool push(const std::string& name, Kind kind = Kind::found);
+  // The oldest queued new finding, else (with Take::any) the oldest resume; nullopt when none is queued.
+  std::optional<Claim> claim(Take take = Take::found);
+  // Findings queued (resumes too) or being reduced.
   int outstanding() const;
 
   // Worker w will queue nothing more: said by the worker after its last batch, and by the parent when
@@ -43,7 +64,8 @@ class ReductionQueue {
   bool generating() const;
 
  private:
-  enum State : uint32_t { kEmpty = 0, kQueued = 1, kClaimed = 2 };
+  enum State : uint32_t { kEmpty = 0, kQueued = 1, kClaimed = 2, kResumable = 3 };
+  std::optional<Claim> claim_in(State state);
   struct Slot {
     std::atomic<uint32_t> state;
     char name[kNameMax];

@@ -23,6 +23,8 @@ namespace uf {
 
 namespace {
 
+constexpr double kMinResumeS = 5;  // a cut reduction is resumed only with this much of the budget left
+
 volatile std::sig_atomic_t g_stop = 0;
 void request_stop(int) {
   g_stop = 1;
@@ -54,18 +56,6 @@ uint64_t quota(const CampaignOptions& o, int w) {
   if (o.count <= 0) return UINT64_MAX;
   return static_cast<uint64_t>(o.count / o.jobs + (w < o.count % o.jobs ? 1 : 0));
 }
-
-// A claimed finding, finished whatever way its reduction ends.
-class QueueClaim {
- public:
-  explicit QueueClaim(ReductionQueue& q) : q_(q) {}
-  ~QueueClaim() { q_.finish(); }
-  QueueClaim(const QueueClaim&) = delete;
-  QueueClaim& operator=(const QueueClaim&) = delete;
-
- private:
-  ReductionQueue& q_;
-};
 
 class Worker {
  public:
@@ -181,41 +171,45 @@ class Worker {
     if (path && (o_.reduce || o_.culprit || !o_.matrix.empty())) queue_.push(std::filesystem::path(*path).filename());
   }
 
-  // Reduces queued findings, anyone's, until none is left.
-  void reduce_queued() {
+  // Reduces queued findings, anyone's, until none is left (with Take::any, resumes too).
+  void reduce_queued(ReductionQueue::Take take = ReductionQueue::Take::found) {
     while (!g_stop)
-      if (const std::optional<std::string> name = queue_.claim()) {
-        const QueueClaim claim(queue_);
-        finish(corpus_.dir() + "/" + *name);
+      if (const std::optional<ReductionQueue::Claim> claim = queue_.claim(take)) {
+        if (finish(corpus_.dir() + "/" + claim->name()) == Reduction::cut) queue_.push(claim->name(), ReductionQueue::Kind::resume);
       } else {
         return;
       }
   }
 
-  // After this worker's last batch: reduces what the others queue, until they stop generating or the
-  // budget ends.
+  // After this worker's last batch: reduces what the others queue until they stop generating; then
+  // resumes the reductions their limit cut, with the time left (reduction_limit), until none is left or
+  // the budget ends.
   void help_reduce() {
     queue_.stop_generating(w_);
+    helping_ = true;
     while (!g_stop && (o_.time_s <= 0 || clock_.seconds() < o_.time_s)) {
-      reduce_queued();
-      if (!queue_.generating()) return;
+      reduce_queued(queue_.generating() ? ReductionQueue::Take::found : ReductionQueue::Take::any);
+      if (!queue_.generating() && queue_.outstanding() == 0) return;
       ::usleep(100'000);
     }
   }
 
+  enum class Reduction { done, cut };  // cut: by its own limit, with budget left to resume it
+
   // A queued finding, read back from its file: its reduction, blame and culprit, each replacing the file.
   // A file that no longer fails as saved (a flaky target) is left as found.
-  void finish(const std::string& path) {
+  Reduction finish(const std::string& path) {
     Program found = read_program(path);
     const std::string* saved_as = found.meta_value("signature");
     const Finding first = check({&found}, cfg_).at(0);
-    if (!saved_as || !first.defined() || first.observation.signature != *saved_as) return;
+    if (!saved_as || !first.defined() || first.observation.signature != *saved_as) return Reduction::done;
     const Observation& obs = first.observation;
     FindingContext ctx = ctx_;  // the file keeps the worker that found it
     if (const std::string* w = found.meta_value("worker")) ctx.worker = *w;
     Program final = found;
     Observation final_obs = obs;
     bool changed = false;
+    Reduction outcome = Reduction::done;
     try {
       const double limit = reduction_limit();
       if (o_.reduce && limit > 0) {  // else the budget is spent: the file says it is unreduced
@@ -233,6 +227,9 @@ class Worker {
           final_obs = std::move(red.observation);
           changed = true;
         }
+        // Resumed later from the file only in a --time run, which has the time: a --count run would
+        // loop on a reduction that never completes within --reduce-time.
+        if (!red.complete && o_.time_s > 0 && !g_stop && o_.time_s - clock_.seconds() > kMinResumeS) outcome = Reduction::cut;
       }
       if (!o_.matrix.empty() && !g_stop) {  // blame: a handful of one-kernel compiles of the small program
         final.set_meta("blame", blame_text(triage(final, obs.signature, cfg_, o_.matrix)));
@@ -251,16 +248,19 @@ class Worker {
       // Stopping: keep what is done (a finished reduction without its blame, or the finding as found).
     }
     if (changed) replace(path, final, final_obs, ctx);
+    return outcome;
   }
 
   // One reduction's limit: --reduce-time, within the budget's time left; and when the findings still to
   // reduce would not all fit in it at this worker's mean reduction so far, that time shared among them
-  // (a burst of new buckets early in a long run is no reason to cut any of them short).
+  // (a burst of new buckets early in a long run is no reason to cut any of them short). Once every
+  // worker is done generating, the time left is all for reductions: the share, not --reduce-time.
   double reduction_limit() const {
     if (o_.time_s <= 0) return o_.reduce_time_s;
     const double left = o_.time_s - clock_.seconds();
-    const double expected = reductions_ > 0 ? reduction_seconds_ / reductions_ : o_.reduce_time_s / 2;
     const double per_worker = static_cast<double>(std::max(1, queue_.outstanding())) / o_.jobs;
+    if (helping_ && !queue_.generating()) return left / std::max(1.0, per_worker);
+    const double expected = reductions_ > 0 ? reduction_seconds_ / reductions_ : o_.reduce_time_s / 2;
     const double limit = std::min(o_.reduce_time_s, left);
     return per_worker * expected > left ? std::min(limit, left / per_worker) : limit;
   }
@@ -319,7 +319,8 @@ class Worker {
   double longest_reduction_s_ = 0;
   double reduction_seconds_ = 0;  // over this worker's reductions
   int reductions_ = 0;
-  uint64_t index_ = 0;              // programs checked so far
+  bool helping_ = false;  // done generating
+  uint64_t index_ = 0;    // programs checked so far
 };
 
 }  // namespace

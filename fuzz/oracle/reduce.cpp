@@ -165,8 +165,8 @@ ReduceResult reduce(const Program& p, const std::string& signature, const Compil
     }
     return &*divergence;
   };
-  bool progress = true;
-  size_t first_pass = 0;  // the pass of the last step taken
+  bool progress = true, cut = false;  // cut: a batch ended past the budget, its verdicts not trusted
+  size_t first_pass = 0;              // the pass of the last step taken
   while (progress && Clock::now() < budget_end) {
     progress = false;
     Round round(passes, first_pass, r.program, first_divergence, r);
@@ -181,13 +181,14 @@ ReduceResult reduce(const Program& p, const std::string& signature, const Compil
       const std::optional<size_t> hit = first_keeping(batch, signature, cfg, r);
       count_tried(candidates, seconds_since(checking), r);
       // A batch the budget ended in is not trusted: its late renders fail as render-errors (no time left).
-      if (hit && Clock::now() < budget_end) {
+      cut = Clock::now() >= budget_end;
+      if (hit && !cut) {
         first_pass = candidates[*hit].pass;
         accept(std::move(candidates[*hit]), r, options);
         progress = true;
       }
     }
-    r.complete = !progress && round.exhausted(at);  // a whole round, and no candidate kept the failure
+    r.complete = !progress && !cut && round.exhausted(at);  // a whole round in time, no candidate kept the failure
   }
   r.observation = check({&r.program}, final_cfg).at(0).observation;
   r.seconds = seconds_since(start);

@@ -241,6 +241,19 @@ void literal_steps(const PassInput& in) {
     Program zeros = in.p;
     zeros.data.erase(slot);
     in.add(std::move(zeros));
+    // Each value of a half, then of each quarter, eighth, ... at its simplest at once (ddmin's subsets):
+    // most values of a buffer do not matter, and one step each cost a slow target a check per value.
+    for (size_t chunk = vals.size() / 2; chunk >= 2; chunk /= 2)
+      for (size_t from = 0; from + chunk <= vals.size(); from += chunk) {
+        Program q = in.p;
+        bool simpler = false;
+        for (size_t i = from; i < from + chunk; ++i)
+          if (const std::vector<Scalar> s = simpler_values(b->dtype, vals[i]); !s.empty()) {
+            q.data[slot][i] = s[0];
+            simpler = true;
+          }
+        if (simpler) in.add(std::move(q));
+      }
     for (size_t i = 0; i < vals.size(); ++i)
       for (Scalar s : simpler_values(b->dtype, vals[i])) {
         Program q = in.p;

@@ -39,4 +39,28 @@ inline ReduceResult reduce_and_check(const Program& p, const std::string& sig, c
   return r;
 }
 
+// `a * b + c` of three loaded i32s: the broken renderer gets it wrong (`mismatch MUL i32`), and one
+// reduction round of it has fewer candidates than a batch.
+inline Program broken_renderer_mul_program() {
+  return parse_program(
+      "uops 1\n"
+      "%0 = BUFFER i32[3] slot=0\n"
+      "%1 = BUFFER i32[1] slot=1\n"
+      "%2 = CONST i32 0\n"
+      "%3 = INDEX i32 %0 %2\n"
+      "%4 = LOAD i32 %3\n"
+      "%5 = CONST i32 1\n"
+      "%6 = INDEX i32 %0 %5\n"
+      "%7 = LOAD i32 %6\n"
+      "%8 = CONST i32 2\n"
+      "%9 = INDEX i32 %0 %8\n"
+      "%10 = LOAD i32 %9\n"
+      "%11 = MUL i32 %4 %7\n"
+      "%12 = ADD i32 %11 %10\n"
+      "%13 = INDEX i32 %1 %2\n"
+      "%14 = STORE void %13 %12\n"
+      "%15 = SINK void %14\n"
+      "data 0 = 3 5 7\n");
+}
+
 }  // namespace uf::testing

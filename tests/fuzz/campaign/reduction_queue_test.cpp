@@ -9,11 +9,13 @@
 #include <filesystem>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "codegen/runtime/fd.h"
 #include "core/text.h"
 #include "fuzz/campaign/campaign.h"
 #include "fuzz/campaign/corpus.h"
+#include "fuzz/campaign/protocol.h"
 #include "fuzz/oracle/shrink.h"
 #include "tests/support/files.h"
 #include "tests/support/reduce.h"
@@ -38,10 +40,9 @@ TEST(ReductionQueue, EachFindingIsClaimedByExactlyOneProcess) {
     const pid_t pid = ::fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {  // a worker: claims until none is left, telling the parent what it got
-      while (const std::optional<std::string> name = q.claim()) {
-        const std::string line = *name + "\n";
+      while (const std::optional<ReductionQueue::Claim> c = q.claim()) {
+        const std::string line = c->name() + "\n";
         if (::write(pipe->write_end.get(), line.data(), line.size()) != static_cast<ssize_t>(line.size())) ::_exit(3);
-        q.finish();
       }
       ::_exit(0);
     }
@@ -69,13 +70,31 @@ TEST(ReductionQueue, ClaimsInTheOrderQueuedAndRefusesWhatItCannotHold) {
   EXPECT_FALSE(q.push(std::string(ReductionQueue::kNameMax, 'a')));
   ASSERT_TRUE(q.push("a.uop"));
   ASSERT_TRUE(q.push("b.uop"));
-  EXPECT_EQ(q.claim(), "a.uop");
-  EXPECT_EQ(q.outstanding(), 2);  // claimed, not finished
-  q.finish();
-  EXPECT_EQ(q.claim(), "b.uop");
-  q.finish();
+  {
+    const std::optional<ReductionQueue::Claim> a = q.claim();
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->name(), "a.uop");
+    EXPECT_EQ(q.outstanding(), 2);  // claimed, not finished
+  }
+  EXPECT_EQ(q.outstanding(), 1);
+  EXPECT_EQ(q.claim()->name(), "b.uop");
+  EXPECT_EQ(q.outstanding(), 0);
   for (size_t i = 2; i < ReductionQueue::kCapacity; ++i) ASSERT_TRUE(q.push("x.uop"));
   EXPECT_FALSE(q.push("one-too-many.uop"));
+}
+
+// A reduction cut by its limit goes back as a resume: taken only when resumes are asked for, and after
+// every new finding.
+TEST(ReductionQueue, ResumesComeAfterNewFindingsAndOnlyWhenAskedFor) {
+  ReductionQueue q(1);
+  ASSERT_TRUE(q.push("cut.uop", ReductionQueue::Kind::resume));
+  EXPECT_FALSE(q.claim());
+  EXPECT_EQ(q.outstanding(), 1);
+  ASSERT_TRUE(q.push("new.uop"));
+  EXPECT_EQ(q.claim(ReductionQueue::Take::any)->name(), "new.uop");
+  EXPECT_EQ(q.claim(ReductionQueue::Take::any)->name(), "cut.uop");
+  EXPECT_FALSE(q.claim(ReductionQueue::Take::any));
+  EXPECT_EQ(q.outstanding(), 0);
 }
 
 TEST(ReductionQueue, GeneratingUntilEveryWorkerHasStopped) {
@@ -91,58 +110,88 @@ TEST(ReductionQueue, GeneratingUntilEveryWorkerHasStopped) {
   EXPECT_THROW(ReductionQueue(ReductionQueue::kMaxWorkers + 1), UserError);
 }
 
-// Worker 1 has no program of its own (--count 1 over two jobs): it reduces the finding worker 0 saved
-// and queued, and the file keeps the worker that found it.
-TEST(ReductionQueue, AnIdleWorkerReducesAnotherWorkersFinding) {
-  TempDir tmp{"uopfuzz-queue"};
+// broken_renderer_mul_program, saved to o's corpus as found by worker 0: its path.
+std::string saved_finding(const CampaignOptions& o, Program& p) {
+  p = broken_renderer_mul_program();
+  const Finding f = check({&p}, o.cfg).at(0);
+  EXPECT_EQ(f.observation.verdict, Verdict::mismatch) << f.observation.signature;
+  Program found = p;
+  found.set_meta("reduced", "no");
+  const std::optional<std::string> path = Corpus(o.corpus_dir).save(found, f.observation, FindingContext{"0", o.cfg, ""});
+  EXPECT_TRUE(path);
+  return path.value_or("");
+}
+
+CampaignOptions two_workers(const TempDir& tmp) {
   CampaignOptions o;
-  o.count = 1;
+  o.count = 1;  // worker 1 has no program of its own
   o.jobs = 2;
   o.corpus_dir = (tmp.path() / "corpus").string();
   o.cfg = broken_renderer_config();
   o.culprit = false;
-  const Program p = parse_program(
-      "uops 1\n"
-      "%0 = BUFFER i32[3] slot=0\n"
-      "%1 = BUFFER i32[1] slot=1\n"
-      "%2 = CONST i32 0\n"
-      "%3 = INDEX i32 %0 %2\n"
-      "%4 = LOAD i32 %3\n"
-      "%5 = CONST i32 1\n"
-      "%6 = INDEX i32 %0 %5\n"
-      "%7 = LOAD i32 %6\n"
-      "%8 = CONST i32 2\n"
-      "%9 = INDEX i32 %0 %8\n"
-      "%10 = LOAD i32 %9\n"
-      "%11 = MUL i32 %4 %7\n"
-      "%12 = ADD i32 %11 %10\n"
-      "%13 = INDEX i32 %1 %2\n"
-      "%14 = STORE void %13 %12\n"
-      "%15 = SINK void %14\n"
-      "data 0 = 3 5 7\n");
-  const Finding f = check({&p}, o.cfg).at(0);
-  ASSERT_EQ(f.observation.verdict, Verdict::mismatch) << f.observation.signature;
-  Corpus corpus(o.corpus_dir);
-  Program found = p;
-  found.set_meta("reduced", "no");
-  const std::optional<std::string> path = corpus.save(found, f.observation, FindingContext{"0", o.cfg, ""});
-  ASSERT_TRUE(path);
+  return o;
+}
 
-  ReductionQueue q(2);
-  ASSERT_TRUE(q.push(fs::path(*path).filename()));
-  q.stop_generating(0);  // worker 0 found it and has ended
-  std::optional<Pipe> reports = Pipe::open();
-  ASSERT_TRUE(reports);
-  run_worker(o, 1, reports->write_end.get(), q);
-
-  const Program reduced = read_program(*path);
+void expect_reduced_as_found_by_worker_0(const std::string& path, const Program& found) {
+  const Program reduced = read_program(path);
   ASSERT_NE(reduced.meta_value("reduced"), nullptr);
   EXPECT_EQ(*reduced.meta_value("reduced"), "yes");
   ASSERT_NE(reduced.meta_value("worker"), nullptr);
   EXPECT_EQ(*reduced.meta_value("worker"), "0");
-  EXPECT_EQ(*reduced.meta_value("signature"), f.observation.signature);
-  EXPECT_LT(program_cost(reduced).nodes, program_cost(p).nodes);
+  EXPECT_LT(program_cost(reduced).nodes, program_cost(found).nodes);
+}
+
+// Worker 1 reduces the finding worker 0 saved and queued, and the file keeps the worker that found it.
+TEST(ReductionQueue, AnIdleWorkerReducesAnotherWorkersFinding) {
+  TempDir tmp{"uopfuzz-queue"};
+  const CampaignOptions o = two_workers(tmp);
+  Program p;
+  const std::string path = saved_finding(o, p);
+  ReductionQueue q(2);
+  ASSERT_TRUE(q.push(fs::path(path).filename()));
+  q.stop_generating(0);  // worker 0 found it and has ended
+  std::optional<Pipe> reports = Pipe::open();
+  ASSERT_TRUE(reports);
+  run_worker(o, 1, reports->write_end.get(), q);
+  expect_reduced_as_found_by_worker_0(path, p);
   EXPECT_EQ(q.outstanding(), 0);
+}
+
+// While worker 0 generates, worker 1's reductions are cut by a --reduce-time too short to finish and
+// queued again; once worker 0 stops, the time left is the reduction's and it finishes.
+TEST(ReductionQueue, AReductionCutByItsLimitIsResumedOnceNoWorkerGenerates) {
+  TempDir tmp{"uopfuzz-queue"};
+  CampaignOptions o = two_workers(tmp);
+  o.time_s = 60;
+  o.reduce_time_s = 0.001;
+  Program p;
+  const std::string path = saved_finding(o, p);
+  ReductionQueue q(2);
+  ASSERT_TRUE(q.push(fs::path(path).filename()));
+  std::optional<Pipe> reports = Pipe::open();
+  ASSERT_TRUE(reports);
+  std::string log;
+  std::thread drain([&, fd = reports->read_end.get()] {
+    char buf[4096];
+    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) log.append(buf, static_cast<size_t>(n));
+  });
+  std::thread worker_0_stops([&q] {
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    q.stop_generating(0);
+  });
+  run_worker(o, 1, reports->write_end.get(), q);
+  worker_0_stops.join();
+  reports->write_end.reset();
+  drain.join();
+  expect_reduced_as_found_by_worker_0(path, p);
+  EXPECT_EQ(q.outstanding(), 0);
+  std::vector<bool> complete;  // of each reduction reported, in order
+  for (size_t at = 0, nl; (nl = log.find('\n', at)) != std::string::npos; at = nl + 1)
+    if (const std::optional<Report> r = decode(std::string_view(log).substr(at, nl - at)))
+      if (const auto* reduced = std::get_if<ReducedReport>(&*r)) complete.push_back(reduced->complete);
+  ASSERT_GE(complete.size(), 2u) << "the first reduction was not cut and resumed:\n" << log;
+  EXPECT_FALSE(complete.front());
+  EXPECT_TRUE(complete.back());
 }
 
 }  // namespace

@@ -115,6 +115,24 @@ TEST(Reduce, OnlyTheChosenPassesRun) {
   EXPECT_NE(unknown.out.find("slice, sink, unused-buffers"), std::string::npos) << unknown.out;
 }
 
+// A batch that ends past the reducer's time limit is not trusted (its late renders may have been cut):
+// a round whose last batch did so is no proof of 1-minimality, even when it checked every candidate.
+TEST(Reduce, ARoundTheTimeLimitEndedInIsNotFinished) {
+  const CompiledPathConfig cfg = broken_renderer_config();
+  const Program p = broken_renderer_mul_program();
+  const std::string sig = check({&p}, cfg).at(0).observation.signature;
+  ASSERT_EQ(sig, "mismatch MUL i32");
+  ReduceOptions ro;
+  ro.time_limit_s = 0.05;  // the batch alone takes longer: a process per render, then a compile
+  const ReduceResult cut = reduce(p, sig, cfg, ro);
+  EXPECT_FALSE(cut.complete);
+  EXPECT_EQ(cut.steps, 0);
+  EXPECT_EQ(cut.observation.signature, sig);
+  const ReduceResult full = reduce(p, sig, cfg);
+  EXPECT_TRUE(full.complete);
+  EXPECT_LT(program_cost(full.program), program_cost(p));
+}
+
 // The docs name the registry's passes, in its order: docs/format.md's table of `reduce` (with the
 // descriptions --list-passes prints) and docs/design.md's reducer section.
 TEST(Reduce, DocsListTheRegistrysPasses) {
