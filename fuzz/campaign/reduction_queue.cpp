@@ -25,13 +25,15 @@ bool ReductionQueue::push(const std::string& name, Kind kind) {
   Slot& slot = shared_->slots[i];
   std::memcpy(slot.name, name.c_str(), name.size() + 1);
   shared_->outstanding.fetch_add(1);
-  slot.state.store(kind == Kind::found ? kQueued : kResumable, std::memory_order_release);  // the name is visible before the slot is
+  const State state = kind == Kind::found ? kQueued : kind == Kind::resume ? kResumable : kStalled;
+  slot.state.store(state, std::memory_order_release);  // the name is visible before the slot is
   return true;
 }
 
 std::optional<ReductionQueue::Claim> ReductionQueue::claim(Take take) {
   if (std::optional<Claim> c = claim_in(kQueued)) return c;
-  return take == Take::any ? claim_in(kResumable) : std::nullopt;
+  if (std::optional<Claim> c = claim_in(kResumable)) return c;
+  return take == Take::any ? claim_in(kStalled) : std::nullopt;
 }
 
 std::optional<ReductionQueue::Claim> ReductionQueue::claim_in(State state) {

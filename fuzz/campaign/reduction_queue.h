@@ -6,8 +6,10 @@
 // The parent maps it (shared, anonymous) before forking the workers; they share it through lock-free
 // atomics and no lock, so a worker killed at any moment leaves it usable (its claimed finding stays as
 // found). A finding is named by its file in the corpus: whoever claims it reads it back from there.
-// A reduction cut by its time limit is queued again to resume: it is taken only by a worker done
-// generating, and only after every new finding (the first reduction of each bucket comes first).
+// A reduction cut by its time limit is queued again to resume from its file, after every new finding:
+// one that made progress before the next batch is generated (so a campaign's buckets are reduced before
+// it looks for more), one that did not (a long round, proving the program 1-minimal) only once no
+// worker generates, when the time left is all for reductions.
 #pragma once
 #include <atomic>
 #include <cstddef>
@@ -26,8 +28,9 @@ class ReductionQueue {
   static constexpr size_t kNameMax = 128;    // corpus file names are at most 73 characters (Corpus::file_name)
   static constexpr int kMaxWorkers = 256;    // fuzz --jobs
 
-  enum class Kind { found, resume };  // a new finding, or a reduction its time limit cut
-  enum class Take { found, any };     // what a claim takes: new findings only, or resumes too
+  // A new finding, a reduction its time limit cut after it made progress, or one cut without progress.
+  enum class Kind { found, resume, stalled };
+  enum class Take { unstalled, any };  // what a claim takes: found and resume, or stalled reductions too
 
   // A queued finding, this holder's to reduce until it is destroyed (whatever way the reduction ends).
   class Claim {
@@ -52,8 +55,9 @@ class ReductionQueue {
   // Queues the finding saved as corpus file `name`; false when the queue is full or the name too long
   // (the finding stays saved as it is, `meta reduced = no`).
   bool push(const std::string& name, Kind kind = Kind::found);
-  // The oldest queued new finding, else (with Take::any) the oldest resume; nullopt when none is queued.
-  std::optional<Claim> claim(Take take = Take::found);
+  // The oldest queued new finding, else the oldest resume, else (Take::any) the oldest stalled reduction;
+  // nullopt when none is queued.
+  std::optional<Claim> claim(Take take = Take::unstalled);
   // Findings queued (resumes too) or being reduced.
   int outstanding() const;
 
@@ -64,7 +68,7 @@ class ReductionQueue {
   bool generating() const;
 
  private:
-  enum State : uint32_t { kEmpty = 0, kQueued = 1, kClaimed = 2, kResumable = 3 };
+  enum State : uint32_t { kEmpty = 0, kQueued = 1, kClaimed = 2, kResumable = 3, kStalled = 4 };
   std::optional<Claim> claim_in(State state);
   struct Slot {
     std::atomic<uint32_t> state;

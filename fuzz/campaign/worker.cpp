@@ -171,30 +171,34 @@ class Worker {
     if (path && (o_.reduce || o_.culprit || !o_.matrix.empty())) queue_.push(std::filesystem::path(*path).filename());
   }
 
-  // Reduces queued findings, anyone's, until none is left (with Take::any, resumes too).
-  void reduce_queued(ReductionQueue::Take take = ReductionQueue::Take::found) {
+  // Reduces queued findings, anyone's, until none is left (with Take::any, stalled reductions too); a
+  // reduction its limit cut goes back to the queue (ReductionQueue::Kind).
+  void reduce_queued(ReductionQueue::Take take = ReductionQueue::Take::unstalled) {
     while (!g_stop)
       if (const std::optional<ReductionQueue::Claim> claim = queue_.claim(take)) {
-        if (finish(corpus_.dir() + "/" + claim->name()) == Reduction::cut) queue_.push(claim->name(), ReductionQueue::Kind::resume);
+        const Reduction r = finish(corpus_.dir() + "/" + claim->name());
+        if (r != Reduction::done) queue_.push(claim->name(), r == Reduction::cut ? ReductionQueue::Kind::resume : ReductionQueue::Kind::stalled);
       } else {
         return;
       }
   }
 
   // After this worker's last batch: reduces what the others queue until they stop generating; then
-  // resumes the reductions their limit cut, with the time left (reduction_limit), until none is left or
-  // the budget ends.
+  // the stalled reductions too, with the time left (reduction_limit), until none is left or the budget
+  // ends.
   void help_reduce() {
     queue_.stop_generating(w_);
     helping_ = true;
     while (!g_stop && (o_.time_s <= 0 || clock_.seconds() < o_.time_s)) {
-      reduce_queued(queue_.generating() ? ReductionQueue::Take::found : ReductionQueue::Take::any);
+      reduce_queued(queue_.generating() ? ReductionQueue::Take::unstalled : ReductionQueue::Take::any);
       if (!queue_.generating() && queue_.outstanding() == 0) return;
       ::usleep(100'000);
     }
   }
 
-  enum class Reduction { done, cut };  // cut: by its own limit, with budget left to resume it
+  // How a queued finding's reduction ended: done (or nothing to resume), or cut by its own limit with
+  // budget left to resume it, after steps (cut) or without one (stalled).
+  enum class Reduction { done, cut, stalled };
 
   // A queued finding, read back from its file: its reduction, blame and culprit, each replacing the file.
   // A file that no longer fails as saved (a flaky target) is left as found.
@@ -229,7 +233,8 @@ class Worker {
         }
         // Resumed later from the file only in a --time run, which has the time: a --count run would
         // loop on a reduction that never completes within --reduce-time.
-        if (!red.complete && o_.time_s > 0 && !g_stop && o_.time_s - clock_.seconds() > kMinResumeS) outcome = Reduction::cut;
+        if (!red.complete && o_.time_s > 0 && !g_stop && o_.time_s - clock_.seconds() > kMinResumeS)
+          outcome = red.steps > 0 ? Reduction::cut : Reduction::stalled;
       }
       if (!o_.matrix.empty() && !g_stop) {  // blame: a handful of one-kernel compiles of the small program
         final.set_meta("blame", blame_text(triage(final, obs.signature, cfg_, o_.matrix)));

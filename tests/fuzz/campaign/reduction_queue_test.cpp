@@ -83,16 +83,19 @@ TEST(ReductionQueue, ClaimsInTheOrderQueuedAndRefusesWhatItCannotHold) {
   EXPECT_FALSE(q.push("one-too-many.uop"));
 }
 
-// A reduction cut by its limit goes back as a resume: taken only when resumes are asked for, and after
-// every new finding.
-TEST(ReductionQueue, ResumesComeAfterNewFindingsAndOnlyWhenAskedFor) {
+// A reduction cut by its limit goes back to the queue: after every new finding, and when it made no
+// progress (stalled) only when stalled reductions are asked for.
+TEST(ReductionQueue, ResumesComeAfterNewFindingsAndStalledOnesOnlyWhenAskedFor) {
   ReductionQueue q(1);
-  ASSERT_TRUE(q.push("cut.uop", ReductionQueue::Kind::resume));
+  ASSERT_TRUE(q.push("stalled.uop", ReductionQueue::Kind::stalled));
   EXPECT_FALSE(q.claim());
-  EXPECT_EQ(q.outstanding(), 1);
+  ASSERT_TRUE(q.push("cut.uop", ReductionQueue::Kind::resume));
   ASSERT_TRUE(q.push("new.uop"));
-  EXPECT_EQ(q.claim(ReductionQueue::Take::any)->name(), "new.uop");
-  EXPECT_EQ(q.claim(ReductionQueue::Take::any)->name(), "cut.uop");
+  EXPECT_EQ(q.outstanding(), 3);
+  EXPECT_EQ(q.claim()->name(), "new.uop");
+  EXPECT_EQ(q.claim()->name(), "cut.uop");
+  EXPECT_FALSE(q.claim());
+  EXPECT_EQ(q.claim(ReductionQueue::Take::any)->name(), "stalled.uop");
   EXPECT_FALSE(q.claim(ReductionQueue::Take::any));
   EXPECT_EQ(q.outstanding(), 0);
 }
@@ -157,8 +160,8 @@ TEST(ReductionQueue, AnIdleWorkerReducesAnotherWorkersFinding) {
   EXPECT_EQ(q.outstanding(), 0);
 }
 
-// While worker 0 generates, worker 1's reductions are cut by a --reduce-time too short to finish and
-// queued again; once worker 0 stops, the time left is the reduction's and it finishes.
+// While worker 0 generates, worker 1's reduction is cut by a --reduce-time too short for a step and
+// queued as stalled; once worker 0 stops, the time left is the reduction's and it finishes.
 TEST(ReductionQueue, AReductionCutByItsLimitIsResumedOnceNoWorkerGenerates) {
   TempDir tmp{"uopfuzz-queue"};
   CampaignOptions o = two_workers(tmp);
