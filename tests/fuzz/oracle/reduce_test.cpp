@@ -133,6 +133,40 @@ TEST(Reduce, ARoundTheTimeLimitEndedInIsNotFinished) {
   EXPECT_LT(program_cost(full.program), program_cost(p));
 }
 
+// The literal pass offers a buffer's values at their simplest a half, then a quarter, ... at a time
+// before one value at a time: a target that needs one of eight values takes a few steps, not seven.
+TEST(Reduce, LiteralPassSimplifiesPartsOfABufferAtOnce) {
+  const Program p = parse_program(
+      "uops 1\n"
+      "%0 = BUFFER i32[8] slot=0\n"
+      "%1 = BUFFER i32[1] slot=1\n"
+      "%2 = CONST i32 5\n"
+      "%3 = INDEX i32 %0 %2\n"
+      "%4 = LOAD i32 %3\n"
+      "%5 = CONST i32 0\n"
+      "%6 = INDEX i32 %1 %5\n"
+      "%7 = STORE void %6 %4\n"
+      "%8 = SINK void %7\n"
+      "data 0 = 11 12 13 14 15 16 17 18\n");
+  const std::vector<const Pass*> literal = passes_named({"literal"});
+  std::vector<std::vector<int64_t>> offered;  // slot 0's values of each candidate that has them
+  for (const Program& q : pass_candidates(*literal.at(0), p, reference_values(p)))
+    if (q.data.contains(0)) {
+      offered.emplace_back();
+      for (Scalar s : q.data.at(0)) offered.back().push_back(s.i);
+    }
+  auto at = [&](const std::vector<int64_t>& v) { return std::find(offered.begin(), offered.end(), v) - offered.begin(); };
+  const auto first_half = at({0, 0, 0, 0, 15, 16, 17, 18}), second_half = at({11, 12, 13, 14, 0, 0, 0, 0});
+  const auto a_quarter = at({11, 12, 13, 14, 0, 0, 17, 18}), one_value = at({11, 12, 13, 14, 15, 0, 17, 18});
+  const auto end = static_cast<std::ptrdiff_t>(offered.size());
+  ASSERT_LT(first_half, end);
+  ASSERT_LT(second_half, end);
+  ASSERT_LT(a_quarter, end);
+  ASSERT_LT(one_value, end);
+  EXPECT_LT(second_half, a_quarter);
+  EXPECT_LT(a_quarter, one_value);
+}
+
 // The docs name the registry's passes, in its order: docs/format.md's table of `reduce` (with the
 // descriptions --list-passes prints) and docs/design.md's reducer section.
 TEST(Reduce, DocsListTheRegistrysPasses) {
