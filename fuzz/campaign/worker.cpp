@@ -176,8 +176,8 @@ class Worker {
   void reduce_queued(ReductionQueue::Take take = ReductionQueue::Take::unstalled) {
     while (!g_stop)
       if (const std::optional<ReductionQueue::Claim> claim = queue_.claim(take)) {
-        const Reduction r = finish(corpus_.dir() + "/" + claim->name());
-        if (r != Reduction::done) queue_.push(claim->name(), r == Reduction::cut ? ReductionQueue::Kind::resume : ReductionQueue::Kind::stalled);
+        if (const std::optional<ReductionQueue::Kind> again = finish(corpus_.dir() + "/" + claim->name()))
+          queue_.push(claim->name(), *again);
       } else {
         return;
       }
@@ -188,7 +188,6 @@ class Worker {
   // ends.
   void help_reduce() {
     queue_.stop_generating(w_);
-    helping_ = true;
     while (!g_stop && (o_.time_s <= 0 || clock_.seconds() < o_.time_s)) {
       reduce_queued(queue_.generating() ? ReductionQueue::Take::unstalled : ReductionQueue::Take::any);
       if (!queue_.generating() && queue_.outstanding() == 0) return;
@@ -196,24 +195,22 @@ class Worker {
     }
   }
 
-  // How a queued finding's reduction ended: done (or nothing to resume), or cut by its own limit with
-  // budget left to resume it, after steps (cut) or without one (stalled).
-  enum class Reduction { done, cut, stalled };
-
   // A queued finding, read back from its file: its reduction, blame and culprit, each replacing the file.
-  // A file that no longer fails as saved (a flaky target) is left as found.
-  Reduction finish(const std::string& path) {
+  // A file that no longer fails as saved (a flaky target) is left as found. Returns how to queue it again
+  // when its reduction was cut by its own limit with budget left to resume it: after steps (resume) or
+  // without one (stalled); nothing when it is done.
+  std::optional<ReductionQueue::Kind> finish(const std::string& path) {
     Program found = read_program(path);
     const std::string* saved_as = found.meta_value("signature");
     const Finding first = check({&found}, cfg_).at(0);
-    if (!saved_as || !first.defined() || first.observation.signature != *saved_as) return Reduction::done;
+    if (!saved_as || !first.defined() || first.observation.signature != *saved_as) return std::nullopt;
     const Observation& obs = first.observation;
     FindingContext ctx = ctx_;  // the file keeps the worker that found it
     if (const std::string* w = found.meta_value("worker")) ctx.worker = *w;
     Program final = found;
     Observation final_obs = obs;
     bool changed = false;
-    Reduction outcome = Reduction::done;
+    std::optional<ReductionQueue::Kind> again;
     try {
       const double limit = reduction_limit();
       if (o_.reduce && limit > 0) {  // else the budget is spent: the file says it is unreduced
@@ -234,7 +231,7 @@ class Worker {
         // Resumed later from the file only in a --time run, which has the time: a --count run would
         // loop on a reduction that never completes within --reduce-time.
         if (!red.complete && o_.time_s > 0 && !g_stop && o_.time_s - clock_.seconds() > kMinResumeS)
-          outcome = red.steps > 0 ? Reduction::cut : Reduction::stalled;
+          again = red.steps > 0 ? ReductionQueue::Kind::resume : ReductionQueue::Kind::stalled;
       }
       if (!o_.matrix.empty() && !g_stop) {  // blame: a handful of one-kernel compiles of the small program
         final.set_meta("blame", blame_text(triage(final, obs.signature, cfg_, o_.matrix)));
@@ -253,7 +250,7 @@ class Worker {
       // Stopping: keep what is done (a finished reduction without its blame, or the finding as found).
     }
     if (changed) replace(path, final, final_obs, ctx);
-    return outcome;
+    return again;
   }
 
   // One reduction's limit: --reduce-time, within the budget's time left; and when the findings still to
@@ -264,7 +261,7 @@ class Worker {
     if (o_.time_s <= 0) return o_.reduce_time_s;
     const double left = o_.time_s - clock_.seconds();
     const double per_worker = static_cast<double>(std::max(1, queue_.outstanding())) / o_.jobs;
-    if (helping_ && !queue_.generating()) return left / std::max(1.0, per_worker);
+    if (!queue_.generating()) return left / std::max(1.0, per_worker);
     const double expected = reductions_ > 0 ? reduction_seconds_ / reductions_ : o_.reduce_time_s / 2;
     const double limit = std::min(o_.reduce_time_s, left);
     return per_worker * expected > left ? std::min(limit, left / per_worker) : limit;
@@ -324,7 +321,6 @@ class Worker {
   double longest_reduction_s_ = 0;
   double reduction_seconds_ = 0;  // over this worker's reductions
   int reductions_ = 0;
-  bool helping_ = false;  // done generating
   uint64_t index_ = 0;    // programs checked so far
 };
 

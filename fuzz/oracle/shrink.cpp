@@ -15,6 +15,13 @@ namespace uf {
 
 namespace {
 
+// The halves of [0, n), then its quarters, eighths, ... down to pairs (ddmin's chunks), as [from, to).
+template <class Fn>
+void for_each_chunk(size_t n, Fn&& fn) {
+  for (size_t chunk = n / 2; chunk >= 2; chunk /= 2)
+    for (size_t from = 0; from + chunk <= n; from += chunk) fn(from, from + chunk);
+}
+
 int64_t complexity(DType d, Scalar v) {
   if (v.u == 0) return 0;  // 0, +0.0, false
   if (is_float(d) ? v.f == 1.0 : v.u == 1) return 1;
@@ -120,12 +127,11 @@ void sink_steps(const PassInput& in) {
     for (const UOp* e : effects) in.add(with_sink(in, {e}));
   // Drop a half, then each quarter, eighth, ... (ddmin's complements): with many irrelevant stores a
   // slow target accepts a big step in a few checks instead of one store per round.
-  for (size_t chunk = effects.size() / 2; chunk >= 2; chunk /= 2)
-    for (size_t from = 0; from + chunk <= effects.size(); from += chunk) {
-      std::vector<const UOp*> rest(effects.begin(), effects.begin() + static_cast<long>(from));
-      rest.insert(rest.end(), effects.begin() + static_cast<long>(from + chunk), effects.end());
-      in.add(with_sink(in, rest));
-    }
+  for_each_chunk(effects.size(), [&](size_t from, size_t to) {
+    std::vector<const UOp*> rest(effects.begin(), effects.begin() + static_cast<long>(from));
+    rest.insert(rest.end(), effects.begin() + static_cast<long>(to), effects.end());
+    in.add(with_sink(in, rest));
+  });
   for (size_t i = 0; i < effects.size(); ++i) {
     std::vector<const UOp*> rest(effects.begin(), effects.end());
     rest.erase(rest.begin() + static_cast<long>(i));
@@ -241,21 +247,24 @@ void literal_steps(const PassInput& in) {
     Program zeros = in.p;
     zeros.data.erase(slot);
     in.add(std::move(zeros));
+    const int64_t slot_id = slot;  // clang 14 cannot capture a structured binding (C++20 P1091)
+    std::vector<std::vector<Scalar>> simpler(vals.size());
+    for (size_t i = 0; i < vals.size(); ++i) simpler[i] = simpler_values(b->dtype, vals[i]);
     // Each value of a half, then of each quarter, eighth, ... at its simplest at once (ddmin's subsets):
     // most values of a buffer do not matter, and one step each cost a slow target a check per value.
-    for (size_t chunk = vals.size() / 2; chunk >= 2; chunk /= 2)
-      for (size_t from = 0; from + chunk <= vals.size(); from += chunk) {
-        Program q = in.p;
-        bool simpler = false;
-        for (size_t i = from; i < from + chunk; ++i)
-          if (const std::vector<Scalar> s = simpler_values(b->dtype, vals[i]); !s.empty()) {
-            q.data[slot][i] = s[0];
-            simpler = true;
-          }
-        if (simpler) in.add(std::move(q));
-      }
+    for_each_chunk(vals.size(), [&](size_t from, size_t to) {
+      Program q = in.p;
+      bool changed = false;
+      Values& values = q.data[slot_id];
+      for (size_t i = from; i < to; ++i)
+        if (!simpler[i].empty()) {
+          values[i] = simpler[i][0];
+          changed = true;
+        }
+      if (changed) in.add(std::move(q));
+    });
     for (size_t i = 0; i < vals.size(); ++i)
-      for (Scalar s : simpler_values(b->dtype, vals[i])) {
+      for (Scalar s : simpler[i]) {
         Program q = in.p;
         q.data[slot][i] = s;
         in.add(std::move(q));
