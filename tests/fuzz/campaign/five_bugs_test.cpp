@@ -1,6 +1,6 @@
 // One bucket per root cause: against a renderer with five independent bugs of five kinds
 // (tests/fuzz/campaign/plugins/five_bugs.py: a wrong f64 constant, f32 MAX ignoring NaN, unguarded i32
-// division, u32 SHL by the width, CAST f64 -> f32 rounded toward zero), a fixed-seed campaign of 360
+// division, u32 SHL by the width, CAST f64 -> f32 rounded toward zero), a fixed-seed campaign of 120
 // programs with --jobs 2 saves exactly one bucket per bug, each reduced to completion (`meta reduced =
 // yes`) and to at most 10 nodes. The campaign is a count, not a time: which programs run does not depend
 // on the machine's speed, so neither do the buckets, nor, with a generous --reduce-time, whether each reduction
@@ -28,7 +28,7 @@ TEST(FiveBugs, OneReducedBucketPerBug) {
   const fs::path dir = tmp.path();
   nlohmann::json s;
   ASSERT_NO_FATAL_FAILURE(run_finding_campaign(
-      "--seed 1 --count 360 --jobs 2 -q --reduce-time 600 --renderer-protocol batch --renderer-batch " + source_path("tests/fuzz/campaign/plugins/five_bugs.py"), dir, &s));
+      "--seed 1 --count 120 --jobs 2 -q --reduce-time 600 --renderer-protocol batch --renderer-batch " + source_path("tests/fuzz/campaign/plugins/five_bugs.py"), dir, &s));
   std::map<std::string, int> buckets;  // signature -> saved files
   for (const auto& path : s["saved"]) {
     const std::string file = path.get<std::string>();
