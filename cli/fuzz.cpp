@@ -174,6 +174,11 @@ int run_reduce(const ReduceCliOptions& o) {
   std::cerr << "reduce: " << program_cost(r.program).nodes << " nodes after " << r.steps << " steps, " << r.candidates
             << " candidates in " << r.compiler_calls << " batches, " << r.seconds << " s"
             << (kept && r.complete ? "" : " (not finished: `meta reduced = no`)") << "\n";
+  if (!kept)  // say why the steps were thrown away: else "not finished" reads as a budget too short
+    std::cerr << "reduce: the result "
+              << (r.observation.verdict == Verdict::ok ? "passes" : "fails as `" + r.observation.signature + "`")
+              << " when checked again, not `" << obs.signature << "` as when it was kept: the target's verdict depends on more "
+              << "than the program (memory it never initialised, what ran before it); wrote the input unchanged\n";
   if (o.verbose) std::cerr << pass_stats_text(r.passes);
   return kOk;
 }

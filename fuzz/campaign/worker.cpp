@@ -70,7 +70,8 @@ class Worker {
         ctx_{std::to_string(w), cfg_, compiler_version(o.cfg.cc)},
         slow_server_(o.cfg.renders_per_request()),
         min_batch_(slow_server_ ? std::min(o.min_batch, o.server_min_batch) : o.min_batch),
-        batch_(std::clamp(slow_server_ ? std::min(o.first_batch, o.server_first_batch) : o.first_batch, min_batch_, o.max_batch)) {}
+        batch_(
+            std::clamp(slow_server_ ? std::min(o.first_batch, o.server_first_batch) : o.first_batch, min_batch_, o.max_batch)) {}
 
   void run() {
     while (!g_stop && index_ < quota_ && (o_.time_s <= 0 || clock_.seconds() < generation_end())) {
@@ -321,7 +322,7 @@ class Worker {
   double longest_reduction_s_ = 0;
   double reduction_seconds_ = 0;  // over this worker's reductions
   int reductions_ = 0;
-  uint64_t index_ = 0;    // programs checked so far
+  uint64_t index_ = 0;  // programs checked so far
 };
 
 }  // namespace

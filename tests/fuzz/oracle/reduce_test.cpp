@@ -115,6 +115,26 @@ TEST(Reduce, OnlyTheChosenPassesRun) {
   EXPECT_NE(unknown.out.find("slice, sink, unused-buffers"), std::string::npos) << unknown.out;
 }
 
+// A target that stops failing mid-reduction (tests/fuzz/oracle/flaky_renderer.sh: broken for its first
+// 30 renders, a step's worth): the reduced program passes when checked again, so `reduce` writes the
+// input unchanged, marked unreduced, and says why instead of a bare "not finished".
+TEST(Reduce, AResultThatNoLongerFailsWhenCheckedAgainIsReportedAndTheInputKept) {
+  const Program p = broken_renderer_mul_program();
+  const TempDir dir;
+  std::ofstream(dir / "found.uop") << print_program(p);
+  const std::string env = "UOPFUZZ=" + uopfuzz_binary() + " FLAKY_BROKEN=30 FLAKY_COUNT=" + (dir / "count").string() + " ";
+  const Ran ran = run_uopfuzz("reduce " + (dir / "found.uop").string() + " -o " + (dir / "reduced.uop").string() +
+                                  " --cflags -O1 --renderer-cmd " + source_path("tests/fuzz/oracle/flaky_renderer.sh"),
+                              env);
+  ASSERT_EQ(ran.code, 0) << ran.out;
+  EXPECT_NE(ran.out.find("step 1 "), std::string::npos) << "no step taken while the target failed:\n" << ran.out;
+  EXPECT_NE(ran.out.find("reduce: the result passes when checked again, not `mismatch MUL i32`"), std::string::npos) << ran.out;
+  const Program written = parse_program(read_text(dir / "reduced.uop"));
+  EXPECT_EQ(program_cost(written).nodes, program_cost(p).nodes) << read_text(dir / "reduced.uop");
+  ASSERT_NE(written.meta_value("reduced"), nullptr);
+  EXPECT_EQ(*written.meta_value("reduced"), "no");
+}
+
 // A batch that ends past the reducer's time limit is not trusted (its late renders may have been cut):
 // a round whose last batch did so is no proof of 1-minimality, even when it checked every candidate.
 TEST(Reduce, ARoundTheTimeLimitEndedInIsNotFinished) {
