@@ -6,7 +6,8 @@ as its header's `Found as` class says, built with its own Build line.
 The exported C is built with the command its own header gives (the recorded compiler and flags) in an
 empty directory and run there, with nothing of uopfuzz: a `status = open` file must fail as its meta
 `class` says (compile-error: the build fails; mismatch: exit 1 printing `NAME[I] = GOT expected WANT`;
-crash: a signal; timeout: still running after 20 s), any other status must build and exit 0.
+crash: a signal; timeout: still running after 20 s), any other status must build and exit 0. An open
+`render-error` has no C to stand alone (the target does not render it): export must refuse it, exit 2, saying so.
 """
 import os
 import re
@@ -62,6 +63,11 @@ def main():
     c = os.path.join(work, "repro.c")
     exported = subprocess.run([uopfuzz, "export", path, "--as", "c", "-o", c], stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True)
+    if want == "render-error":
+      refused = exported.returncode == 2 and "the target does not render it" in exported.stdout
+      print(f"{path}: export exited {exported.returncode} (want 2, no C for a render-error):\n{exported.stdout[-2000:]}")
+      if not refused: sys.exit(1)
+      return
     if exported.returncode != 0: sys.exit(f"{path}: uopfuzz export exited {exported.returncode}:\n{exported.stdout}")
     with open(c) as f: text = f.read()
     build = re.search(r"^/\* Build: (.*) \*/$", text, re.M)
