@@ -21,8 +21,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.join(HERE, ".."), HERE]
 from uopfuzz_plugin import Plugin, Rendered  # noqa: E402
 
-try:
-  import tinygrad  # noqa: F401
+try:  # a submodule: with plugins/ first on sys.path, plugins/tinygrad itself imports as a namespace `tinygrad`
+  import tinygrad.uop.ops  # noqa: F401
 except ImportError as e:  # a setup problem, not a finding
   print(f"uopfuzz_tinygrad: cannot import tinygrad ({e}); put a tinygrad checkout on PYTHONPATH", file=sys.stderr)
   sys.exit(2)
