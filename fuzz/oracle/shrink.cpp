@@ -247,21 +247,18 @@ void literal_steps(const PassInput& in) {
     Program zeros = in.p;
     zeros.data.erase(slot);
     in.add(std::move(zeros));
-    const int64_t slot_id = slot;  // clang 14 cannot capture a structured binding (C++20 P1091)
     std::vector<std::vector<Scalar>> simpler(vals.size());
     for (size_t i = 0; i < vals.size(); ++i) simpler[i] = simpler_values(b->dtype, vals[i]);
     // Each value of a half, then of each quarter, eighth, ... at its simplest at once (ddmin's subsets):
     // most values of a buffer do not matter, and one step each cost a slow target a check per value.
     for_each_chunk(vals.size(), [&](size_t from, size_t to) {
+      const auto first = simpler.begin() + static_cast<long>(from), last = simpler.begin() + static_cast<long>(to);
+      if (std::all_of(first, last, [](const std::vector<Scalar>& s) { return s.empty(); })) return;
       Program q = in.p;
-      bool changed = false;
-      Values& values = q.data[slot_id];
+      Values& values = q.data[b->slot];
       for (size_t i = from; i < to; ++i)
-        if (!simpler[i].empty()) {
-          values[i] = simpler[i][0];
-          changed = true;
-        }
-      if (changed) in.add(std::move(q));
+        if (!simpler[i].empty()) values[i] = simpler[i][0];
+      in.add(std::move(q));
     });
     for (size_t i = 0; i < vals.size(); ++i)
       for (Scalar s : simpler[i]) {
