@@ -13,8 +13,10 @@
 # Without a `name` the plug-in answers no handshake: uopfuzz then speaks protocol 1 to it, as its flag says.
 # `switches` (things of the target a render can switch off, `off`, and report as `used`) and `exports`
 # (formats a program can be exported to) are protocol 2's optional keys for culprit searches and
-# reproducers. The .uop reader (Program, parse_program, buffer_bytes, ...) lives in uopfuzz_uop.py and is
-# re-exported here, so `from uopfuzz_plugin import ...` gives all of it.
+# reproducers; with switches, `reachable` (those a generated program can reach: the denominator of target
+# coverage) and `switch_source` (a line about each, what a coverage report shows for one never used). The
+# .uop reader (Program, parse_program, buffer_bytes, ...) lives in uopfuzz_uop.py and is re-exported here,
+# so `from uopfuzz_plugin import ...` gives all of it.
 import base64
 import binascii
 import collections
@@ -157,21 +159,25 @@ class Plugin:
   one translation unit (their common leading lines once): true when they differ only after a prelude they
   share, and define nothing two kernels would both define differently. switches (a list, or a function
   giving one, called when first needed: the handshake or an `off`) make the call render(program, function,
-  off=frozenset of names). exports: {FORMAT: fn(program) -> text}, for `export` requests.
+  off=frozenset of names); with them, reachable (the switches a generated program can reach, the coverage
+  denominator) and switch_source ({switch: one short line about it}), each given likewise, are handshake
+  keys too. exports: {FORMAT: fn(program) -> text}, for `export` requests.
   language="outputs" with run=fn instead of render (modes: server only): fn(program, function, inputs[,
   off=...]) with inputs a list of {slot: bytes}, one per data set, returns one entry per data set, either
   {slot: bytes} (every BUFFER's final bytes) or RunFailure(cls, message[, signal]), as a list or as Ran(list, used);
   RenderError (or any exception) means the program cannot be run at all."""
 
   def __init__(self, render=None, name=None, version="", without=(), modes=MODES, language="c", one_unit=False,
-               switches=None, exports=None, run=None):
+               switches=None, exports=None, run=None, reachable=None, switch_source=None):
     self.prog = os.path.splitext(os.path.basename(sys.argv[0]))[0] or "plugin"
     if language not in LANGUAGES: self.fail(2, f"language {language!r} is none of {', '.join(LANGUAGES)}")
     if (language == "outputs") != (run is not None): self.fail(2, "run= goes with language='outputs', and only with it")
     if run is not None and render is not None: self.fail(2, "an executing target (language 'outputs') runs programs: no render=")
+    if switches is None and (reachable is not None or switch_source is not None): self.fail(2, "reachable= and switch_source= go with switches=")
     self.render, self.run, self.name, self.version, self.without, self.language = render, run, name, version, list(without), language
     self.modes = ["server"] if language == "outputs" else list(modes)  # run requests travel in server mode only
     self.one_unit, self.switches, self.exports, self._switch_list = one_unit, switches, dict(exports or {}), None
+    self.reachable, self.switch_source = reachable, switch_source
 
   def switch_list(self):
     if self._switch_list is None:
@@ -180,12 +186,30 @@ class Plugin:
         if not isinstance(n, str) or not re.fullmatch(r"[!-+\--~]+", n): self.fail(2, f"switch {n!r}: not printable ASCII without blanks or commas")
     return self._switch_list
 
+  def switch_keys(self):
+    """The handshake's reachable and switch_source, those given: {key: its value}, every name a switch."""
+    out, known = {}, set(self.switch_list())
+    for key, given in (("reachable", self.reachable), ("switch_source", self.switch_source)):
+      if given is None: continue
+      value = given() if callable(given) else given
+      names = list(value)
+      if key == "switch_source":
+        if not isinstance(value, dict): self.fail(2, f"switch_source: a dict of switch -> text, not {type(value).__name__}")
+        bad = next((n for n, t in value.items() if not isinstance(t, str) or "\n" in t), None)
+        if bad is not None: self.fail(2, f"switch_source of {bad!r}: not one line of text")
+        value = dict(value)
+      else: value = names
+      unknown = next((n for n in names if n not in known), None)
+      if unknown is not None: self.fail(2, f"{key}: {unknown!r} is not one of the switches")
+      out[key] = value
+    return out
+
   def describe(self):
     version = self.version() if callable(self.version) else self.version
     d = {"protocol": PROTOCOL, "modes": self.modes, "language": self.language,
          "target": {"name": self.name, "version": str(version)}, "without": self.without}
     if self.one_unit: d["one_unit"] = True
-    if self.switches is not None: d["switches"] = self.switch_list()
+    if self.switches is not None: d.update(switches=self.switch_list(), **self.switch_keys())
     if self.exports: d["exports"] = sorted(self.exports)
     return d
 

@@ -5,7 +5,9 @@
 # `meta raise = WHAT` an unexpected exception, `meta print = TEXT` prints TEXT to stdout while rendering,
 # `meta crash = yes` ends the process (exit 3), `meta use = NAME ...` reports those switches (the ones not
 # switched off) as used. The C's comment lists the switches that were off. Its switches come from a
-# function that says so on stderr (only the handshake and an `off` need them); it exports to `ops` (the
+# function that says so on stderr (only the handshake and an `off` need them), and so do the two of them a
+# program can reach (`reachable`, a function too); each has a line of source (`switch_source`, a dict). It
+# exports to `ops` (the
 # op names, then the data and expect values read) and `broken` (a RenderError).
 # $SDK_PLUGIN_LANGUAGE=x86-64: the render is bytes instead, `ret` then every byte value 0..255 (so that a
 # text layer anywhere would show). =outputs: it runs programs instead (run() below). `meta wrong = type`
@@ -24,6 +26,15 @@ SWITCHES = ["sym.py:10", "sym.py:10#2", "late.py:7"]
 def switches():
   print("sdk_plugin: switches listed", file=sys.stderr)
   return SWITCHES
+
+
+def reachable():
+  print("sdk_plugin: reachable listed", file=sys.stderr)
+  return ["sym.py:10", "late.py:7"]
+
+
+SWITCH_SOURCE = {"sym.py:10": "(UPat.var('x') + 0, lambda x: x),", "sym.py:10#2": "(UPat.var('x') * 1, lambda x: x),",
+                 "late.py:7": "def fold_late(x):"}
 
 
 def render(program, function, off):
@@ -77,5 +88,6 @@ def export_broken(program):
 
 LANGUAGE = os.environ.get("SDK_PLUGIN_LANGUAGE", "c")
 Plugin(name="sdk-test", version="1.0", without=["mulacc"], language=LANGUAGE, switches=switches,
+       reachable=reachable, switch_source=SWITCH_SOURCE,
        exports={"ops": export_ops, "broken": export_broken},
        **({"run": run} if LANGUAGE == "outputs" else {"render": render})).main()

@@ -158,13 +158,36 @@ class Modes(unittest.TestCase):
     r = run("--uopfuzz-describe", stdin=subprocess.DEVNULL)
     self.assertEqual(r.returncode, 0, r.stderr)
     d = json.loads(r.stdout)
-    self.assertEqual(sorted(d), ["exports", "language", "modes", "protocol", "switches", "target", "without"])
+    self.assertEqual(sorted(d), ["exports", "language", "modes", "protocol", "reachable", "switch_source", "switches", "target", "without"])
     self.assertEqual((d["protocol"], d["modes"], d["language"]), (2, ["server", "batch", "program"], "c"))
     self.assertEqual(d["target"], {"name": "sdk-test", "version": "1.0"})
     self.assertEqual(d["without"], ["mulacc"])
     self.assertEqual(d["switches"], ["sym.py:10", "sym.py:10#2", "late.py:7"])
     self.assertEqual(d["exports"], ["broken", "ops"])
     self.assertIn("switches listed", r.stderr)
+    self.assertEqual(d["reachable"], ["sym.py:10", "late.py:7"])  # a function's list, called for the handshake
+    self.assertIn("reachable listed", r.stderr)
+    self.assertEqual(d["switch_source"], {"sym.py:10": "(UPat.var('x') + 0, lambda x: x),",
+                                          "sym.py:10#2": "(UPat.var('x') * 1, lambda x: x),", "late.py:7": "def fold_late(x):"})
+
+  def test_describe_reachable_and_switch_source_are_switches(self):
+    def describe(args):
+      code = ("import sys; sys.path.insert(0, %r); from uopfuzz_plugin import Plugin; "
+              "Plugin(name='t', render=None, %s).main()") % (os.path.join(ROOT, "plugins"), args)
+      return subprocess.run([sys.executable, "-B", "-c", code, "--uopfuzz-describe"], capture_output=True, text=True)
+    r = describe("switches=['a', 'b'], reachable={'b': 1}, switch_source=lambda: {'a': 'x = 1'}")  # a dict's keys; a function
+    self.assertEqual(r.returncode, 0, r.stderr)
+    self.assertEqual({k: v for k, v in json.loads(r.stdout).items() if k in ("switches", "reachable", "switch_source")},
+                     {"switches": ["a", "b"], "reachable": ["b"], "switch_source": {"a": "x = 1"}})
+    for args, message in (("switches=['a'], reachable=['a', 'c']", "reachable: 'c' is not one of the switches"),
+                          ("switches=lambda: ['a'], reachable=lambda: ['b']", "reachable: 'b' is not one of the switches"),
+                          ("switches=['a'], switch_source={'b': 'x'}", "switch_source: 'b' is not one of the switches"),
+                          ("switches=['a'], switch_source={'a': 'two\\nlines'}", "switch_source of 'a': not one line of text"),
+                          ("switches=['a'], switch_source=['a']", "switch_source: a dict of switch -> text, not list"),
+                          ("reachable=['a']", "reachable= and switch_source= go with switches=")):
+      r = describe(args)
+      self.assertEqual((r.returncode, r.stdout), (2, ""), args)
+      self.assertIn(message, r.stderr, args)
 
   def test_describe_one_unit_only_when_promised(self):
     code = ("import sys; sys.path.insert(0, %r); from uopfuzz_plugin import Plugin; "
@@ -174,6 +197,8 @@ class Modes(unittest.TestCase):
     d = json.loads(r.stdout)
     self.assertIs(d["one_unit"], True)
     self.assertNotIn("switches", d)  # only when given
+    self.assertNotIn("reachable", d)
+    self.assertNotIn("switch_source", d)
     self.assertNotIn("exports", d)
 
   def test_protocol_1_plugin_has_no_handshake(self):
@@ -266,6 +291,7 @@ class Modes(unittest.TestCase):
     code, stderr = server.close()
     self.assertEqual(code, 0)
     self.assertEqual(stderr.count("switches listed"), 1)  # listed once, when an `off` first needed them
+    self.assertNotIn("reachable listed", stderr)  # only the handshake needs them
 
   def test_server_exports(self):
     server = Server(self, PLUGIN)
