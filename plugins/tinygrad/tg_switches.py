@@ -122,6 +122,38 @@ def switches():
   return sorted({rule_name(c) for c in codes}, key=NAME_KEYS.get)
 
 
+# Not reachable from a kernel (the coverage denominator, `reachable`, leaves them out): the rules of
+# tinygrad's front end (Tensor, movement ops, functions), its scheduler and its realize engine, which rewrite
+# graphs of tensors before there is a kernel; the UOp pretty-printer's (uop/render.py: debug text, no code);
+# and the AMD tensor cores' WMMA validation (codegen/opt/tc.py), which no CPU kernel of ours has. A prefix
+# ending in / is a directory. The agreed "kernel-pipeline set" (bench/RESULTS.md, target coverage).
+NOT_KERNEL = ("schedule/", "engine/", "tensor.py", "function.py", "uop/movement.py", "uop/render.py", "codegen/opt/tc.py")
+
+
+def switch_file(name): return name.rsplit(":", 1)[0]
+
+
+def in_kernel(name):
+  """Whether a switch is a rule of the kernel pipeline, one a generated kernel can reach (not NOT_KERNEL's)."""
+  f = switch_file(name)
+  return not any(f.startswith(p) if p.endswith("/") else f == p for p in NOT_KERNEL)
+
+
+def reachable():
+  """The switches a generated kernel can reach: the handshake's `reachable`."""
+  return [n for n in switches() if in_kernel(n)]
+
+
+def switch_source():
+  """{switch: the first line of its rule's source, stripped, at most 160 characters}: the handshake's `switch_source`."""
+  out = {}
+  for name in switches():
+    rel, line, _ = NAME_KEYS[name]
+    text = linecache.getline(os.path.join(ROOT, rel), line).strip()
+    out[name] = text[:157] + "..." if len(text) > 160 else text
+  return out
+
+
 def switched(fn, program, fname, off=()):
   """fn(program, fname) with the rules in off (and UOPFUZZ_TINYGRAD_OFF's) switched off: (its value, the
   rules that fired). What the adapter cannot express is the render error `unsupported: ...`, anything

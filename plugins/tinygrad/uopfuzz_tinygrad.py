@@ -10,7 +10,8 @@
 #   python the PYTHON device: tinygrad's emulator runs the program: language outputs (backend_python.py)
 # In server mode tinygrad is imported once per process. What a backend cannot take from our IR is a render
 # error; its handshake gives uopfuzz the --without set that keeps such programs out. Its switches are
-# tinygrad's rewrite rules (tg_switches.py; a render can switch them off, and says which fired), and it
+# tinygrad's rewrite rules (tg_switches.py; a render can switch them off, and says which fired; the handshake
+# says which a kernel can reach and each one's source line), and it
 # exports a program as a standalone tinygrad test (tg_export.py). See README.md.
 import importlib
 import os
@@ -44,11 +45,11 @@ def backend_and_args(argv):
 def plugin(backend):
   """The SDK's Plugin for a backend module: its handshake, its render (or run), the switches and export."""
   from tg_export import export_tinygrad
-  from tg_switches import setup, switched, switches
+  from tg_switches import reachable, setup, switch_source, switched, switches
   from tg_uops import tinygrad_version
   setup(backend)
   common = dict(name=backend.NAME, version=tinygrad_version, without=backend.WITHOUT, language=backend.LANGUAGE,
-                switches=switches, exports={"tinygrad": lambda program: export_tinygrad(program, backend)})
+                switches=switches, reachable=reachable, switch_source=switch_source, exports={"tinygrad": lambda program: export_tinygrad(program, backend)})
   if backend.LANGUAGE == "outputs":
     from uopfuzz_plugin import Ran
 

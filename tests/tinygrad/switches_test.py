@@ -2,11 +2,12 @@
 # The tinygrad adapter's switches (plugins/tinygrad/uopfuzz_tinygrad.py): every rewrite rule of tinygrad's
 # PatternMatchers is a switch, FILE:LINE of its function. Its handshake lists them; a server render reports
 # the rules that fired (`used`) and switches those in `off` off; UOPFUZZ_TINYGRAD_OFF does the same in every
-# mode. On three findings of corpus/tinygrad/ (docs/findings.md, tinygrad bugs 1, 2 and 4) the rule named
-# there fires, and `uopfuzz run` agrees once it is off (bug 4 needs the rule that folds the NaN compare next
-# off too), while an unrelated rule off changes nothing. The rules are found by what they are, not by line.
-# Run from the repository root with UOPFUZZ and tinygrad on PYTHONPATH (or UOPFUZZ_TINYGRAD); exit 77 without
-# tinygrad or clang.
+# mode. Every backend's handshake also says which switches a kernel can reach (`reachable`) and each one's
+# source line (`switch_source`). On three findings of corpus/tinygrad/ (docs/findings.md, tinygrad bugs 1, 2
+# and 4) the rule named there fires, and `uopfuzz run` agrees once it is off (bug 4 needs the rule that
+# folds the NaN compare next off too), while an unrelated rule off changes nothing. The rules are found by
+# what they are, not by line. Run from the repository root with UOPFUZZ and tinygrad on PYTHONPATH (or
+# UOPFUZZ_TINYGRAD); exit 77 without tinygrad or clang.
 import json, linecache, os, re, shutil, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -53,6 +54,22 @@ check(all(re.fullmatch(r"[\w/]+\.py:\d+(#\d+)?", s) for s in switches), "handsha
 check({fold, noop, minmax} <= set(switches), "handshake: the three rules are switches")
 check(not any(s.startswith(("uop/spec.py", "uop/upat.py")) for s in switches), "handshake: no verifier or UPat compiler rule")
 check(json.loads(d.stdout).get("exports") == ["tinygrad"] if d.returncode == 0 else False, "handshake: exports tinygrad")
+
+# every backend's handshake: `reachable` (the coverage denominator: the kernel pipeline's rules, no scheduler's
+# or Tensor front end's) within its switches, and `switch_source`, each switch's first source line
+for backend in ("clang", "llvm", "x86", "python"):
+  r = subprocess.run([ADAPTER, "--backend", backend, "--uopfuzz-describe"], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+  h = json.loads(r.stdout) if r.returncode == 0 else {}
+  names, reach, source = h.get("switches", []), h.get("reachable", []), h.get("switch_source", {})
+  check(100 < len(reach) < len(names) and set(reach) <= set(names), f"{backend}: reachable, {len(reach)} of {len(names)} switches {r.stderr.strip()[-300:]}")
+  check(not any(n.startswith(("schedule/", "engine/", "tensor.py:")) for n in reach), f"{backend}: no scheduler, engine or Tensor rule reachable")
+  check(any(n.startswith("schedule/") for n in names), f"{backend}: the scheduler's rules are switches all the same")
+  check(sorted(source) == sorted(names) and all(isinstance(t, str) and t and "\n" not in t and len(t) <= 160 for t in source.values()),
+        f"{backend}: switch_source, one line of at most 160 characters for each of {len(names)} switches")
+  if backend == "clang":
+    check({fold, noop, minmax} <= set(reach), "clang: the three rules are reachable")
+    code = symbolic.fold_const_alu.__code__
+    check(source.get(fold) == linecache.getline(code.co_filename, code.co_firstlineno).strip(), f"clang: the source of {fold}: {source.get(fold)!r}")
 
 # the server: used, off, and nothing left switched off after a render with off
 server = subprocess.Popen([ADAPTER, "--uopfuzz-serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
