@@ -31,6 +31,7 @@ NOT_RULE_FILES = {os.path.join(ROOT, "uop", "upat.py"), os.path.join(ROOT, "uop"
 NOT_RULES = set()
 BACKEND = None  # the backend module (backend_*.py) of this process
 NAME_KEYS = {}  # switch name -> (file, line, rank): the handshake's order
+FIRED = None  # a collections.Counter that counts every firing, across renders (tools/tinygrad-peer-coverage), or None
 ENV_OFF = "UOPFUZZ_TINYGRAD_OFF"  # NAME,NAME: switched off in every render, whatever the mode
 WARMUP = "uops 1\n%0 = BUFFER f32[2] slot=0\n%1 = CONST i32 1\n%2 = INDEX f32 %0 %1\n%3 = LOAD f32 %2\n%4 = ADD f32 %3 %3\n%5 = STORE void %2 %4\n%6 = SINK void %5\n"
 
@@ -74,7 +75,9 @@ def gate(real):
   def gated_rule(*args, **kwargs):
     if name in OFF: return None
     ret = real(*args, **kwargs)
-    if ret is not None: USED.add(name)
+    if ret is not None:
+      USED.add(name)
+      if FIRED is not None: FIRED[name] += 1
     return ret
   gated_rule.uopfuzz_rule = name
   return gated_rule
