@@ -24,6 +24,7 @@
 namespace uf::bench {
 void register_front();
 void register_compiled();
+void register_guide();
 }  // namespace uf::bench
 
 int main(int argc, char** argv) {
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
 
   uf::bench::register_front();
   uf::bench::register_compiled();
+  uf::bench::register_guide();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
   int status = 0;

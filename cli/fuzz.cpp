@@ -187,7 +187,7 @@ struct FuzzCliOptions {
   CampaignOptions campaign;
   CompiledFlags flags;
   std::vector<std::string> without;
-  std::string policy, matrix;
+  std::string policy, matrix, guide = "coverage", target_rules;
   bool no_reduce = false, no_culprit = false, quiet = false;
 };
 
@@ -205,6 +205,9 @@ int run_fuzz(FuzzCliOptions o) {
     o.campaign.matrix = parse_matrix(o.matrix);
     check_matrix_compilers(o.campaign.matrix);
   }
+  o.campaign.guide = guide_from_name(o.guide);
+  if (o.campaign.seeds_dir.empty()) o.campaign.seeds_dir = o.campaign.corpus_dir + "/seeds";
+  if (!o.target_rules.empty()) o.campaign.target_rules = parse_target_rules(o.target_rules);
   o.campaign.progress = !o.quiet;
   if (o.campaign.events_path.empty() && !o.campaign.json_path.empty())
     o.campaign.events_path = default_events_path(o.campaign.json_path);
@@ -269,6 +272,13 @@ std::vector<Command> fuzz_commands(CLI::App& app) {
   fz->add_option("--matrix", fuzz_opts->matrix, "triage each new bucket across CC:FLAGS,CC:FLAGS,... and record its meta blame");
   fz->add_flag("--stop-on-finding", c.stop_on_finding,
                "stop once the first failure bucket is seen (like SIGTERM: a reduction in progress stops)");
+  fz->add_option("--guide", fuzz_opts->guide,
+                 "coverage: keep programs that reach new target features as seeds and derive programs from them; "
+                 "none: the blind stream (default coverage)")
+      ->check(CLI::IsMember({"none", "coverage"}));
+  fz->add_option("--seeds", c.seeds_dir, "where seeds are kept and read from (default CORPUS/seeds)");
+  fz->add_option("--target-rules", fuzz_opts->target_rules,
+                 "favour seeds that reach target features near these: FILE:LINE,... or a summary (its never-fired ones)");
   fz->add_flag("--quiet,-q", fuzz_opts->quiet, "no progress line");
   add_policy_option(fz, fuzz_opts->policy);
   add_without_option(fz, fuzz_opts->without);

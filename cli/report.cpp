@@ -60,6 +60,9 @@ int run_merge(const MergeCliOptions& o) {
   for (const std::string& s : r.skipped) std::cerr << "corpus merge: skipped " << s << "\n";
   std::cerr << "corpus merge: " << r.files << " files, " << r.written.size() << " buckets in " << r.groups.size() << " groups -> "
             << o.out << "\n";
+  if (r.seeds > 0)
+    std::cerr << "corpus merge: " << r.seeds << " seeds reaching " << r.seed_features.size() << " target features -> " << o.out
+              << "/seeds\n";
   for (const auto& [key, members] : r.groups)
     std::cerr << "corpus merge: group " << key << ": " << members.size() << (members.size() == 1 ? " bucket" : " buckets")
               << "\n";

@@ -103,6 +103,7 @@ std::vector<std::optional<std::string>> render_units(const std::vector<const Pro
   std::vector<PluginResult> r = render_with_plugin_protocol(programs, names, cfg);
   const bool budget_over = cfg.render_stop_at && std::chrono::steady_clock::now() >= *cfg.render_stop_at;
   for (size_t i = 0; i < programs.size(); ++i) {
+    out[i]->features = std::move(r[i].used);
     if (r[i].ok) sources[i] = plugin_unit(r[i], cfg, names[i]);
     if (!r[i].ok) {
       out[i]->status = KernelStatus::render_error;
@@ -195,6 +196,7 @@ void run_on_target(const std::vector<const Program*>& firsts, const std::vector<
         continue;
       }
       const PluginRunOutcome& got = r.outcomes[k];
+      o.features = r.used;
       o.message = got.message;
       switch (got.status) {
         case Status::ok:

@@ -67,6 +67,9 @@ struct KernelOutcome {
   int signal = 0;
   std::string message;
   std::map<int64_t, Values> buffers;  // when ok: every BUFFER by slot
+  // What of the target the kernel's render reached: a protocol-2 plug-in's `used` (tinygrad: the rewrite
+  // rules that fired). The campaign's target coverage and its guidance count these.
+  std::vector<std::string> features;
   // A plug-in render that failed once render_stop_at had passed (cut short, or never started), or a
   // compile the budget cut: an error that says nothing about the target, so not a finding (the caller
   // drops the program).

@@ -2,6 +2,7 @@
 #include "codegen/plugin_describe.h"
 
 #include <algorithm>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "codegen/runtime/process.h"
@@ -98,6 +99,32 @@ RendererProtocol PluginDescription::best_mode() const {
   return RendererProtocol::program;
 }
 
+namespace {
+
+// The optional keys that describe the switches for target coverage: `reachable` and `switch_source`, each
+// naming switches only.
+void read_coverage_keys(const nlohmann::json& j, const std::string& cmd, PluginDescription& d) {
+  const std::set<std::string> known(d.switches.begin(), d.switches.end());
+  auto check_switch = [&](const char* key, const std::string& name) {
+    if (!known.count(name)) malformed(cmd, key, "names '" + name + "', which is not one of its switches");
+  };
+  if (const auto it = j.find("reachable"); it != j.end()) {
+    if (!it->is_array()) malformed(cmd, "reachable", "must be a list");
+    d.reachable = strings(*it, "reachable", cmd);
+    for (const std::string& s : d.reachable) check_switch("reachable", s);
+  }
+  if (const auto it = j.find("switch_source"); it != j.end()) {
+    if (!it->is_object()) malformed(cmd, "switch_source", "must be an object {switch: text}");
+    for (const auto& [name, text] : it->items()) {
+      check_switch("switch_source", name);
+      if (!text.is_string()) malformed(cmd, "switch_source", "has a value for '" + name + "' that is not a string");
+      d.switch_source[name] = text.get<std::string>();
+    }
+  }
+}
+
+}  // namespace
+
 std::optional<PluginDescription> parse_description(const std::string& json, const std::string& cmd) {
   const nlohmann::json j = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return std::nullopt;
@@ -137,6 +164,7 @@ std::optional<PluginDescription> parse_description(const std::string& json, cons
     if (!d.switches.empty() && !d.serves(RendererProtocol::server))
       malformed(cmd, "switches", "needs the server mode (switches travel in server requests)");
   }
+  read_coverage_keys(j, cmd, d);
   if (const auto it = j.find("exports"); it != j.end()) {  // optional
     if (!it->is_array()) malformed(cmd, "exports", "must be a list");
     d.exports = strings(*it, "exports", cmd);

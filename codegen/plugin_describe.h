@@ -1,6 +1,7 @@
 // The protocol-2 handshake (docs/format.md section 5): `CMD... --uopfuzz-describe` prints one JSON
 // object saying what the plug-in serves and tests. A plug-in that does not answer speaks protocol 1.
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,12 @@ struct PluginDescription {
   // "switches": what of the target can be switched off one at a time, in a server request's "off" (a
   // culprit search, fuzz/oracle/culprit.h; tinygrad: its rewrite rules). Needs the server mode.
   std::vector<std::string> switches;
+  // "reachable": the switches a generated program can reach at all (tinygrad: its kernel pipeline's rules,
+  // not its front end's), each one of `switches`: what target coverage counts against. Empty: all of them.
+  std::vector<std::string> reachable;
+  // "switch_source": one line of text per switch (tinygrad: the rule's first source line), which the
+  // report shows beside a switch no program fired.
+  std::map<std::string, std::string> switch_source;
   // "exports": formats `uopfuzz export --as FORMAT` may ask it for, in an "export" server request.
   std::vector<std::string> exports;
 

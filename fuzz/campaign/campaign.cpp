@@ -63,6 +63,7 @@ struct WorkerProcess {
   std::string pending;  // a partial report line
   // Its latest cumulative reports.
   Coverage coverage;
+  TargetCoverageReport target;
   CompilerStats compiler;
 };
 
@@ -89,6 +90,7 @@ void apply(const Report& report, CampaignSummary& s, WorkerProcess& w) {
                  [&](const ReducedReport& r) { s.reductions.push_back(r); },
                  [&](const CulpritReport& r) { s.culprits[r.signature] = r.culprit; },
                  [&](const CoverageReport& r) { w.coverage = r.coverage; },
+                 [&](const TargetCoverageReport& r) { w.target = r; },
                  [&](const CompilerReport& r) { w.compiler = r.stats; },
                  [&](const ErrorReport& r) { s.errors.push_back(r.message); },
              },
@@ -102,32 +104,28 @@ void apply_line(const std::string& line, CampaignSummary& s, WorkerProcess& w) {
     s.errors.push_back("a worker's report was not understood: " + line);
 }
 
+// "  target 131/295" (reachable features fired) when the target reports features.
+std::string target_progress(const CampaignSummary& s) {
+  if (s.target_coverage.programs == 0) return "";
+  return "  target " + std::to_string(reachable_fired(s.target_coverage, s.description)) + "/" +
+         std::to_string(reachable_features(s.description).size());
+}
+
 std::string progress_line(const CampaignSummary& s, double t) {
   char buf[512];
   const CheckCounts& c = s.counts;
   const auto cov = s.coverage.op_dtype_count();
   std::snprintf(buf, sizeof buf,
                 "uopfuzz: %6.1fs  %lld programs (%.1f/s)  runs %lld (%.1f/s)  valid %lld  undefined %.1f%%  failures %lld  "
-                "buckets %zu  saved %zu  coverage %zu/%zu op×dtype",
+                "buckets %zu  saved %zu  coverage %zu/%zu op×dtype%s",
                 t, static_cast<long long>(c.programs), t > 0 ? c.programs / t : 0.0, static_cast<long long>(c.runs),
                 t > 0 ? c.runs / t : 0.0, static_cast<long long>(c.valid), c.programs ? 100.0 * c.undefined / c.programs : 0.0,
                 static_cast<long long>(c.mismatching + c.crashes + c.compile_errors + c.render_errors + c.timeouts),
-                s.buckets.size(), s.saved.size(), cov.covered, cov.total);
+                s.buckets.size(), s.saved.size(), cov.covered, cov.total, target_progress(s).c_str());
   const std::string hint = dominant_failure_hint(s);
   return hint.empty() ? std::string(buf) : buf + ("  (" + hint + ")");
 }
 
-// Numbers for people: rates and shares to one decimal, durations to the centisecond.
-double rounded(double v, int decimals) {
-  const double scale = std::pow(10.0, decimals);
-  return std::round(v * scale) / scale;
-}
-
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
 
 // The forked child: runs the worker and ends, never returning into the parent's code.
 [[noreturn]] void worker_main(const CampaignOptions& o, int w, int report_fd, ReductionQueue& queue) {
@@ -155,7 +153,7 @@ WorkerProcess start_worker(const CampaignOptions& o, int w, ReductionQueue& queu
     pipe->read_end.reset();
     worker_main(o, w, pipe->write_end.get(), queue);
   }
-  return {w, pid, std::move(pipe->read_end), "", {}, {}};  // the write end closes here: EOF when the worker ends
+  return {w, pid, std::move(pipe->read_end), "", {}, {}, {}};  // the write end closes here: EOF when the worker ends
 }
 
 // Reads what the worker has written and applies its whole lines; at EOF (or a failed read) closes its pipe.
@@ -206,10 +204,17 @@ void stop_workers(const std::vector<WorkerProcess>& workers, bool stop, double g
       if (w.reports) ::kill(w.pid, sig);
 }
 
-Coverage merged_coverage(const std::vector<WorkerProcess>& workers) {
-  Coverage c;
-  for (const WorkerProcess& w : workers) c.merge(w.coverage);
-  return c;
+// The workers' latest cumulative coverage reports, added up into s.
+void merge_coverage(const std::vector<WorkerProcess>& workers, CampaignSummary& s) {
+  s.coverage = {};
+  s.target_coverage = {};
+  s.derived_programs = s.seeds = 0;
+  for (const WorkerProcess& w : workers) {
+    s.coverage.merge(w.coverage);
+    s.target_coverage.merge(w.target.coverage);
+    s.derived_programs += w.target.derived;
+    s.seeds += w.target.seeds;
+  }
 }
 
 // --time is the whole run's budget: a worker starts no batch or reduction it cannot finish in time, and
@@ -230,9 +235,9 @@ void supervise(const CampaignOptions& o, std::vector<WorkerProcess>& workers, Ca
     for (const WorkerProcess& w : workers)
       if (!w.reports) queue.stop_generating(w.index);  // ended, maybe without saying so (killed)
     if (!s.first_finding && !s.buckets.empty()) s.first_finding = {clock.seconds(), s.counts.programs};
+    merge_coverage(workers, s);
     events.observe(s, clock.seconds());
     if (o.progress && clock.seconds() - last_progress >= 1.0) {
-      s.coverage = merged_coverage(workers);
       std::cerr << progress_line(s, clock.seconds()) << std::endl;
       last_progress = clock.seconds();
     }
@@ -251,114 +256,6 @@ void reap(const std::vector<WorkerProcess>& workers, CampaignSummary& s) {
 
 }  // namespace
 
-nlohmann::json target_json(const CompiledPathConfig& cfg) {
-  if (cfg.renderer_cmd.empty())
-    return {{"name", "builtin"}, {"version", ""}, {"protocol", 0}, {"mode", "builtin"}, {"language", "c"}};
-  const PluginDescription& d = cfg.renderer_description;
-  const bool named = d.protocol >= 2;
-  return {{"name", named ? d.target.name : cfg.renderer_cmd},
-          {"version", named ? d.target.version : ""},
-          {"protocol", d.protocol},
-          {"mode", protocol_name(cfg.renderer_protocol)},
-          {"language", language_name(d.language)}};
-}
-
-std::vector<std::string> without_list(const CampaignOptions& o) {
-  std::vector<std::string> names;
-  std::istringstream in(o.without_names);
-  for (std::string name; std::getline(in, name, ',');)
-    if (!name.empty()) names.push_back(name);
-  return names;
-}
-
-nlohmann::json CampaignSummary::to_json() const {
-  nlohmann::json j;
-  j["target"] = target;
-  j["without"] = without;
-  j["programs"] = counts.programs;
-  j["valid"] = counts.valid;
-  j["undefined"] = counts.undefined;
-  j["mismatches"] = new_mismatches;
-  j["mismatching_programs"] = counts.mismatching;
-  j["crashes"] = counts.crashes;
-  j["compile_errors"] = counts.compile_errors;
-  j["render_errors"] = counts.render_errors;
-  j["timeouts"] = counts.timeouts;
-  j["buckets"] = buckets.size();
-  j["signatures"] = buckets;
-  j["culprits"] = culprits;
-  j["groups"] = groups();
-  j["seconds"] = rounded(seconds, 2);
-  j["programs_per_second"] = rounded(seconds > 0 ? counts.programs / seconds : 0.0, 1);
-  j["inputs"] = inputs;
-  j["runs"] = counts.runs;
-  j["runs_per_second"] = rounded(seconds > 0 ? counts.runs / seconds : 0.0, 1);
-  j["undefined_inputs"] = counts.undefined_inputs;
-  j["observed_runs"] = counts.observed_runs;
-  j["saved"] = saved;
-  j["batches"] = counts.batches;
-  j["compiler_calls"] = compiler_calls;
-  j["programs_per_compiler_call"] =
-      rounded(compiler_calls ? static_cast<double>(counts.valid) / static_cast<double>(compiler_calls) : 0.0, 1);
-  j["compile_seconds"] = rounded(compile_seconds, 2);
-  j["compiler_busy"] = rounded(seconds > 0 && jobs > 0 ? compile_seconds / (seconds * jobs) : 0.0, 3);
-  j["coverage"] = coverage.summary();
-  j["coverage_missing"] = coverage.missing();
-  j["bucket_hits"] = bucket_hits;
-  for (const auto& [table, pairs] : {std::pair{"op_dtype", coverage.op_dtype_pairs()}, std::pair{"cast", coverage.cast_pairs()}})
-    for (const Coverage::PairCount& p : pairs) j["coverage_counts"][table][p.row][p.column] = p.count;
-  j["interrupted"] = interrupted;
-  j["first_finding_seconds"] = first_finding ? nlohmann::json(rounded(first_finding->seconds, 2)) : nlohmann::json();
-  j["first_finding_programs"] = first_finding ? nlohmann::json(first_finding->programs) : nlohmann::json();
-  j["errors"] = errors;
-  return j;
-}
-
-std::map<std::string, std::vector<std::string>> CampaignSummary::groups() const {
-  std::map<std::string, std::vector<std::string>> out;
-  for (const std::string& b : buckets) {
-    const auto c = culprits.find(b);
-    out[group_key(b, c == culprits.end() ? "" : c->second)].push_back(b);
-  }
-  return out;
-}
-
-std::string CampaignSummary::to_text() const {
-  std::ostringstream o;
-  o << "uopfuzz: " << counts.programs << " programs in " << fixed(seconds, 1) << " s ("
-    << fixed(seconds > 0 ? counts.programs / seconds : 0, 1) << "/s), " << counts.valid << " compared, " << counts.undefined
-    << " undefined\n"
-    << "uopfuzz: runs: " << counts.runs << " kernel executions compared (" << fixed(seconds > 0 ? counts.runs / seconds : 0, 1)
-    << "/s) on up to " << inputs << " data sets a program, " << counts.observed_runs
-    << " of them of observed kernels (every intermediate stored); " << counts.undefined_inputs
-    << " extra data sets UNDEFINED, skipped\n"
-    << "uopfuzz: failures: " << counts.mismatching << " mismatch, " << counts.crashes << " crash, " << counts.timeouts
-    << " timeout, " << counts.compile_errors << " compile-error, " << counts.render_errors << " render-error; " << buckets.size()
-    << " buckets in " << groups().size() << " groups, " << saved.size() << " new reproducers\n"
-    << "uopfuzz: coverage: " << coverage.summary() << "\n";
-  if (target.value("protocol", 0) > 0)
-    o << "uopfuzz: target: " << target.value("name", "") << " " << target.value("version", "") << " (protocol "
-      << target.value("protocol", 0) << ", " << target.value("mode", "") << " mode)" << (without.empty() ? "" : "; without ")
-      << std::accumulate(without.begin(), without.end(), std::string(),
-                         [](std::string a, const std::string& b) { return a.empty() ? b : a + "," + b; })
-      << "\n";
-  if (compiler_calls > 0)
-    o << "uopfuzz: compiler: " << compiler_calls << " calls ("
-      << fixed(static_cast<double>(counts.valid) / static_cast<double>(compiler_calls), 1) << " programs each), busy "
-      << fixed(100 * compile_seconds / std::max(1e-9, seconds * jobs), 1) << " % of " << jobs << " × wall\n";
-  if (const std::string hint = dominant_failure_hint(*this); !hint.empty()) o << "uopfuzz: hint: " << hint << "\n";
-  for (const auto& b : buckets) {
-    const auto c = culprits.find(b);
-    o << "uopfuzz: bucket: " << b << (c == culprits.end() ? "" : "  (culprit: " + c->second + ")") << "\n";
-  }
-  for (const auto& [key, members] : groups())
-    o << "uopfuzz: group: " << key << ": " << members.size() << (members.size() == 1 ? " bucket" : " buckets") << "\n";
-  for (const auto& f : saved) o << "uopfuzz: saved " << f << "\n";
-  for (const auto& e : errors) o << "uopfuzz: error: " << e << "\n";
-  if (interrupted) o << "uopfuzz: interrupted\n";
-  return o.str();
-}
-
 CampaignSummary run_campaign(const CampaignOptions& o) {
   if (o.jobs < 1) throw UserError("--jobs must be at least 1");
   if (o.inputs < 1 || o.inputs > kMaxInputs) throw UserError("--inputs must be 1 to " + std::to_string(kMaxInputs));
@@ -372,9 +269,10 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
   for (int w = 0; w < o.jobs; ++w) workers.push_back(start_worker(o, w, queue));
 
   CampaignSummary s;
+  s.description = o.cfg.renderer_description;
   supervise(o, workers, s, clock, events, queue);
   reap(workers, s);
-  s.coverage = merged_coverage(workers);
+  merge_coverage(workers, s);
   for (const WorkerProcess& w : workers) {
     s.compiler_calls += w.compiler.calls;
     s.compile_seconds += w.compiler.seconds;
@@ -382,6 +280,7 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
   s.jobs = o.jobs;
   s.inputs = o.inputs;
   s.target = target_json(o.cfg);
+  s.guide = guide_name(o.guide);
   s.without = without_list(o);
   s.seconds = clock.seconds();
   s.interrupted = g_interrupted != 0;

@@ -17,6 +17,8 @@
 #include <nlohmann/json.hpp>
 
 #include "fuzz/campaign/coverage.h"
+#include "fuzz/campaign/guide.h"
+#include "fuzz/campaign/target_coverage.h"
 #include "fuzz/campaign/protocol.h"
 #include "fuzz/oracle/oracle.h"
 #include "fuzz/oracle/triage.h"
@@ -43,6 +45,10 @@ struct CampaignOptions {
   // How the policy was given (`meta without`, `meta policy` on each reproducer, as `gen` writes them):
   // the seed alone regenerates a finding's program only under the same policy.
   std::string without_names, policy_file;
+  // Coverage guidance (guide.h): seeds kept in seeds_dir ("" : CORPUS/seeds), --target-rules.
+  GuideMode guide = GuideMode::coverage;
+  std::string seeds_dir;
+  std::vector<TargetRule> target_rules;
   bool reduce = true;
   double reduce_time_s = 120;
   std::vector<MatrixEntry> matrix;  // non-empty: each new bucket is triaged (meta blame) after its reduction
@@ -82,6 +88,11 @@ struct CampaignSummary {
   std::map<std::string, std::string> culprits;  // signature -> its culprit, for the buckets this run searched
   std::vector<std::string> errors;              // worker failures (corpus unwritable, ...)
   Coverage coverage;
+  TargetCoverage target_coverage;  // what of the target the programs reached (target_coverage.h)
+  PluginDescription description;   // the plug-in's handshake: what there is to reach
+  int64_t derived_programs = 0;    // of counts.programs, derived from a seed (guide.h)
+  int64_t seeds = 0;               // seeds kept by this campaign
+  std::string guide = "none";      // --guide
   double seconds = 0;
   bool interrupted = false;
   // When the parent first heard of a failure bucket, and the programs checked by then (the sensitivity

@@ -87,7 +87,10 @@ void EventLog::sample(const CampaignSummary& s, double t) {
          {"runs", s.counts.runs},
          {"failures", failures(s.counts)},
          {"buckets", s.buckets.size()},
-         {"saved", s.saved.size()}},
+         {"saved", s.saved.size()},
+         {"target_fired", reachable_fired(s.target_coverage, s.description)},
+         {"target_features", s.target_coverage.features.size()},
+         {"derived", s.derived_programs}},
         t);
   last_sample_ = t;
 }
@@ -105,6 +108,9 @@ void EventLog::observe(const CampaignSummary& s, double t) {
     j["event"] = "reduced";
     write(std::move(j), t);
   }
+  for (const auto& [name, hits] : s.target_coverage.features)
+    if (features_.insert(name).second)
+      write({{"event", "feature"}, {"name", name}, {"program", hits.first_program}, {"programs", s.counts.programs}}, t);
   if (last_sample_ < 0 || t - last_sample_ >= 1.0) sample(s, t);
 }
 

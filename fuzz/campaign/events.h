@@ -1,7 +1,8 @@
 // The campaign's event log (`fuzz --events FILE`, docs/format.md section 3): JSON lines a report draws
 // its time series and its findings from. The summary says where a campaign ended; this says how it got
 // there: a `start` line (when, seed, compiler, flags, renderer, corpus), a `sample` about once a second
-// (programs, runs, failures, buckets), one `bucket` line per signature first seen, one `saved` line per
+// (programs, runs, failures, buckets), one `bucket` line per signature first seen, one
+// `feature` line per target feature first reached (target_coverage.h), one `saved` line per
 // reproducer written (path, signature, class), one `reduced` line per reduction ended (its totals and
 // each reducer pass's tried/accepted/seconds), and an `end` line. Each line is flushed as written, so
 // an interrupted or killed campaign still leaves a readable log. A log that cannot be written (a full
@@ -40,6 +41,7 @@ class EventLog {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> out_{nullptr, &std::fclose};
   double last_sample_ = -1;
   std::set<std::string> buckets_;
+  std::set<std::string> features_;  // target features already logged
   size_t saved_ = 0;
   size_t reduced_ = 0;
 };

@@ -8,6 +8,7 @@
 #include "codegen/runtime/files.h"
 #include "core/text.h"
 #include "fuzz/campaign/corpus.h"
+#include "fuzz/campaign/guide.h"
 #include "fuzz/oracle/culprit.h"
 #include "fuzz/oracle/shrink.h"
 
@@ -45,6 +46,29 @@ std::vector<fs::path> reproducers_in(const std::string& dir) {
   if (ec) throw UserError(dir + ": cannot read corpus directory (" + ec.message() + ")");
   std::sort(out.begin(), out.end());  // ties keep the first file in a stable order
   return out;
+}
+
+// Every DIR/seeds/*.seed into out_dir/seeds, once per name.
+void merge_seeds(const std::vector<std::string>& dirs, const std::string& out_dir, MergeResult& r) {
+  std::map<std::string, fs::path> seeds;
+  for (const std::string& dir : dirs) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(fs::path(dir) / "seeds", ec))
+      if (e.path().extension() == ".seed") seeds.emplace(e.path().filename().string(), e.path());
+  }
+  if (seeds.empty()) return;
+  const fs::path to = fs::path(out_dir) / "seeds";
+  std::error_code ec;
+  fs::create_directories(to, ec);
+  if (ec) throw UserError(to.string() + ": cannot create directory");
+  for (const auto& [name, from] : seeds) {
+    try {
+      const Seed s = read_seed(from.string());
+      r.seed_features.insert(s.features.begin(), s.features.end());
+      if (!fs::exists(to / name)) replace_user_file((to / name).string(), seed_text(s));
+      ++r.seeds;
+    } catch (const UserError& e) { r.skipped.push_back(e.what()); }
+  }
 }
 
 }  // namespace
@@ -90,6 +114,7 @@ MergeResult merge_corpora(const std::vector<std::string>& dirs, const std::strin
     replace_user_file(target.string(), print_program(k.program));
     r.written.push_back(target.string());
   }
+  merge_seeds(dirs, out_dir, r);
   return r;
 }
 

@@ -5,6 +5,7 @@
 // buckets form groups by root cause (fuzz/oracle/culprit.h group_key).
 #pragma once
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,11 +16,16 @@ struct MergeResult {
   std::vector<std::string> written;  // one path per bucket, sorted
   std::vector<std::string> skipped;  // `FILE: why` for .uop files that name no bucket
   std::map<std::string, std::vector<std::string>> groups;  // group key -> its buckets' signatures
+  size_t seeds = 0;                                        // seed files in OUT_DIR/seeds (guide.h)
+  std::set<std::string> seed_features;                     // the target features they reach, together
 };
 
 // Reads every visible `*.uop` of each directory (UserError `FILE:LINE: message` for one that does not
 // read or verify, or a directory that cannot be listed), and writes the kept reproducers into `out_dir`
-// (created if needed) under their corpus names (Corpus::file_name), each atomically.
+// (created if needed) under their corpus names (Corpus::file_name), each atomically. The seeds of
+// guided campaigns (`DIR/seeds/*.seed`) are merged too, into OUT_DIR/seeds: their union (a seed's name is
+// the hash of its choices), so the next campaign starts from all of them; a seed file that does not read
+// is skipped with a message.
 MergeResult merge_corpora(const std::vector<std::string>& dirs, const std::string& out_dir);
 
 }  // namespace uf

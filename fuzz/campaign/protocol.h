@@ -13,6 +13,7 @@
 
 #include "codegen/runtime/compiler.h"
 #include "fuzz/campaign/coverage.h"
+#include "fuzz/campaign/target_coverage.h"
 #include "fuzz/oracle/oracle.h"
 #include "fuzz/oracle/reduce.h"
 
@@ -91,6 +92,15 @@ struct CoverageReport {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CoverageReport, coverage)
 
+// Cumulative: the target features this worker's programs reached (target_coverage.h), the programs it
+// derived from seeds and the seeds it kept (guide.h).
+struct TargetCoverageReport {
+  static constexpr const char* kind = "target_coverage";
+  TargetCoverage coverage;
+  int64_t derived = 0, seeds = 0;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TargetCoverageReport, coverage, derived, seeds)
+
 // Cumulative: the compiler processes this worker has run and their wall time.
 struct CompilerReport {
   static constexpr const char* kind = "compiler";
@@ -105,8 +115,8 @@ struct ErrorReport {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ErrorReport, message)
 
-using Report = std::variant<BatchReport, BucketReport, SavedReport, ReducedReport, CulpritReport, CoverageReport, CompilerReport,
-                            ErrorReport>;
+using Report = std::variant<BatchReport, BucketReport, SavedReport, ReducedReport, CulpritReport, CoverageReport,
+                            TargetCoverageReport, CompilerReport, ErrorReport>;
 
 // One line, without its '\n'.
 std::string encode(const Report& r);

@@ -71,7 +71,8 @@ class Worker {
         slow_server_(o.cfg.renders_per_request()),
         min_batch_(slow_server_ ? std::min(o.min_batch, o.server_min_batch) : o.min_batch),
         batch_(
-            std::clamp(slow_server_ ? std::min(o.first_batch, o.server_first_batch) : o.first_batch, min_batch_, o.max_batch)) {}
+            std::clamp(slow_server_ ? std::min(o.first_batch, o.server_first_batch) : o.first_batch, min_batch_, o.max_batch)),
+        guide_(Guide::Options{o.guide, o.seeds_dir, o.seed, w, o.target_rules}) {}
 
   void run() {
     while (!g_stop && index_ < quota_ && (o_.time_s <= 0 || clock_.seconds() < generation_end())) {
@@ -113,15 +114,14 @@ class Worker {
   }
 
   void run_batch(size_t n) {
-    std::vector<Program> programs;
-    programs.reserve(n);
-    std::vector<uint64_t> seeds;
-    for (size_t k = 0; k < n; ++k) seeds.push_back(program_seed(o_.seed, static_cast<uint64_t>(w_), index_ + k));
-    for (uint64_t seed : seeds) programs.push_back(generate(seed, o_.policy));
+    guide_.sync();  // the seeds the other workers kept since
+    std::vector<Guide::Pick> picks;
+    picks.reserve(n);
+    for (size_t k = 0; k < n; ++k) picks.push_back(guide_.next(o_.policy));
     std::vector<const Program*> ptrs;
-    for (const Program& p : programs) ptrs.push_back(&p);
+    for (const Guide::Pick& p : picks) ptrs.push_back(&p.program);
     const Stopwatch timer;
-    const std::vector<Finding> found = check(ptrs, extra_inputs(programs, seeds), cfg_);
+    const std::vector<Finding> found = check(ptrs, extra_inputs(picks), cfg_);
     const double dt = timer.seconds();
 
     BatchReport batch;
@@ -129,16 +129,20 @@ class Worker {
     for (size_t k = 0; k < n; ++k) {
       const Finding& f = found[k];
       if (f.out_of_time) continue;  // the budget ended before its render: not checked, not counted
-      coverage_.add(programs[k]);
-      batch.counts.count(f, programs[k].meta_value("observed") != nullptr);
+      const Program& program = picks[k].program;
+      guide_.learn(picks[k], f.features);
+      target_.add(f.features, clock_.seconds(), picks[k].origin());
+      coverage_.add(program);
+      batch.counts.count(f, program.meta_value("observed") != nullptr);
       if (f.defined() && f.observation.verdict != Verdict::ok) ++batch.hits[f.observation.signature];
       if (f.defined() && (f.observation.verdict == Verdict::render_error || f.observation.verdict == Verdict::compile_error))
         if (std::string n = avoid_name(f.observation.message); !n.empty()) ++batch.avoid[f.observation.signature][n];
     }
     send_report(fd_, batch);  // before reducing: see BatchReport
     send_report(fd_, CoverageReport{coverage_});
+    if (target_.programs > 0) send_report(fd_, TargetCoverageReport{target_, guide_.derived(), guide_.kept()});
     for (size_t k = 0; k < n; ++k)
-      if (found[k].defined() && !found[k].out_of_time && found[k].observation.verdict != Verdict::ok) keep(programs[k], found[k]);
+      if (found[k].defined() && !found[k].out_of_time && found[k].observation.verdict != Verdict::ok) keep(picks[k].program, found[k]);
     index_ += n;
     send_report(fd_, CompilerReport{compiler_stats()});
     adapt_batch_size(n, dt);
@@ -146,11 +150,11 @@ class Worker {
 
   // Data sets 1 .. inputs-1 of each program (set 0 is its own data). The generator's guards were chosen
   // for set 0, so the reference may find some of these UNDEFINED: the oracle skips those.
-  std::vector<std::vector<DataSet>> extra_inputs(const std::vector<Program>& programs, const std::vector<uint64_t>& seeds) const {
-    std::vector<std::vector<DataSet>> extra(programs.size());
-    for (size_t k = 0; k < programs.size(); ++k)
+  std::vector<std::vector<DataSet>> extra_inputs(const std::vector<Guide::Pick>& picks) const {
+    std::vector<std::vector<DataSet>> extra(picks.size());
+    for (size_t k = 0; k < picks.size(); ++k)
       for (int input = 1; input < o_.inputs; ++input)
-        extra[k].push_back(input_data(programs[k], seeds[k], static_cast<uint64_t>(input), o_.policy));
+        extra[k].push_back(input_data(picks[k].program, picks[k].choices, static_cast<uint64_t>(input), o_.policy));
     return extra;
   }
 
@@ -316,8 +320,10 @@ class Worker {
   const FindingContext ctx_;
   std::set<std::string> seen_;  // buckets this worker has reported
   Coverage coverage_;
+  TargetCoverage target_;
   bool slow_server_;  // a plug-in server not yet shown to render faster than fast_render_s
   size_t min_batch_, batch_;
+  Guide guide_;
   double seconds_per_program_ = 0;  // of the last batch: sizes the final batch of a --time run
   double longest_reduction_s_ = 0;
   double reduction_seconds_ = 0;  // over this worker's reductions

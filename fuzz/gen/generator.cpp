@@ -19,11 +19,18 @@ uint64_t program_seed(uint64_t campaign_seed, uint64_t worker, uint64_t index) {
   return splitmix64(s);
 }
 
-Program generate(uint64_t seed, const GenPolicy& base) { return gen::Gen(seed, base).run(); }
+Program generate(uint64_t seed, const GenPolicy& base) { return gen::Gen(Choices{seed, {}}, base).run(); }
+Program generate(const Choices& choices, const GenPolicy& base, std::vector<uint64_t>* record) {
+  return gen::Gen(choices, base, record).run();
+}
 
 std::map<int64_t, Values> input_data(const Program& p, uint64_t seed, uint64_t input, const GenPolicy& base) {
-  gen::Gen g(seed, base);  // draws the program's swarm policy, as generate(seed) did
-  uint64_t mixed = seed ^ (input * 0x9E3779B97F4A7C15ull);
+  return input_data(p, Choices{seed, {}}, input, base);
+}
+
+std::map<int64_t, Values> input_data(const Program& p, const Choices& choices, uint64_t input, const GenPolicy& base) {
+  gen::Gen g(choices, base);  // draws the program's swarm policy, as generate(choices) did
+  uint64_t mixed = choices.seed ^ (input * 0x9E3779B97F4A7C15ull);
   g.rng = Rng(splitmix64(mixed));
   std::map<int64_t, Values> data;
   for (const UOp* b : p.buffers) data[b->slot] = g.buffer_data(b->dtype, b->len, true);
@@ -36,8 +43,8 @@ void Gen::ensure(bool ok, const char* what) {
   if (!ok) throw InternalError(std::string("generator: ") + what);
 }
 
-Gen::Gen(uint64_t seed_, const GenPolicy& base)
-    : rng(seed_), pol(swarm(base, rng)), seed(seed_), g(*prog.graph), pool_(kNumDTypes) {
+Gen::Gen(const Choices& choices, const GenPolicy& base, std::vector<uint64_t>* record)
+    : choices_(choices), rng(choices_.seed, choices_.draws, record), pol(swarm(base, rng)), seed(choices.seed), g(*prog.graph), pool_(kNumDTypes) {
   // An ALU op is drawn with its weight times the weight of the dtypes it accepts.
   for (Op op : kAluOps) {
     const auto o = static_cast<size_t>(op);

@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <vector>
 
 #include "core/program.h"
 #include "fuzz/gen/policy.h"
@@ -17,6 +18,21 @@ namespace uf {
 
 // Bump whenever the same seed may produce a different program (then old seeds no longer replay).
 constexpr int kGeneratorVersion = 6;
+
+// A program's random choices, Zest's parametric generator: the raw 64-bit draws of its Rng (rng.h), then
+// `seed`'s own stream once they run out. generate() of a Choices is as pure as of a seed (a seed alone is
+// Choices{seed, {}}), and since every value of every draw is a valid choice, a mutated sequence is
+// another valid program: what a guided campaign derives new programs from (fuzz/campaign/guide.h).
+struct Choices {
+  uint64_t seed = 0;
+  std::vector<uint64_t> draws;
+};
+
+// The program of `choices`; with `record`, every draw it made (its full choice sequence) is appended
+// there. Meta as generate(seed) writes it, the seed being choices.seed.
+Program generate(const Choices& choices, const GenPolicy& base, std::vector<uint64_t>* record = nullptr);
+// The same data sets as input_data(p, seed, ...) below, for the program of `choices`.
+std::map<int64_t, Values> input_data(const Program& p, const Choices& choices, uint64_t input, const GenPolicy& base = {});
 
 // The program of `seed`. Meta: `seed = <seed>`, `generator = <kGeneratorVersion>`. Every BUFFER has
 // data. The policy is the campaign's base; each program draws its own swarm restriction from it.

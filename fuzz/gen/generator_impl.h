@@ -18,6 +18,7 @@
 
 #include "core/int_range.h"
 #include "core/program.h"
+#include "fuzz/gen/generator.h"
 #include "fuzz/gen/policy.h"
 #include "fuzz/gen/rng.h"
 
@@ -99,7 +100,8 @@ struct LoopNest {
 
 class Gen {
  public:
-  Gen(uint64_t seed, const GenPolicy& base);
+  Gen(const Choices& choices, const GenPolicy& base, std::vector<uint64_t>* record = nullptr);
+  Gen(uint64_t seed, const GenPolicy& base) : Gen(Choices{seed, {}}, base) {}
   Program run();
 
   // ---- nodes (generator.cpp)
@@ -222,6 +224,7 @@ class Gen {
   // Internal invariant of the generator (not the program's fault): throws InternalError.
   static void ensure(bool ok, const char* what);
 
+  const Choices choices_;  // what rng replays: owned here, so it outlives the caller's
   Rng rng;
   GenPolicy pol;
   uint64_t seed;

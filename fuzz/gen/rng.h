@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <iterator>
 #include <span>
+#include <vector>
 
 namespace uf {
 
@@ -23,8 +24,22 @@ class Rng {
   explicit Rng(uint64_t seed) {
     for (uint64_t& w : s_) w = splitmix64(seed);
   }
+  // A choice sequence (Zest): the first draws are `replay`'s, then the seed's own stream; every draw
+  // goes to `record` too when given. Every draw below derives from next(), so any sequence of 64-bit
+  // values is a valid sequence of choices.
+  Rng(uint64_t seed, std::span<const uint64_t> replay, std::vector<uint64_t>* record) : Rng(seed) {
+    replay_ = replay;
+    record_ = record;
+  }
 
   uint64_t next() {
+    const uint64_t r = pos_ < replay_.size() ? replay_[pos_++] : step();
+    if (record_) record_->push_back(r);
+    return r;
+  }
+
+ private:
+  uint64_t step() {
     const uint64_t result = rotl(s_[1] * 5, 7) * 9;
     const uint64_t t = s_[1] << 17;
     s_[2] ^= s_[0];
@@ -36,6 +51,7 @@ class Rng {
     return result;
   }
 
+ public:
   // Uniform in [0, n) by rejection (no modulo bias); n = 0 gives 0.
   uint64_t below(uint64_t n) {
     if (n <= 1) return 0;
@@ -75,6 +91,9 @@ class Rng {
  private:
   static constexpr uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   uint64_t s_[4];
+  std::span<const uint64_t> replay_;
+  size_t pos_ = 0;
+  std::vector<uint64_t>* record_ = nullptr;
 };
 
 }  // namespace uf

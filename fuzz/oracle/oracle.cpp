@@ -228,6 +228,7 @@ DataSetRuns data_set_runs(const Program& p, const Analysis& facts, RefResult own
 void judge(DataSetRuns& d, const std::vector<KernelOutcome>& outs, Finding& f) {
   std::optional<size_t> failed;
   f.out_of_time = outs[0].out_of_time;  // a render is every data set's
+  f.features = outs[0].features;
   for (size_t k = 0; k < d.runs.size(); ++k) {
     const KernelStatus s = outs[k].status;
     if (s != KernelStatus::compile_error && s != KernelStatus::render_error) ++f.runs;

@@ -78,6 +78,8 @@ struct Finding {
   // The budget (render_stop_at) ended before the plug-in rendered its kernel: not checked, so neither
   // counted nor kept (its observation is a render_error that says nothing about the target).
   bool out_of_time = false;
+  // What of the target its render reached (KernelOutcome::features): a protocol-2 plug-in's `used`.
+  std::vector<std::string> features;
   bool defined() const { return !undefined; }
   // The program that fails as `observation` says: `checked` (the program given to check) or its copy.
   const Program& failing(const Program& checked) const { return input_program ? *input_program : checked; }

@@ -180,6 +180,7 @@ std::string build_report(const std::vector<Run>& runs, const ReportOptions& o) {
       std::string(kStyle) + "</style></head><body><main>";
   page += header(runs, buckets);
   page += coverage_section(runs, buckets);
+  page += target_section(runs);
   page += time_section(runs);
   page += trend_section(runs, buckets);
   page += regressions_section(runs, comparisons, buckets);

@@ -22,5 +22,7 @@ std::string build_report(const std::vector<Run>& runs, const ReportOptions& o);
 std::string coverage_section(const std::vector<Run>& runs, const std::vector<Bucket>& buckets);
 std::string time_section(const std::vector<Run>& runs);
 std::string trend_section(const std::vector<Run>& runs, const std::vector<Bucket>& buckets);
+// target.cpp: what of the target the runs reached (the summaries' target_coverage); "" when none reports any.
+std::string target_section(const std::vector<Run>& runs);
 
 }  // namespace uf::report

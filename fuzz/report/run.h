@@ -18,6 +18,7 @@ namespace uf::report {
 struct Sample {
   double t = 0;  // seconds since the run started
   int64_t programs = 0, runs = 0, failures = 0, buckets = 0;
+  int64_t target_fired = 0;  // reachable target features fired so far (target_coverage.h)
 };
 
 struct Run {

@@ -177,6 +177,18 @@ TEST_F(PluginServerTest, AMalformedHandshakeNamesTheKey) {
         << bad;
   EXPECT_NE(error(R"({"protocol": 2, "modes": ["batch"], "switches": ["a"], )" + ok_rest).find("needs the server mode"),
             std::string::npos);
+  // reachable and switch_source (target coverage): optional, and they name switches only
+  const std::string two = R"({"protocol": 2, "modes": ["server"], "switches": ["a.py:1", "b.py:2"], )";
+  const auto c = parse_description(two + R"("reachable": ["b.py:2"], "switch_source": {"a.py:1": "def a(x):"}, )" + ok_rest, "p");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->reachable, std::vector<std::string>{"b.py:2"});
+  EXPECT_EQ(c->switch_source.at("a.py:1"), "def a(x):");
+  EXPECT_NE(error(two + R"("reachable": ["c.py:3"], )" + ok_rest).find("key 'reachable' names 'c.py:3', which is not one of its switches"),
+            std::string::npos);
+  EXPECT_NE(error(two + R"("reachable": "a.py:1", )" + ok_rest).find("'reachable' must be a list"), std::string::npos);
+  EXPECT_NE(error(two + R"("switch_source": {"c.py:3": "x"}, )" + ok_rest).find("'switch_source' names 'c.py:3'"), std::string::npos);
+  EXPECT_NE(error(two + R"("switch_source": {"a.py:1": 1}, )" + ok_rest).find("'switch_source' has a value for 'a.py:1'"),
+            std::string::npos);
   EXPECT_NE(error(R"({"protocol": 2, "modes": ["program"], "exports": ["x"], )" + ok_rest).find("needs the server mode"),
             std::string::npos);
   EXPECT_NE(error(R"({"protocol": 3, "modes": ["server"], )" + ok_rest).find("protocol 3"), std::string::npos);

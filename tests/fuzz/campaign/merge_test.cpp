@@ -5,6 +5,7 @@
 
 #include "core/text.h"
 #include "fuzz/campaign/corpus.h"
+#include "fuzz/campaign/guide.h"
 #include "fuzz/oracle/shrink.h"
 #include "tests/support/files.h"
 #include "tests/support/uopfuzz.h"
@@ -51,6 +52,29 @@ TEST(CorpusMerge, KeepsTheSmallestReproducerPerBucketAndAddsCounts) {
   EXPECT_EQ(*mul.meta_value("count"), "7");  // 1 (no count meta) + 5 + 1
   const Program add = read_program((tmp / "out" / Corpus::file_name("mismatch ADD i32")).string());
   EXPECT_EQ(*add.meta_value("count"), "1");
+}
+
+// Shards' seeds (fuzz --guide): their union, one file per name, and the features they reach together.
+TEST(CorpusMerge, SeedsOfEveryShardAreMergedOncePerName) {
+  TempDir tmp("uopfuzz-merge-seeds");
+  auto seed = [](uint64_t n, std::vector<std::string> features) {
+    Seed s;
+    s.choices = Choices{n, {n, n + 1}};
+    s.features = std::move(features);
+    return seed_text(s);
+  };
+  write(tmp / "a/mul.uop", reproducer("mismatch MUL i32", 0));
+  write(tmp / "a/seeds/1.seed", seed(1, {"x.py:1", "x.py:2"}));
+  write(tmp / "b/seeds/1.seed", seed(1, {"x.py:1", "x.py:2"}));
+  write(tmp / "b/seeds/2.seed", seed(2, {"y.py:7"}));
+  write(tmp / "b/seeds/bad.seed", "{");
+  const Ran r = run_uopfuzz("corpus merge " + (tmp / "a").string() + " " + (tmp / "b").string() + " -o " + (tmp / "out").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("2 seeds reaching 3 target features"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("skipped " + (tmp / "b/seeds/bad.seed").string() + ": not a seed file"), std::string::npos) << r.out;
+  EXPECT_EQ(read_seed((tmp / "out/seeds/2.seed").string()).features, std::vector<std::string>{"y.py:7"});
+  EXPECT_TRUE(fs::exists(tmp / "out/seeds/1.seed"));
+  EXPECT_FALSE(fs::exists(tmp / "out/seeds/bad.seed"));
 }
 
 TEST(CorpusMerge, BucketsFormGroupsByCulpritElseByOpAcrossDtypes) {

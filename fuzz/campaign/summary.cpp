@@ -1,0 +1,142 @@
+// The campaign's summary: its JSON (docs/format.md section 3) and its text, and the target as both show it.
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <sstream>
+
+#include "fuzz/campaign/campaign.h"
+#include "fuzz/campaign/hint.h"
+#include "fuzz/oracle/culprit.h"
+
+namespace uf {
+
+namespace {
+
+// Numbers for people: rates and shares to one decimal, durations to the centisecond.
+double rounded(double v, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::round(v * scale) / scale;
+}
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+}  // namespace
+
+nlohmann::json target_json(const CompiledPathConfig& cfg) {
+  if (cfg.renderer_cmd.empty())
+    return {{"name", "builtin"}, {"version", ""}, {"protocol", 0}, {"mode", "builtin"}, {"language", "c"}};
+  const PluginDescription& d = cfg.renderer_description;
+  const bool named = d.protocol >= 2;
+  return {{"name", named ? d.target.name : cfg.renderer_cmd},
+          {"version", named ? d.target.version : ""},
+          {"protocol", d.protocol},
+          {"mode", protocol_name(cfg.renderer_protocol)},
+          {"language", language_name(d.language)}};
+}
+
+std::vector<std::string> without_list(const CampaignOptions& o) {
+  std::vector<std::string> names;
+  std::istringstream in(o.without_names);
+  for (std::string name; std::getline(in, name, ',');)
+    if (!name.empty()) names.push_back(name);
+  return names;
+}
+
+nlohmann::json CampaignSummary::to_json() const {
+  nlohmann::json j;
+  j["target"] = target;
+  j["without"] = without;
+  j["programs"] = counts.programs;
+  j["valid"] = counts.valid;
+  j["undefined"] = counts.undefined;
+  j["mismatches"] = new_mismatches;
+  j["mismatching_programs"] = counts.mismatching;
+  j["crashes"] = counts.crashes;
+  j["compile_errors"] = counts.compile_errors;
+  j["render_errors"] = counts.render_errors;
+  j["timeouts"] = counts.timeouts;
+  j["buckets"] = buckets.size();
+  j["signatures"] = buckets;
+  j["culprits"] = culprits;
+  j["groups"] = groups();
+  j["seconds"] = rounded(seconds, 2);
+  j["programs_per_second"] = rounded(seconds > 0 ? counts.programs / seconds : 0.0, 1);
+  j["inputs"] = inputs;
+  j["runs"] = counts.runs;
+  j["runs_per_second"] = rounded(seconds > 0 ? counts.runs / seconds : 0.0, 1);
+  j["undefined_inputs"] = counts.undefined_inputs;
+  j["observed_runs"] = counts.observed_runs;
+  j["saved"] = saved;
+  j["batches"] = counts.batches;
+  j["compiler_calls"] = compiler_calls;
+  j["programs_per_compiler_call"] =
+      rounded(compiler_calls ? static_cast<double>(counts.valid) / static_cast<double>(compiler_calls) : 0.0, 1);
+  j["compile_seconds"] = rounded(compile_seconds, 2);
+  j["compiler_busy"] = rounded(seconds > 0 && jobs > 0 ? compile_seconds / (seconds * jobs) : 0.0, 3);
+  j["target_coverage"] = target_coverage_json(target_coverage, description);
+  j["guide"] = {{"mode", guide}, {"derived_programs", derived_programs}, {"seeds_kept", seeds}};
+  j["coverage"] = coverage.summary();
+  j["coverage_missing"] = coverage.missing();
+  j["bucket_hits"] = bucket_hits;
+  for (const auto& [table, pairs] : {std::pair{"op_dtype", coverage.op_dtype_pairs()}, std::pair{"cast", coverage.cast_pairs()}})
+    for (const Coverage::PairCount& p : pairs) j["coverage_counts"][table][p.row][p.column] = p.count;
+  j["interrupted"] = interrupted;
+  j["first_finding_seconds"] = first_finding ? nlohmann::json(rounded(first_finding->seconds, 2)) : nlohmann::json();
+  j["first_finding_programs"] = first_finding ? nlohmann::json(first_finding->programs) : nlohmann::json();
+  j["errors"] = errors;
+  return j;
+}
+
+std::map<std::string, std::vector<std::string>> CampaignSummary::groups() const {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const std::string& b : buckets) {
+    const auto c = culprits.find(b);
+    out[group_key(b, c == culprits.end() ? "" : c->second)].push_back(b);
+  }
+  return out;
+}
+
+std::string CampaignSummary::to_text() const {
+  std::ostringstream o;
+  o << "uopfuzz: " << counts.programs << " programs in " << fixed(seconds, 1) << " s ("
+    << fixed(seconds > 0 ? counts.programs / seconds : 0, 1) << "/s), " << counts.valid << " compared, " << counts.undefined
+    << " undefined\n"
+    << "uopfuzz: runs: " << counts.runs << " kernel executions compared (" << fixed(seconds > 0 ? counts.runs / seconds : 0, 1)
+    << "/s) on up to " << inputs << " data sets a program, " << counts.observed_runs
+    << " of them of observed kernels (every intermediate stored); " << counts.undefined_inputs
+    << " extra data sets UNDEFINED, skipped\n"
+    << "uopfuzz: failures: " << counts.mismatching << " mismatch, " << counts.crashes << " crash, " << counts.timeouts
+    << " timeout, " << counts.compile_errors << " compile-error, " << counts.render_errors << " render-error; " << buckets.size()
+    << " buckets in " << groups().size() << " groups, " << saved.size() << " new reproducers\n"
+    << "uopfuzz: coverage: " << coverage.summary() << "\n";
+  if (const std::string t = target_coverage_text(target_coverage, description); !t.empty())
+    o << "uopfuzz: target coverage: " << t << "; " << derived_programs << " programs derived from seeds, " << seeds
+      << " seeds kept (--guide " << guide << ")\n";
+  if (target.value("protocol", 0) > 0)
+    o << "uopfuzz: target: " << target.value("name", "") << " " << target.value("version", "") << " (protocol "
+      << target.value("protocol", 0) << ", " << target.value("mode", "") << " mode)" << (without.empty() ? "" : "; without ")
+      << std::accumulate(without.begin(), without.end(), std::string(),
+                         [](std::string a, const std::string& b) { return a.empty() ? b : a + "," + b; })
+      << "\n";
+  if (compiler_calls > 0)
+    o << "uopfuzz: compiler: " << compiler_calls << " calls ("
+      << fixed(static_cast<double>(counts.valid) / static_cast<double>(compiler_calls), 1) << " programs each), busy "
+      << fixed(100 * compile_seconds / std::max(1e-9, seconds * jobs), 1) << " % of " << jobs << " × wall\n";
+  if (const std::string hint = dominant_failure_hint(*this); !hint.empty()) o << "uopfuzz: hint: " << hint << "\n";
+  for (const auto& b : buckets) {
+    const auto c = culprits.find(b);
+    o << "uopfuzz: bucket: " << b << (c == culprits.end() ? "" : "  (culprit: " + c->second + ")") << "\n";
+  }
+  for (const auto& [key, members] : groups())
+    o << "uopfuzz: group: " << key << ": " << members.size() << (members.size() == 1 ? " bucket" : " buckets") << "\n";
+  for (const auto& f : saved) o << "uopfuzz: saved " << f << "\n";
+  for (const auto& e : errors) o << "uopfuzz: error: " << e << "\n";
+  if (interrupted) o << "uopfuzz: interrupted\n";
+  return o.str();
+}
+
+}  // namespace uf

@@ -1,0 +1,162 @@
+// Coverage guidance (fuzz/campaign/guide.h) and target coverage (target_coverage.h), without a target:
+// features are handed to the guide as a render would report them.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.h"
+#include "core/text.h"
+#include "fuzz/campaign/guide.h"
+#include "fuzz/campaign/target_coverage.h"
+#include "tests/support/files.h"
+
+namespace uf::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+Guide::Options options(GuideMode mode, const std::string& dir = "", int worker = 0) {
+  Guide::Options o;
+  o.mode = mode;
+  o.seeds_dir = dir;
+  o.campaign_seed = 7;
+  o.worker = worker;
+  return o;
+}
+
+TEST(Guide, NoneIsTheBlindStreamByteForByte) {
+  Guide g(options(GuideMode::none));
+  for (uint64_t i = 0; i < 50; ++i) {
+    Guide::Pick p = g.next(GenPolicy{});
+    ASSERT_EQ(print_program(p.program), print_program(generate(program_seed(7, 0, i))));
+    g.learn(p, {"f.py:" + std::to_string(i)});  // features are counted, never kept
+  }
+  EXPECT_TRUE(g.seeds().empty());
+  EXPECT_EQ(g.derived(), 0);
+}
+
+// Until a program reaches something, a guided campaign draws exactly the blind stream; a program that
+// reaches a new feature becomes a seed (in memory and as a file), later programs derive from seeds,
+// and a derived program is valid, marked `meta derived`, and rebuilt from its recorded choices.
+TEST(Guide, KeepsProgramsThatReachNewFeaturesAndDerivesFromThem) {
+  TempDir tmp{"uopfuzz-guide"};
+  const std::string dir = (tmp.path() / "seeds").string();
+  Guide g(options(GuideMode::coverage, dir));
+  Guide::Pick first = g.next(GenPolicy{});
+  EXPECT_EQ(print_program(first.program), print_program(generate(program_seed(7, 0, 0))));
+  EXPECT_FALSE(fs::exists(dir));  // nothing reached yet: no directory made
+  EXPECT_EQ(g.learn(first, {"a.py:1", "a.py:2"}), (std::vector<std::string>{"a.py:1", "a.py:2"}));
+  ASSERT_EQ(g.seeds().size(), 1u);
+  EXPECT_EQ(g.learn(first, {"a.py:1"}), std::vector<std::string>{});  // nothing new: not kept again
+  EXPECT_EQ(g.seeds().size(), 1u);
+  const Seed& kept = read_seed(dir + "/" + g.seeds()[0].name);
+  EXPECT_EQ(kept.features, (std::vector<std::string>{"a.py:1", "a.py:2"}));
+  Program replayed = generate(kept.choices, GenPolicy{});
+  Program original = first.program;
+  replayed.meta.clear();
+  original.meta.clear();
+  EXPECT_EQ(print_program(replayed), print_program(original));
+
+  int derived = 0;
+  for (int i = 0; i < 200; ++i) {
+    Guide::Pick p = g.next(GenPolicy{});
+    verify(p.program);
+    if (p.seed >= 0) {
+      ++derived;
+      ASSERT_NE(p.program.meta_value("derived"), nullptr);
+      EXPECT_EQ(*p.program.meta_value("derived"), kept.name);
+      Program again = generate(Choices{p.choices.seed + 1, p.draws}, GenPolicy{});  // its full choices rebuild it
+      again.meta = p.program.meta;
+      EXPECT_EQ(print_program(again), print_program(p.program));
+    }
+    g.learn(p, {"a.py:1"});
+  }
+  EXPECT_EQ(g.derived(), derived);
+  EXPECT_GE(derived, 20);  // the bandit keeps trying seeds (at least kMinShare of programs)
+  EXPECT_LE(derived, 180);  // ... and fresh programs
+}
+
+// Two workers share seeds through the directory, and a new campaign starts from them.
+TEST(Guide, SeedsAreSharedThroughTheirDirectory) {
+  TempDir tmp{"uopfuzz-guide-sync"};
+  const std::string dir = (tmp.path() / "seeds").string();
+  Guide a(options(GuideMode::coverage, dir, 0)), b(options(GuideMode::coverage, dir, 1));
+  Guide::Pick p = a.next(GenPolicy{});
+  a.learn(p, {"x.py:10"});
+  EXPECT_TRUE(b.seeds().empty());
+  b.sync();
+  ASSERT_EQ(b.seeds().size(), 1u);
+  Guide::Pick q = b.next(GenPolicy{});
+  EXPECT_TRUE(b.learn(q, {"x.py:10"}).empty());  // known from a's seed: not new to b
+  Guide later(options(GuideMode::coverage, dir, 0));
+  EXPECT_EQ(later.seeds().size(), 1u);
+  std::ofstream(dir + "/junk.seed") << "{not json";
+  later.sync();  // a file that is not a seed is passed over
+  EXPECT_EQ(later.seeds().size(), 1u);
+}
+
+TEST(Guide, ASeedFileRoundTripsAndABadOneIsAUserError) {
+  TempDir tmp{"uopfuzz-seed-file"};
+  Seed s;
+  s.choices = Choices{42, {0, 1, ~uint64_t{0}, 0x0123456789abcdefull}};
+  s.features = {"a.py:1", "b.py:2#2"};
+  s.program = "uops 1\n";
+  const fs::path path = tmp.path() / "s.seed";
+  std::ofstream(path) << seed_text(s);
+  const Seed back = read_seed(path.string());
+  EXPECT_EQ(back.choices.seed, 42u);
+  EXPECT_EQ(back.choices.draws, s.choices.draws);
+  EXPECT_EQ(back.features, s.features);
+  EXPECT_EQ(back.name, "s.seed");
+  std::ofstream(path) << R"({"format": 1, "seed": 1, "draws": "not base64!", "features": []})";
+  EXPECT_THROW(read_seed(path.string()), UserError);
+  EXPECT_THROW(read_seed((tmp.path() / "missing.seed").string()), UserError);
+}
+
+TEST(Guide, TargetRulesAreFileLineListsOrASummary) {
+  const std::vector<TargetRule> r = parse_target_rules("uop/symbolic.py:165,codegen/x.py:9#2");
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].file, "uop/symbolic.py");
+  EXPECT_EQ(r[0].line, 165);
+  EXPECT_EQ(r[1].line, 9);
+  for (const char* bad : {"symbolic.py", "x.py:0", ":3", "x.py:3a", ""}) EXPECT_THROW(parse_target_rules(bad), UserError) << bad;
+  TempDir tmp{"uopfuzz-target-rules"};
+  const fs::path summary = tmp.path() / "s.json";
+  std::ofstream(summary) << R"({"target_coverage": {"never_fired": ["a.py:3  def f(x):", "b.py:4"]}})";
+  const std::vector<TargetRule> from = parse_target_rules(summary.string());
+  ASSERT_EQ(from.size(), 2u);
+  EXPECT_EQ(from[0].file, "a.py");
+  EXPECT_EQ(from[1].line, 4);
+}
+
+TEST(TargetCoverage, CountsFeaturesAndTheFirstProgramThatFiredEach) {
+  TargetCoverage a, b;
+  EXPECT_EQ(a.add({"x.py:1", "y.py:2"}, 1.0, "seed 1"), (std::vector<std::string>{"x.py:1", "y.py:2"}));
+  EXPECT_EQ(a.add({"x.py:1"}, 2.0, "seed 2"), std::vector<std::string>{});
+  EXPECT_TRUE(a.add({}, 3.0, "seed 3").empty());  // a render that reported nothing
+  b.add({"x.py:1"}, 0.5, "seed 9");
+  a.merge(b);
+  EXPECT_EQ(a.programs, 3);
+  EXPECT_EQ(a.features["x.py:1"].programs, 3);
+  EXPECT_EQ(a.features["x.py:1"].first_program, "seed 9");  // the earlier one
+  EXPECT_EQ(a.features["y.py:2"].first_program, "seed 1");
+  EXPECT_EQ(nlohmann::json(a).get<TargetCoverage>().features.size(), 2u);
+
+  PluginDescription d;
+  d.switches = {"x.py:1", "y.py:2", "y.py:5", "front.py:1"};
+  d.reachable = {"x.py:1", "y.py:2", "y.py:5"};
+  d.switch_source = {{"y.py:5", "lambda x: x+0"}};
+  const nlohmann::json j = target_coverage_json(a, d);
+  EXPECT_EQ(j["known"], 4);
+  EXPECT_EQ(j["reachable"], 3);
+  EXPECT_EQ(j["fired"], 2);
+  EXPECT_EQ(j["files"]["y.py"], nlohmann::json::parse(R"({"reachable": 2, "fired": 1})"));
+  EXPECT_EQ(j["never_fired"], nlohmann::json::parse(R"(["y.py:5  lambda x: x+0"])"));
+  EXPECT_EQ(j["features"]["x.py:1"]["first_program"], "seed 9");
+  EXPECT_EQ(target_coverage_text(a, d), "fired 2 of 3 reachable switches (2 of 4 known) in 3 programs");
+  EXPECT_EQ(target_coverage_json(TargetCoverage{}, PluginDescription{}), nlohmann::json::object());
+}
+
+}  // namespace
+}  // namespace uf::testing
