@@ -141,14 +141,50 @@ def frontend_form(op, dt, srcs):
   return minus if op == "NEG" else UOp(Ops.ADD, dt, (srcs[0], minus))
 
 
+# How loop variables and index arithmetic are built (uopfuzz_tinygrad.py --index): "i32" as our IR types
+# them, or "weak" as tinygrad's own front end builds every kernel: RANGE and the arithmetic on it in
+# dtypes.weakint (its `index` dtype, whose width tinygrad picks from bounds), which is what its symbolic,
+# div-and-mod and index rules are written for (lift_index below).
+INDEX_FORM = "i32"
+WEAK_OPS = {"ADD", "SUB", "MUL", "MAX", "FLOORDIV", "FLOORMOD"}  # exact on weakint within int32's range
+WEAK_COMPARE = {"CMPLT", "CMPNE", "CMPEQ"}  # a mask on index ranges: bool, as our IR's
+
+
+def weak_form(n, w):
+  """The weakint form of i32 node n from the weak forms `w` of its sources, or None when it has none: a
+  RANGE with a constant end, WEAK_OPS of weak operands or constants (FLOORDIV and FLOORMOD by a positive
+  constant only: our edge cases stay ours) whose every value fits int32 (tinygrad's bounds, so no wrap of
+  our i32 is lost), or a comparison of such."""
+  op = n.op.name
+  def weak(s): return w.get(s.id) if s.op.name != "CONST" else UOp.const(s.arg, dtypes.weakint)
+  if op == "RANGE":
+    end = n.sources[0]
+    return UOp.range(UOp.const(end.arg, dtypes.weakint), n.arg, AxisType.LOOP) if end.op.name == "CONST" else None
+  if op not in WEAK_OPS | WEAK_COMPARE or any(weak(s) is None for s in n.sources): return None
+  if op in WEAK_COMPARE and n.sources[0].dtype.name != "i32": return None
+  if op in ("FLOORDIV", "FLOORMOD") and not (n.sources[1].op.name == "CONST" and n.sources[1].arg > 0): return None
+  a = [weak(s) for s in n.sources]
+  if op in WEAK_COMPARE: return UOp(getattr(Ops, op), dtypes.bool, tuple(a))
+  if op == "SUB": x = a[0] + a[1] * -1  # as tinygrad's front end writes a - b
+  else: x = UOp(getattr(Ops, op), dtypes.weakint, tuple(a))
+  return x if -2**31 <= x.vmin and x.vmax <= 2**31 - 1 else None
+
+
 def build(program, fname, renderer=None):
   """The program's nodes as a tinygrad SINK (its ENDs merged as tinygrad needs them), for the renderer: a
-  dtype outside its supported_dtypes(), or a MULACC it has no instruction for, is Unsupported."""
+  dtype outside its supported_dtypes(), or a MULACC it has no instruction for, is Unsupported. With
+  INDEX_FORM "weak", i32 loop variables and index arithmetic are weakint (weak_form), cast to int32 where
+  a value is used as data."""
   supported = renderer.supported_dtypes() if renderer is not None else None
-  u, stored = {}, {}
+  u, stored, w = {}, {}, {}
   for n in program.nodes:
     where, op = f"line {n.line}", n.op.name
-    srcs = [u[s.id] for s in n.sources]
+    if INDEX_FORM == "weak" and n.dtype.name in ("i32", "bool") and (x := weak_form(n, w)) is not None:
+      w[n.id] = x
+      u[n.id] = x if x.dtype == dtypes.bool else x.cast(dtypes.int32)
+      continue
+    srcs = [w[s.id] if op == "INDEX" and i == 1 and s.id in w else w[s.id] if op == "END" and s.id in w else u[s.id]
+            for i, s in enumerate(n.sources)]
     if n.dtype.is_vector: raise Unsupported(f"{where}: vector dtype {n.dtype.name} (pass --without vector)")
     dt = None if n.dtype.is_void else tg_dtype(n.dtype.name)
     if not n.dtype.is_void and (dt is None or (supported is not None and dt not in supported)):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# uopfuzz_tinygrad.py [--backend clang|llvm|x86|python] ...: a protocol-2 plug-in (docs/format.md, section 5;
+# uopfuzz_tinygrad.py [--backend clang|llvm|x86|python] [--index i32|weak] ...: a protocol-2 plug-in (docs/format.md, section 5;
 # on the SDK, plugins/uopfuzz_plugin.py) that puts tinygrad's own code generators under test. It builds the
 # program as tinygrad UOps (our op names are tinygrad's; tg_uops.py) and runs tinygrad's own to_program
 # pipeline for one of its renderers (symbolic rewrites, constant folding, decompositions, linearizer, the
@@ -31,15 +31,22 @@ except ImportError as e:  # a setup problem, not a finding
 BACKENDS = ("clang", "llvm", "x86", "python")
 
 
+INDEX_FORMS = ("i32", "weak")
+
+
 def backend_and_args(argv):
-  """--backend NAME (or --backend=NAME) before uopfuzz's own arguments: (NAME, the rest)."""
-  name, rest = "clang", list(argv)
-  if rest[:1] == ["--backend"] and len(rest) > 1: name, rest = rest[1], rest[2:]
-  elif rest[:1] and rest[0].startswith("--backend="): name, rest = rest[0].split("=", 1)[1], rest[1:]
-  if name not in BACKENDS:
-    print(f"uopfuzz_tinygrad: unknown backend {name!r} (one of {', '.join(BACKENDS)})", file=sys.stderr)
-    sys.exit(2)
-  return name, rest
+  """--backend NAME and --index FORM (or --backend=NAME, --index=FORM), in any order, before uopfuzz's own
+  arguments: (NAME, FORM, the rest)."""
+  found, rest = {"backend": "clang", "index": "i32"}, list(argv)
+  while rest and rest[0].split("=", 1)[0] in ("--backend", "--index"):
+    key, _, value = rest[0][2:].partition("=")
+    if not value and len(rest) > 1: value, rest = rest[1], rest[1:]
+    found[key], rest = value, rest[1:]
+  for key, allowed in (("backend", BACKENDS), ("index", INDEX_FORMS)):
+    if found[key] not in allowed:
+      print(f"uopfuzz_tinygrad: unknown {key} {found[key]!r} (one of {', '.join(allowed)})", file=sys.stderr)
+      sys.exit(2)
+  return found["backend"], found["index"], rest
 
 
 def plugin(backend):
@@ -63,5 +70,7 @@ def plugin(backend):
 
 
 if __name__ == "__main__":
-  name, args = backend_and_args(sys.argv[1:])
+  name, index, args = backend_and_args(sys.argv[1:])
+  import tg_uops
+  tg_uops.INDEX_FORM = index
   plugin(importlib.import_module(f"backend_{name}")).main(args)

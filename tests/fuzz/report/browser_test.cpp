@@ -68,6 +68,37 @@ TEST(ReportInBrowser, ReadsAndNavigates) {
   EXPECT_TRUE(b.errors().empty()) << ::testing::PrintToString(b.errors());
 }
 
+// A target that reports features (tests/fuzz/campaign/plugins/feature_target.py): the reader sees the
+// target coverage section, its chart over time, one row per file with fired / reachable, and the never
+// fired features listed with their source text.
+TEST(ReportInBrowser, ShowsTargetCoverage) {
+  TempDir tmp("uopfuzz-browser-target");
+  const std::string env = "UOPFUZZ_CACHE_DIR=" + (tmp / "cache").string() + " UOPFUZZ=" + uopfuzz_binary() + " ";
+  const Ran fuzz = run_uopfuzz("fuzz --count 16 -q --no-reduce --renderer-cmd " +
+                                   source_path("tests/fuzz/campaign/plugins/feature_target.py") + " --corpus " +
+                                   (tmp / "corpus").string() + " --json " + (tmp / "run.json").string(),
+                               env);
+  ASSERT_EQ(fuzz.code, 0) << fuzz.out;
+  const Ran rep = run_uopfuzz("report " + (tmp / "run.json").string() + " -o " + (tmp / "report.html").string());
+  ASSERT_EQ(rep.code, 0) << rep.out;
+  const json c = json::parse(read_text(tmp / "run.json"))["target_coverage"];
+
+  Browser b(g_chromium, tmp / "profile", 1024, 768);
+  b.open("file://" + (tmp / "report.html").string());
+  EXPECT_EQ(b.eval("document.querySelector('#target h2').textContent").get<std::string>(), "Target coverage");
+  EXPECT_GE(b.eval("document.querySelectorAll('#chart-target path').length").get<int>(), 1);
+  EXPECT_EQ(b.eval("document.querySelectorAll('#target-files tr').length").get<size_t>(), c["files"].size() + 1);
+  const std::string head = b.eval("document.querySelector('#target-files tr').textContent").get<std::string>();
+  EXPECT_NE(head.find(std::to_string(c["fired"].get<int>()) + " / " + std::to_string(c["reachable"].get<int>())),
+            std::string::npos)
+      << head;
+  EXPECT_EQ(b.eval("document.querySelectorAll('#target-never li').length").get<size_t>(), c["never_fired"].size());
+  EXPECT_NE(b.eval("document.querySelector('#target-never li').textContent").get<std::string>().find("  rule "), std::string::npos);
+  b.resize(390, 800);
+  EXPECT_LE(b.eval("document.documentElement.scrollWidth").get<int>(), 390);
+  EXPECT_TRUE(b.errors().empty()) << ::testing::PrintToString(b.errors());
+}
+
 }  // namespace
 }  // namespace uf::testing
 
