@@ -11,6 +11,7 @@
 #include "codegen/runtime/files.h"
 #include "core/error.h"
 #include "core/text.h"
+#include "fuzz/gen/mutate.h"
 
 namespace uf {
 
@@ -92,6 +93,7 @@ GuideMode guide_from_name(const std::string& name) {
 
 std::string seed_text(const Seed& s) {
   nlohmann::json j = {{"format", kSeedFormat},        {"generator", kGeneratorVersion},
+                      {"kind", s.has_choices ? "choices" : "program"},
                       {"seed", s.choices.seed},       {"draws", base64_encode(bytes_of(s.choices.draws))},
                       {"features", s.features},       {"program", s.program}};
   return j.dump(1) + "\n";
@@ -116,7 +118,19 @@ Seed read_seed(const std::string& path) {
     }
     s.features = j.at("features").get<std::vector<std::string>>();
     s.program = j.value("program", "");
+    s.has_choices = j.value("kind", "choices") == "choices";
+    if (!s.has_choices && s.program.empty()) throw bad("a program seed without its program");
   } catch (const nlohmann::json::exception& e) { throw bad(e.what()); }
+  return s;
+}
+
+Seed read_program_seed(const std::string& path) {
+  Program p = read_program(path);
+  verify(p);
+  Seed s;
+  s.name = std::filesystem::path(path).filename();
+  s.program = print_program(p);
+  s.has_choices = false;
   return s;
 }
 
@@ -161,13 +175,16 @@ void Guide::sync() {
   std::error_code ec;
   std::vector<std::string> fresh;
   for (const auto& e : std::filesystem::directory_iterator(o_.seeds_dir, ec))
-    if (e.path().extension() == ".seed" && !loaded_.count(e.path().filename())) fresh.push_back(e.path());
+    if ((e.path().extension() == ".seed" || e.path().extension() == ".uop") && !loaded_.count(e.path().filename()))
+      fresh.push_back(e.path());
   std::sort(fresh.begin(), fresh.end());  // the same order on every machine
   for (const std::string& path : fresh) {
     loaded_.insert(std::filesystem::path(path).filename());
     try {
-      Seed s = read_seed(path);
+      const bool program = std::filesystem::path(path).extension() == ".uop";
+      Seed s = program ? read_program_seed(path) : read_seed(path);
       for (const std::string& f : s.features) ++reached_[f];
+      if (program) unchecked_.push_back(static_cast<int>(seeds_.size()));
       seeds_.push_back(std::move(s));
     } catch (const UserError&) {}  // a file being written, or not ours: not a seed
   }
@@ -180,6 +197,16 @@ Guide::Pick Guide::next(const GenPolicy& policy) {
     p.program = generate(p.choices.seed, policy);
     return p;
   }
+  if (!unchecked_.empty()) {  // a program seed, as it is: what it reaches decides its weight
+    p.seed = unchecked_.front();
+    unchecked_.erase(unchecked_.begin());
+    p.as_is = true;
+    p.from = seeds_[static_cast<size_t>(p.seed)].name;
+    p.choices = Choices{rng_.next(), {}};  // its other data sets' stream
+    p.program = parse_program(seeds_[static_cast<size_t>(p.seed)].program);
+    p.program.set_meta("derived", p.from);
+    return p;
+  }
   const double r_fresh = (wins_[0] + 1) / (tries_[0] + 2), r_derived = (wins_[1] + 1) / (tries_[1] + 2);
   const double share = std::clamp(r_derived / (r_fresh + r_derived), kMinShare, kMaxShare);
   if (seeds_.empty() || !rng_.chance(share)) {
@@ -187,6 +214,7 @@ Guide::Pick Guide::next(const GenPolicy& policy) {
   } else {
     p.seed = pick_seed();
     const Seed& from = seeds_[static_cast<size_t>(p.seed)];
+    if (!from.has_choices) return derive_program(p, from, policy);
     const Draws& other = seeds_[rng_.below(seeds_.size())].choices.draws;
     std::vector<double> weights;
     for (const Mutation& m : kMutations) weights.push_back(m.weight);
@@ -199,6 +227,22 @@ Guide::Pick Guide::next(const GenPolicy& policy) {
     p.program.set_meta("derived", p.from);
   }
   return p;
+}
+
+// A program mutated from a `.uop` seed (mutate.h); a fresh one when no mutation applies.
+Guide::Pick Guide::derive_program(Pick& p, const Seed& from, const GenPolicy& policy) {
+  p.choices = Choices{rng_.next(), {}};
+  p.from = from.name;
+  if (std::optional<Program> q = mutate_program(parse_program(from.program), rng_)) {
+    p.program = std::move(*q);
+    p.program.set_meta("derived", p.from);
+    return std::move(p);
+  }
+  p.seed = -1;
+  p.from.clear();
+  p.choices = Choices{program_seed(o_.campaign_seed, static_cast<uint64_t>(o_.worker), static_cast<uint64_t>(fresh_++)), {}};
+  p.program = generate(p.choices, policy, &p.draws);
+  return std::move(p);
 }
 
 int Guide::pick_seed() {
@@ -234,6 +278,10 @@ std::vector<std::string> Guide::learn(Pick& pick, const std::vector<std::string>
   for (const std::string& f : features)
     if (reached_[f]++ == 0) fresh.push_back(f);
   if (o_.mode == GuideMode::none) return fresh;
+  if (pick.as_is) {  // a program seed checked as it is: now it has features, and weighs by them
+    seeds_[static_cast<size_t>(pick.seed)].features = features;
+    return fresh;
+  }
   const int arm = pick.seed >= 0 ? 1 : 0;
   for (int a = 0; a < 2; ++a) tries_[a] *= kDiscount, wins_[a] *= kDiscount;
   tries_[arm] += 1;
@@ -249,12 +297,16 @@ std::vector<std::string> Guide::learn(Pick& pick, const std::vector<std::string>
 
 void Guide::keep(const Pick& pick, const std::vector<std::string>& features) {
   Seed s;
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(draws_hash(Choices{pick.choices.seed, pick.draws})));
-  s.name = std::string(hex) + ".seed";
-  s.choices = Choices{pick.choices.seed, pick.draws};
-  s.features = features;
   s.program = print_program(pick.program);
+  s.has_choices = !pick.draws.empty();  // else mutated from a program seed: a program seed too
+  Choices key{pick.choices.seed, pick.draws};
+  if (!s.has_choices)
+    for (unsigned char c : s.program) key.draws.push_back(c);  // named by its text
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(draws_hash(key)));
+  s.name = std::string(hex) + ".seed";
+  if (s.has_choices) s.choices = Choices{pick.choices.seed, pick.draws};
+  s.features = features;
   ++kept_;
   if (!o_.seeds_dir.empty() && loaded_.insert(s.name).second) {  // made when first needed: a target without features makes none
     std::error_code ec;

@@ -4,7 +4,9 @@
 // campaign, nor any seed, had reached is kept as a **seed**: its choice sequence (generator.h Choices,
 // Zest's parametric generator), the features it reached, and its program, in a `.seed` file of the seed
 // directory (beside the corpus, `CORPUS/seeds`), so the next campaign and the nightly start from them
-// and the workers of one campaign share them (each loads the others' files before each batch).
+// and the workers of one campaign share them (each loads the others' files before each batch). A `.uop`
+// file there is a seed too (a program of any origin: a hand-written kernel, a target's own): it is
+// checked once as it is, then mutated as a program (fuzz/gen/mutate.h) instead of through its choices.
 //
 // Each next program is either fresh (the blind stream: program_seed(seed, worker, i)) or derived from a
 // seed by mutating its choices (guide.cpp's table of mutations: points, small values, a block drawn
@@ -38,6 +40,7 @@ struct Seed {
   Choices choices;
   std::vector<std::string> features;  // every feature it reached
   std::string program;                // its .uop text (for a person: the seed file is readable)
+  bool has_choices = true;            // false: a `.uop` file given as a seed, mutated as a program (mutate.h)
   int64_t picked = 0;                 // programs derived from it
   int64_t paid = 0;                   // of those, programs that reached something new
 };
@@ -46,6 +49,8 @@ struct Seed {
 // UserError `FILE: message` for a file that is not one.
 std::string seed_text(const Seed& s);
 Seed read_seed(const std::string& path);
+// A `.uop` file as a seed (no choices); UserError `FILE:LINE: message` for one that does not read or verify.
+Seed read_program_seed(const std::string& path);
 
 // A feature named in --target-rules: `FILE:LINE`.
 struct TargetRule {
@@ -75,6 +80,7 @@ class Guide {
     Program program;
     int seed = -1;     // the seed it was derived from (index into seeds()), -1 for a fresh one
     std::string from;  // that seed's file name
+    bool as_is = false;  // a `.uop` seed checked unchanged, once, to learn what it reaches
     std::string origin() const;  // `seed S`, or `NAME` of the seed it was derived from
   };
   Pick next(const GenPolicy& policy);
@@ -90,6 +96,7 @@ class Guide {
   int64_t kept() const { return kept_; }  // seeds this guide kept (not those it loaded)
 
  private:
+  Pick derive_program(Pick& p, const Seed& from, const GenPolicy& policy);
   int pick_seed();
   double seed_weight(const Seed& s) const;
   bool near_target(const std::string& feature) const;
@@ -99,6 +106,7 @@ class Guide {
   Rng rng_;
   std::vector<Seed> seeds_;
   std::set<std::string> loaded_;             // seed files read or written
+  std::vector<int> unchecked_;               // `.uop` seeds not yet checked as they are
   std::map<std::string, int64_t> reached_;   // feature -> programs (this worker's, and the seeds')
   int64_t fresh_ = 0, derived_ = 0, kept_ = 0;
   // The bandit: discounted programs and successes of each arm (fresh, derived).

@@ -9,6 +9,7 @@
 #include "core/text.h"
 #include "fuzz/campaign/guide.h"
 #include "fuzz/campaign/target_coverage.h"
+#include "fuzz/gen/mutate.h"
 #include "tests/support/files.h"
 
 namespace uf::testing {
@@ -94,6 +95,46 @@ TEST(Guide, SeedsAreSharedThroughTheirDirectory) {
   std::ofstream(dir + "/junk.seed") << "{not json";
   later.sync();  // a file that is not a seed is passed over
   EXPECT_EQ(later.seeds().size(), 1u);
+}
+
+// A `.uop` file among the seeds: checked once as it is, then mutated as a program (fuzz/gen/mutate.h);
+// what a mutant of it keeps is a program seed too.
+TEST(Guide, AProgramFileIsASeedMutatedAsAProgram) {
+  TempDir tmp{"uopfuzz-guide-program"};
+  const std::string dir = (tmp.path() / "seeds").string();
+  fs::create_directories(dir);
+  const Program kernel = generate(99);
+  std::ofstream(dir + "/kernel.uop") << print_program(kernel);
+  Guide g(options(GuideMode::coverage, dir));
+  ASSERT_EQ(g.seeds().size(), 1u);
+  EXPECT_FALSE(g.seeds()[0].has_choices);
+  Guide::Pick first = g.next(GenPolicy{});
+  EXPECT_TRUE(first.as_is);
+  Program plain = first.program;
+  plain.meta.clear();
+  Program original = kernel;
+  original.meta.clear();
+  EXPECT_EQ(print_program(plain), print_program(original));
+  g.learn(first, {"k.py:1"});
+  EXPECT_EQ(g.seeds()[0].features, std::vector<std::string>{"k.py:1"});
+  EXPECT_EQ(g.seeds().size(), 1u);  // already a seed: not kept again
+  int mutants = 0;
+  for (int i = 0; i < 100 && mutants < 5; ++i) {
+    Guide::Pick p = g.next(GenPolicy{});
+    verify(p.program);
+    if (p.from == "kernel.uop") {
+      ++mutants;
+      EXPECT_NE(bare_text(p.program), bare_text(kernel));
+      EXPECT_EQ(*p.program.meta_value("derived"), "kernel.uop");
+      g.learn(p, {"k.py:" + std::to_string(100 + i)});  // something new: kept, as a program seed
+      const Seed kept = read_seed(dir + "/" + g.seeds().back().name);
+      EXPECT_FALSE(kept.has_choices);
+      EXPECT_EQ(kept.program, print_program(p.program));
+    } else {
+      g.learn(p, {});
+    }
+  }
+  EXPECT_EQ(mutants, 5);
 }
 
 TEST(Guide, ASeedFileRoundTripsAndABadOneIsAUserError) {

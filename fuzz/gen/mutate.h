@@ -1,0 +1,33 @@
+// Structure-aware mutations of a whole program, for inputs that are programs rather than choice
+// sequences: libFuzzer's custom mutator (fuzz/libfuzzer/mutator.cpp) and a guided campaign's seeds that
+// are `.uop` files (fuzz/campaign/guide.h). One table of mutations (mutate.cpp), each a row:
+//  - data:     one element of a BUFFER's data set to an edge, small or random value of its dtype;
+//  - fill:     a BUFFER's whole data line set to one such value;
+//  - const:    a CONST's value likewise;
+//  - op:       an ALU op replaced by another of the same arity and result rule (ADD -> FLOORDIV, CMPLT -> CMPNE);
+//  - swap:     the two operands of a binary op exchanged.
+// A result reads and verifies (else the mutation counts as not applying); the reference may still find it
+// UNDEFINED (a division by a new zero), which a campaign skips as any other.
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/program.h"
+#include "fuzz/gen/rng.h"
+
+namespace uf {
+
+// One mutation of `p` drawn from the table (up to a few tries); nullopt when none applied. The result has
+// no expect, got or meta lines.
+std::optional<Program> mutate_program(const Program& p, Rng& rng);
+
+// A program's text without its expect, got and meta lines: what a mutant is made of.
+std::string bare_text(Program p);
+// The program of a mutant's text; nullopt when it does not read or verify.
+std::optional<Program> read_mutant(std::string_view text);
+
+// An edge, small or random value of dtype d, normalised (one NaN).
+Scalar mutation_value(DType d, Rng& rng);
+
+}  // namespace uf

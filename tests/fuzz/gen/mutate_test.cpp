@@ -1,0 +1,49 @@
+// Program mutations (fuzz/gen/mutate.h): every result reads and verifies, most differ from their input,
+// each row of the table applies, and the result carries no expect, got or meta lines.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "core/text.h"
+#include "fuzz/gen/generator.h"
+#include "fuzz/gen/mutate.h"
+
+namespace uf::testing {
+namespace {
+
+TEST(Mutate, EveryMutantIsValidAndMostDiffer) {
+  Rng rng(3);
+  size_t differ = 0, applied = 0;
+  std::set<std::string> changed_lines;
+  for (uint64_t s = 0; s < 200; ++s) {
+    Program p = generate(s);
+    p.expect = p.data;
+    const std::optional<Program> q = mutate_program(p, rng);
+    if (!q) continue;
+    ++applied;
+    verify(*q);
+    EXPECT_TRUE(q->meta.empty() && q->expect.empty() && q->got.empty());
+    const std::vector<std::string> a = lines(bare_text(p)), b = lines(bare_text(*q));
+    differ += a != b;
+    for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+      if (a[i] == b[i]) continue;
+      const std::vector<std::string> w = words(b[i]);  // `data SLOT ...` or `%N = OP DTYPE ...`
+      changed_lines.insert(w[0] == "data" ? "data" : w.size() > 2 ? w[2] : "?");
+    }
+  }
+  EXPECT_GE(applied, 190u);
+  EXPECT_GE(differ, 150u);  // an op swapped to the same op of another name, a value to itself: rare
+  EXPECT_TRUE(changed_lines.count("data") && changed_lines.count("CONST")) << changed_lines.size();
+}
+
+TEST(Mutate, ValuesAreOfTheirDtype) {
+  Rng rng(1);
+  for (int i = 0; i < 1000; ++i)
+    for (DType d : {DType::I8, DType::U16, DType::F16, DType::F32, DType::Bool}) {
+      const Scalar v = mutation_value(d, rng);
+      EXPECT_EQ(format_scalar(d, v), format_scalar(d, normalize(d, v)));
+    }
+}
+
+}  // namespace
+}  // namespace uf::testing
