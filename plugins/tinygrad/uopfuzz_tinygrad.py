@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# uopfuzz_tinygrad.py [--backend clang|llvm|x86|python] [--index i32|weak] ...: a protocol-2 plug-in (docs/format.md, section 5;
+# uopfuzz_tinygrad.py [--backend clang|llvm|x86|python] [--index i32|weak] [--emulate long] ...: a protocol-2 plug-in (docs/format.md, section 5;
 # on the SDK, plugins/uopfuzz_plugin.py) that puts tinygrad's own code generators under test. It builds the
 # program as tinygrad UOps (our op names are tinygrad's; tg_uops.py) and runs tinygrad's own to_program
 # pipeline for one of its renderers (symbolic rewrites, constant folding, decompositions, linearizer, the
@@ -31,22 +31,25 @@ except ImportError as e:  # a setup problem, not a finding
 BACKENDS = ("clang", "llvm", "x86", "python")
 
 
-INDEX_FORMS = ("i32", "weak")
+# The adapter's own options, each with its default and what it may be (README.md): the backend, the form of
+# index arithmetic (tg_uops.INDEX_FORM), and the dtypes tinygrad emulates (its EMULATED_DTYPES: `long`, i64
+# and u64 as two 32-bit words, exact, as tinygrad does for targets without 64-bit integers).
+OPTIONS = {"backend": ("clang", BACKENDS), "index": ("i32", ("i32", "weak")), "emulate": ("", ("", "long"))}
 
 
-def backend_and_args(argv):
-  """--backend NAME and --index FORM (or --backend=NAME, --index=FORM), in any order, before uopfuzz's own
-  arguments: (NAME, FORM, the rest)."""
-  found, rest = {"backend": "clang", "index": "i32"}, list(argv)
-  while rest and rest[0].split("=", 1)[0] in ("--backend", "--index"):
-    key, _, value = rest[0][2:].partition("=")
-    if not value and len(rest) > 1: value, rest = rest[1], rest[1:]
+def options_and_args(argv):
+  """--backend NAME, --index FORM, --emulate DTYPES (or --KEY=VALUE), in any order, before uopfuzz's own
+  arguments: ({key: value}, the rest)."""
+  found, rest = {k: default for k, (default, _) in OPTIONS.items()}, list(argv)
+  while rest and rest[0].split("=", 1)[0][2:] in OPTIONS and rest[0].startswith("--"):
+    key, eq, value = rest[0][2:].partition("=")
+    if not eq and len(rest) > 1: value, rest = rest[1], rest[1:]
     found[key], rest = value, rest[1:]
-  for key, allowed in (("backend", BACKENDS), ("index", INDEX_FORMS)):
+  for key, (_, allowed) in OPTIONS.items():
     if found[key] not in allowed:
-      print(f"uopfuzz_tinygrad: unknown {key} {found[key]!r} (one of {', '.join(allowed)})", file=sys.stderr)
+      print(f"uopfuzz_tinygrad: unknown {key} {found[key]!r} (one of {', '.join(a or '(none)' for a in allowed)})", file=sys.stderr)
       sys.exit(2)
-  return found["backend"], found["index"], rest
+  return found, rest
 
 
 def plugin(backend):
@@ -70,7 +73,9 @@ def plugin(backend):
 
 
 if __name__ == "__main__":
-  name, index, args = backend_and_args(sys.argv[1:])
+  options, args = options_and_args(sys.argv[1:])
   import tg_uops
-  tg_uops.INDEX_FORM = index
-  plugin(importlib.import_module(f"backend_{name}")).main(args)
+  from tinygrad.helpers import EMULATED_DTYPES
+  tg_uops.INDEX_FORM = options["index"]
+  EMULATED_DTYPES.value = options["emulate"]  # before the backend computes its --without set from its renderer
+  plugin(importlib.import_module(f"backend_{options['backend']}")).main(args)

@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+# The tinygrad adapter's options beside --backend (plugins/tinygrad/README.md): `--index weak` builds loop
+# variables and index arithmetic in tinygrad's weakint, as its own front end builds kernels: every example
+# loop gives the same verdict as with `--index i32` (the lift keeps our meaning), and the lifted form fires
+# index rules (symbolic, div-and-mod) the i32 form does not. `--emulate long` has tinygrad emulate i64 as
+# two 32-bit words: its handshake drops f64 (tinygrad's renderer then lacks double), i64 arithmetic still
+# agrees, and tinygrad's long decomposition rules fire. A bad value is exit 2.
+import glob, json, os, subprocess, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tinygrad_checks import check, finish  # noqa: E402  (exits 77 without tinygrad or clang)
+
+UOPFUZZ = os.environ["UOPFUZZ"]
+ADAPTER = "plugins/tinygrad/uopfuzz_tinygrad.py"
+
+
+def verdict(path, index, more=""):
+  r = subprocess.run([UOPFUZZ, "run", path, "--renderer-cmd", f"{ADAPTER} --backend x86 --index {index} {more}"],
+                     capture_output=True, text=True, timeout=240)
+  return next((l.split(":", 1)[1].split()[0] for l in r.stdout.splitlines() if l.startswith("verdict:")), f"exit {r.returncode}")
+
+
+def used(path, index, *more):
+  server = subprocess.Popen([ADAPTER, "--backend", "x86", "--index", index, *more, "--uopfuzz-serve"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+  with open(path) as f: server.stdin.write(json.dumps({"id": 1, "kind": "render", "function": "k", "program": f.read()}) + "\n")
+  server.stdin.close()
+  reply = json.loads(server.stdout.readline())
+  server.wait(timeout=60)
+  return set(reply.get("used", []))
+
+
+for path in sorted(glob.glob("tests/programs/loop_*.uop")) + ["tests/programs/divmod_fast.uop"]:
+  a, b = verdict(path, "i32"), verdict(path, "weak")
+  check(a == b, f"{os.path.basename(path)}: --index weak gives {b}, as --index i32 gives {a}")
+weak, narrow = used("tests/programs/loop_nest_divmod.uop", "weak"), used("tests/programs/loop_nest_divmod.uop", "i32")
+new = sorted(weak - narrow)
+check(any(n.startswith(("uop/symbolic.py", "uop/divandmod.py")) for n in new),
+      f"loop_nest_divmod: weakint indices fire index rules the i32 form does not: {new[:8]}")
+I64 = os.path.join(os.path.dirname(os.path.abspath(__file__)), "i64_ops.uop")
+describe = subprocess.run([ADAPTER, "--backend", "x86", "--emulate", "long", "--uopfuzz-describe"], capture_output=True, text=True, timeout=60)
+check("f64" in json.loads(describe.stdout)["without"], "--emulate long: the handshake's without has f64")
+check(verdict(I64, "i32", "--emulate long") == "ok", "--emulate long: i64 ADD, MUL, SHR, CMPLT, MAX, XOR agree")
+long_rules = sorted(n for n in used(I64, "i32", "--emulate", "long") - used(I64, "i32") if n.startswith("codegen/decomp/dtype.py"))
+check(len(long_rules) >= 5, f"--emulate long fires tinygrad's long decomposition: {long_rules}")
+for args, says in ((["--index", "wide"], "unknown index 'wide'"), (["--emulate", "int"], "unknown emulate 'int'")):
+  bad = subprocess.run([ADAPTER, *args, "--uopfuzz-describe"], capture_output=True, text=True, timeout=60)
+  check(bad.returncode == 2 and says in bad.stderr, f"{' '.join(args)}: exit {bad.returncode}, {bad.stderr.strip()}")
+finish()
