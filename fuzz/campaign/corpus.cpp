@@ -18,13 +18,13 @@ namespace uf {
 
 namespace fs = std::filesystem;
 
-namespace {
-
 uint32_t fnv1a(const std::string& s) {
   uint32_t h = 2166136261u;
   for (unsigned char c : s) h = (h ^ c) * 16777619u;
   return h;
 }
+
+namespace {
 
 // Reproducers are whole or absent, and durable once saved: a campaign may be killed at any moment.
 const FileOptions kDurable{.mode = 0644, .sync = true};

@@ -55,4 +55,7 @@ std::string reproducer_text(Program reproducer, const Observation& failure, cons
 // The signatures recorded in a corpus directory's .uop files (`meta signature = ...`).
 std::set<std::string> read_signatures(const std::string& dir);
 
+// FNV-1a of a text: a stable short name (a bucket's file name) or a split of names between workers.
+uint32_t fnv1a(const std::string& s);
+
 }  // namespace uf

@@ -11,6 +11,7 @@
 #include "codegen/runtime/files.h"
 #include "core/error.h"
 #include "core/text.h"
+#include "fuzz/campaign/corpus.h"
 #include "fuzz/gen/mutate.h"
 
 namespace uf {
@@ -184,7 +185,9 @@ void Guide::sync() {
       const bool program = std::filesystem::path(path).extension() == ".uop";
       Seed s = program ? read_program_seed(path) : read_seed(path);
       for (const std::string& f : s.features) ++reached_[f];
-      if (program) unchecked_.push_back(static_cast<int>(seeds_.size()));
+      const std::string name = std::filesystem::path(path).filename();
+      if (program && static_cast<int>(fnv1a(name) % static_cast<uint32_t>(std::max(1, o_.workers))) == o_.worker)
+        unchecked_.push_back(static_cast<int>(seeds_.size()));
       seeds_.push_back(std::move(s));
     } catch (const UserError&) {}  // a file being written, or not ours: not a seed
   }

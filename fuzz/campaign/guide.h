@@ -69,6 +69,7 @@ class Guide {
     std::string seeds_dir;  // "" keeps seeds in memory only
     uint64_t campaign_seed = 1;
     int worker = 0;
+    int workers = 1;  // a program seed is checked as it is by one worker, by its name's hash
     std::vector<TargetRule> targets;
   };
   explicit Guide(Options o);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,14 +89,106 @@ std::string alu_mutation(const Program& p, Rng& r, bool swap_operands) {
 std::string op_mutation(const Program& p, Rng& r) { return alu_mutation(p, r, false); }
 std::string swap_mutation(const Program& p, Rng& r) { return alu_mutation(p, r, true); }
 
+// A node line's words and the position of one of its value sources, drawn among the plain ALU nodes.
+struct Use {
+  size_t line;
+  std::vector<std::string> words;
+  size_t source;  // index into words (4 ...)
+};
+std::optional<Use> draw_use(const std::vector<std::string>& lines, Rng& r) {
+  const auto at = node_lines(lines, plain_alu);
+  if (at.empty()) return std::nullopt;
+  Use u{r.pick(at), {}, 0};
+  u.words = words(lines[u.line]);
+  if (u.words.size() < 5) return std::nullopt;
+  u.source = 4 + r.below(u.words.size() - 4);
+  return u;
+}
+
+std::string joined(const std::vector<std::string>& w) {
+  std::string line;
+  for (size_t i = 0; i < w.size(); ++i) line += (i ? " " : "") + w[i];
+  return line;
+}
+
+// The dtype word of node `%id` (lines are canonical: node k is on the line that starts `%k =`).
+std::string dtype_of(const std::vector<std::string>& lines, const std::string& id) {
+  for (const std::string& l : lines)
+    if (l.rfind(id + " = ", 0) == 0) return words(l)[3];
+  return "";
+}
+
+// One source of an ALU node replaced by an earlier node of the same dtype: x+x, x%x, (x^y)^y, x*c+x*d,
+// the shapes of tinygrad's symbolic rules a generator draws rarely.
+std::string operand_mutation(const Program& p, Rng& r) {
+  auto lines = uf::lines(bare_text(p));
+  std::optional<Use> u = draw_use(lines, r);
+  if (!u) return "";
+  const std::string want = dtype_of(lines, u->words[u->source]);
+  std::vector<std::string> alike;
+  for (size_t i = 0; i < u->line; ++i) {
+    const auto w = words(lines[i]);
+    const auto op = w.size() >= 4 && w[0][0] == '%' ? parse_op(w[2]) : std::nullopt;
+    if (op && !(info(*op).flags & MEM) && *op != Op::SINK && w[3] == want && w[0] != u->words[u->source]) alike.push_back(w[0]);
+  }
+  if (alike.empty()) return "";
+  u->words[u->source] = r.pick(alike);
+  lines[u->line] = joined(u->words);
+  return join_lines(lines);
+}
+
+// `%k` of a node line: its number.
+size_t node_number(const std::string& id) { return std::stoul(id.substr(1)); }
+
+// Lines inserted before line `at`, each `= REST` (numbered from the first id they take), the later nodes
+// and every reference to them renumbered: the file stays in canonical order with no gap.
+void insert_nodes(std::vector<std::string>& lines, size_t at, const std::vector<std::string>& rests) {
+  const size_t first = node_number(words(lines[at])[0]), n = rests.size();
+  for (size_t i = at; i < lines.size(); ++i) {
+    auto w = words(lines[i]);
+    if (w.empty() || w[0][0] != '%') continue;
+    for (std::string& x : w)
+      if (x.size() > 1 && x[0] == '%' && node_number(x) >= first) x = "%" + std::to_string(node_number(x) + n);
+    lines[i] = joined(w);
+  }
+  std::vector<std::string> fresh;
+  for (size_t k = 0; k < n; ++k) fresh.push_back("%" + std::to_string(first + k) + " " + rests[k]);
+  lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(at), fresh.begin(), fresh.end());
+}
+
+// One source x of an ALU node replaced by `x OP c`, a binary op of x's dtype and a new constant: nested
+// index arithmetic ((x//c)//d, (x+c)+y, x*c+x) that tinygrad's symbolic and div-and-mod rules rewrite.
+std::string grow_mutation(const Program& p, Rng& r) {
+  auto lines = uf::lines(bare_text(p));
+  std::optional<Use> u = draw_use(lines, r);
+  if (!u) return "";
+  const std::string x = u->words[u->source], dt = dtype_of(lines, x);
+  const auto d = parse_dtype(dt);
+  if (!d) return "";
+  std::vector<Op> grow;
+  for (Op op : kAluOps)
+    if (info(op).arity == 2 && info(op).result == ResultRule::SAME) grow.push_back(op);
+  const Op op = r.pick(grow);
+  const Scalar c = r.chance(0.5) ? normalize(*d, Scalar::of_int(r.range(1, 16))) : mutation_value(*d, r);
+  const size_t at = u->line, first = node_number(u->words[0]);
+  insert_nodes(lines, at, {"= CONST " + dt + " " + format_scalar(*d, c), "= " + std::string(name(op)) + " " + dt + " " + x + " %" + std::to_string(first)});
+  u->words[0] = "%" + std::to_string(first + 2);
+  for (size_t i = 4; i < u->words.size(); ++i)
+    if (u->words[i].size() > 1 && node_number(u->words[i]) >= first) u->words[i] = "%" + std::to_string(node_number(u->words[i]) + 2);
+  u->words[u->source] = "%" + std::to_string(first + 1);
+  lines[at + 2] = joined(u->words);
+  return join_lines(lines);
+}
+
 struct Mutation {
   const char* name;
   double weight;
   std::string (*apply)(const Program&, Rng&);
 };
 constexpr Mutation kMutations[] = {
-    {"data", 22, element_mutation}, {"fill", 6, fill_mutation}, {"const", 25, const_mutation},
-    {"op", 15, op_mutation},        {"swap", 10, swap_mutation},
+    {"data", 22, element_mutation}, {"fill", 6, fill_mutation},       {"const", 25, const_mutation},
+    {"op", 15, op_mutation},        {"swap", 10, swap_mutation},      {"operand", 12, operand_mutation},
+    {"grow", 12, grow_mutation},
 };
 
 }  // namespace
@@ -152,15 +245,25 @@ Scalar mutation_value(DType d, Rng& r) {
   return normalize(d, Scalar::of_float(v));
 }
 
-std::optional<Program> mutate_program(const Program& p, Rng& rng) {
+std::optional<Program> mutate_program(const Program& p, Rng& rng, std::string* row) {
   std::vector<double> weights;
   for (const Mutation& m : kMutations) weights.push_back(m.weight);
   for (int attempt = 0; attempt < 8; ++attempt) {
-    const std::string out = kMutations[rng.weighted(weights)].apply(p, rng);
+    const Mutation& m = kMutations[rng.weighted(weights)];
+    const std::string out = m.apply(p, rng);
     if (out.empty()) continue;
-    if (std::optional<Program> q = read_mutant(out)) return q;
+    if (std::optional<Program> q = read_mutant(out)) {
+      if (row) *row = m.name;
+      return q;
+    }
   }
   return std::nullopt;
+}
+
+std::vector<std::string> mutation_names() {
+  std::vector<std::string> names;
+  for (const Mutation& m : kMutations) names.push_back(m.name);
+  return names;
 }
 
 }  // namespace uf

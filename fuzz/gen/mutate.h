@@ -5,13 +5,16 @@
 //  - fill:     a BUFFER's whole data line set to one such value;
 //  - const:    a CONST's value likewise;
 //  - op:       an ALU op replaced by another of the same arity and result rule (ADD -> FLOORDIV, CMPLT -> CMPNE);
-//  - swap:     the two operands of a binary op exchanged.
+//  - swap:     the two operands of a binary op exchanged;
+//  - operand:  one operand of an ALU op replaced by an earlier node of its dtype (x+x, x%x, (x^y)^y);
+//  - grow:     one operand x of an ALU op replaced by `x OP c`, a new binary op with a new constant.
 // A result reads and verifies (else the mutation counts as not applying); the reference may still find it
 // UNDEFINED (a division by a new zero), which a campaign skips as any other.
 #pragma once
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/program.h"
 #include "fuzz/gen/rng.h"
@@ -19,8 +22,10 @@
 namespace uf {
 
 // One mutation of `p` drawn from the table (up to a few tries); nullopt when none applied. The result has
-// no expect, got or meta lines.
-std::optional<Program> mutate_program(const Program& p, Rng& rng);
+// no expect, got or meta lines; `row`, when given, gets the name of the row that made it.
+std::optional<Program> mutate_program(const Program& p, Rng& rng, std::string* row = nullptr);
+// The table's row names, in order.
+std::vector<std::string> mutation_names();
 
 // A program's text without its expect, got and meta lines: what a mutant is made of.
 std::string bare_text(Program p);

@@ -12,6 +12,7 @@ from tinygrad.device import Compiler
 from tinygrad.dtype import AddrSpace, dtypes
 from tinygrad.helpers import Target
 from tinygrad.uop.ops import AxisType, KernelInfo, Ops, UOp
+from tg_reduce import identity, reductions
 from uopfuzz_plugin import DTYPES
 
 
@@ -150,7 +151,12 @@ WEAK_OPS = {"ADD", "SUB", "MUL", "MAX", "FLOORDIV", "FLOORMOD"}  # exact on weak
 WEAK_COMPARE = {"CMPLT", "CMPNE", "CMPEQ"}  # a mask on index ranges: bool, as our IR's
 
 
-def weak_form(n, w):
+# How accumulator loops are given to tinygrad (uopfuzz_tinygrad.py --reduce): "loop" as our IR has them, or
+# "int": an integer accumulator loop as the REDUCE tinygrad's front end writes (tg_reduce.py).
+REDUCE_FORM = "loop"
+
+
+def weak_form(n, w, axis_type=AxisType.LOOP):
   """The weakint form of i32 node n from the weak forms `w` of its sources, or None when it has none: a
   RANGE with a constant end, WEAK_OPS of weak operands or constants (FLOORDIV and FLOORMOD by a positive
   constant only: our edge cases stay ours) whose every value fits int32 (tinygrad's bounds, so no wrap of
@@ -159,7 +165,7 @@ def weak_form(n, w):
   def weak(s): return w.get(s.id) if s.op.name != "CONST" else UOp.const(s.arg, dtypes.weakint)
   if op == "RANGE":
     end = n.sources[0]
-    return UOp.range(UOp.const(end.arg, dtypes.weakint), n.arg, AxisType.LOOP) if end.op.name == "CONST" else None
+    return UOp.range(UOp.const(end.arg, dtypes.weakint), n.arg, axis_type) if end.op.name == "CONST" else None
   if op not in WEAK_OPS | WEAK_COMPARE or any(weak(s) is None for s in n.sources): return None
   if op in WEAK_COMPARE and n.sources[0].dtype.name != "i32": return None
   if op in ("FLOORDIV", "FLOORMOD") and not (n.sources[1].op.name == "CONST" and n.sources[1].arg > 0): return None
@@ -174,12 +180,16 @@ def build(program, fname, renderer=None):
   """The program's nodes as a tinygrad SINK (its ENDs merged as tinygrad needs them), for the renderer: a
   dtype outside its supported_dtypes(), or a MULACC it has no instruction for, is Unsupported. With
   INDEX_FORM "weak", i32 loop variables and index arithmetic are weakint (weak_form), cast to int32 where
-  a value is used as data."""
+  a value is used as data. With REDUCE_FORM "int", an integer accumulator loop's result is a REDUCE over
+  ranges of AxisType.REDUCE (tg_reduce.py)."""
   supported = renderer.supported_dtypes() if renderer is not None else None
   u, stored, w = {}, {}, {}
+  reduced = reductions(program) if REDUCE_FORM == "int" else {}
+  reduce_axes = {r.id for x in reduced.values() for r in x.ranges}
   for n in program.nodes:
     where, op = f"line {n.line}", n.op.name
-    if INDEX_FORM == "weak" and n.dtype.name in ("i32", "bool") and (x := weak_form(n, w)) is not None:
+    axis_type = AxisType.REDUCE if n.id in reduce_axes else AxisType.LOOP
+    if INDEX_FORM == "weak" and n.dtype.name in ("i32", "bool") and (x := weak_form(n, w, axis_type)) is not None:
       w[n.id] = x
       u[n.id] = x if x.dtype == dtypes.bool else x.cast(dtypes.int32)
       continue
@@ -189,7 +199,8 @@ def build(program, fname, renderer=None):
     dt = None if n.dtype.is_void else tg_dtype(n.dtype.name)
     if not n.dtype.is_void and (dt is None or (supported is not None and dt not in supported)):
       raise Unsupported(f"{where}: dtype {n.dtype.name} (this tinygrad renderer has no {n.dtype.name}; pass --without {n.dtype.name})")
-    if op == "BUFFER": u[n.id] = UOp.param(n.slot, dt, (n.length,))
+    if n.id in reduced: u[n.id] = reduce_of(reduced[n.id], dt, u, w)
+    elif op == "BUFFER": u[n.id] = UOp.param(n.slot, dt, (n.length,))
     # ALLOC is kernel-local memory: tinygrad's register BUFFER (what its own accumulators are)
     elif op == "ALLOC": u[n.id] = UOp.placeholder((n.length,), dt, n.slot, AddrSpace.REG)
     elif op == "CONST": u[n.id] = UOp.const(n.arg, dt)
@@ -214,7 +225,7 @@ def build(program, fname, renderer=None):
       # tinygrad orders the memory, not an address: AFTER(INDEX(m, i), deps) is INDEX(AFTER(m, deps), i)
       a = srcs[0]
       u[n.id] = a.src[0].after(*srcs[1:]).index(*a.src[1:]) if a.op is Ops.INDEX else a.after(*srcs[1:])
-    elif op == "RANGE": u[n.id] = UOp.range(srcs[0], n.arg, AxisType.LOOP, dtype=dt)
+    elif op == "RANGE": u[n.id] = UOp.range(srcs[0], n.arg, axis_type, dtype=dt)
     elif op == "END": u[n.id] = srcs[0].end(*srcs[1:])
     elif op == "SINK": return merge_ends(UOp.sink(*srcs, arg=KernelInfo(name=fname)))
     elif op == "CAST": u[n.id] = float_to_int(srcs[0], dt) if dtypes.is_float(srcs[0].dtype) and dtypes.is_int(dt) else srcs[0].cast(dt)
@@ -226,6 +237,14 @@ def build(program, fname, renderer=None):
     elif n.op.is_alu and hasattr(Ops, RENAMED.get(op, op)): u[n.id] = UOp(getattr(Ops, RENAMED.get(op, op)), dt, tuple(srcs))
     else: raise Unsupported(f"{where}: {op} (not mapped to tinygrad)")
   raise Unsupported("no SINK")
+
+
+def reduce_of(r, dt, u, w):
+  """tinygrad's REDUCE for a Reduction of ours: op over the value in its ranges, joined with a start value
+  other than op's identity (exact for integers, where op is associative)."""
+  red = u[r.value.id].reduce(*(w.get(x.id, u[x.id]) for x in r.ranges), arg=getattr(Ops, r.op))
+  if r.init.op.name == "CONST" and r.init.arg == identity(r.op, r.init.dtype): return red
+  return UOp(getattr(Ops, r.op), dt, (u[r.init.id], red))
 
 
 def without_compiler(renderer):

@@ -4,7 +4,9 @@
 # loop gives the same verdict as with `--index i32` (the lift keeps our meaning), and the lifted form fires
 # index rules (symbolic, div-and-mod) the i32 form does not. `--emulate long` has tinygrad emulate i64 as
 # two 32-bit words: its handshake drops f64 (tinygrad's renderer then lacks double), i64 arithmetic still
-# agrees, and tinygrad's long decomposition rules fire. A bad value is exit 2.
+# agrees, and tinygrad's long decomposition rules fire. `--reduce int` gives integer accumulator loops to
+# tinygrad as its REDUCE: every example loop keeps its verdict, and tinygrad's reduction rules fire. A bad
+# value is exit 2.
 import glob, json, os, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -31,8 +33,8 @@ def used(path, index, *more):
 
 
 for path in sorted(glob.glob("tests/programs/loop_*.uop")) + ["tests/programs/divmod_fast.uop"]:
-  a, b = verdict(path, "i32"), verdict(path, "weak")
-  check(a == b, f"{os.path.basename(path)}: --index weak gives {b}, as --index i32 gives {a}")
+  a, b, c = verdict(path, "i32"), verdict(path, "weak"), verdict(path, "weak", "--reduce int")
+  check(a == b == c, f"{os.path.basename(path)}: --index weak gives {b}, with --reduce int {c}, as --index i32 gives {a}")
 weak, narrow = used("tests/programs/loop_nest_divmod.uop", "weak"), used("tests/programs/loop_nest_divmod.uop", "i32")
 new = sorted(weak - narrow)
 check(any(n.startswith(("uop/symbolic.py", "uop/divandmod.py")) for n in new),
@@ -43,7 +45,11 @@ check("f64" in json.loads(describe.stdout)["without"], "--emulate long: the hand
 check(verdict(I64, "i32", "--emulate long") == "ok", "--emulate long: i64 ADD, MUL, SHR, CMPLT, MAX, XOR agree")
 long_rules = sorted(n for n in used(I64, "i32", "--emulate", "long") - used(I64, "i32") if n.startswith("codegen/decomp/dtype.py"))
 check(len(long_rules) >= 5, f"--emulate long fires tinygrad's long decomposition: {long_rules}")
-for args, says in ((["--index", "wide"], "unknown index 'wide'"), (["--emulate", "int"], "unknown emulate 'int'")):
+as_reduce = used("tests/programs/loop_sum.uop", "weak", "--reduce", "int") - used("tests/programs/loop_sum.uop", "weak")
+check(any(n.startswith(("codegen/__init__.py", "codegen/simplify.py")) for n in as_reduce),
+      f"--reduce int: an i32 accumulator loop is tinygrad's REDUCE, its rules fire: {sorted(as_reduce)[:8]}")
+for args, says in ((["--index", "wide"], "unknown index 'wide'"), (["--emulate", "int"], "unknown emulate 'int'"),
+                   (["--reduce", "float"], "unknown reduce 'float'")):
   bad = subprocess.run([ADAPTER, *args, "--uopfuzz-describe"], capture_output=True, text=True, timeout=60)
   check(bad.returncode == 2 and says in bad.stderr, f"{' '.join(args)}: exit {bad.returncode}, {bad.stderr.strip()}")
 finish()

@@ -2,6 +2,7 @@
 // each row of the table applies, and the result carries no expect, got or meta lines.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "core/text.h"
@@ -34,6 +35,27 @@ TEST(Mutate, EveryMutantIsValidAndMostDiffer) {
   EXPECT_GE(applied, 190u);
   EXPECT_GE(differ, 150u);  // an op swapped to the same op of another name, a value to itself: rare
   EXPECT_TRUE(changed_lines.count("data") && changed_lines.count("CONST")) << changed_lines.size();
+}
+
+// Every row of the table makes valid mutants; `grow` adds a node and its constant before the use, `operand`
+// points an operand at another node: both keep the number of ALU nodes' uses consistent (they verify).
+TEST(Mutate, EveryRowApplies) {
+  Rng rng(5);
+  std::map<std::string, int> made;
+  for (uint64_t s = 0; s < 400; ++s) {
+    const Program p = generate(s);
+    std::string row;
+    const std::optional<Program> q = mutate_program(p, rng, &row);
+    if (!q) continue;
+    ++made[row];
+    const size_t before = lines(bare_text(p)).size(), after = lines(bare_text(*q)).size();
+    if (row == "grow") {
+      EXPECT_GE(after, before + 1) << bare_text(*q);  // the constant may be one p has
+    } else if (row == "operand") {
+      EXPECT_NE(bare_text(p), bare_text(*q));
+    }
+  }
+  for (const std::string& name : mutation_names()) EXPECT_GT(made[name], 0) << name;
 }
 
 TEST(Mutate, ValuesAreOfTheirDtype) {
