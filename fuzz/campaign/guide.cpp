@@ -184,6 +184,7 @@ void Guide::sync() {
     try {
       const bool program = std::filesystem::path(path).extension() == ".uop";
       Seed s = program ? read_program_seed(path) : read_seed(path);
+      if (program && !without_violation(parse_program(s.program), o_.without).empty()) continue;  // not for this target
       for (const std::string& f : s.features) ++reached_[f];
       const std::string name = std::filesystem::path(path).filename();
       if (program && static_cast<int>(fnv1a(name) % static_cast<uint32_t>(std::max(1, o_.workers))) == o_.worker)
@@ -232,11 +233,13 @@ Guide::Pick Guide::next(const GenPolicy& policy) {
   return p;
 }
 
-// A program mutated from a `.uop` seed (mutate.h); a fresh one when no mutation applies.
+// A program mutated from a `.uop` seed (mutate.h); a fresh one when no mutation applies or the mutant has
+// what the target lacks (an op mutated into a --without one).
 Guide::Pick Guide::derive_program(Pick& p, const Seed& from, const GenPolicy& policy) {
   p.choices = Choices{rng_.next(), {}};
   p.from = from.name;
-  if (std::optional<Program> q = mutate_program(parse_program(from.program), rng_)) {
+  std::optional<Program> q = mutate_program(parse_program(from.program), rng_);
+  if (q && without_violation(*q, o_.without).empty()) {
     p.program = std::move(*q);
     p.program.set_meta("derived", p.from);
     return std::move(p);

@@ -70,6 +70,7 @@ class Guide {
     uint64_t campaign_seed = 1;
     int worker = 0;
     int workers = 1;  // a program seed is checked as it is by one worker, by its name's hash
+    std::vector<std::string> without;  // the campaign's --without names: program seeds and mutants keep to them
     std::vector<TargetRule> targets;
   };
   explicit Guide(Options o);

@@ -72,7 +72,7 @@ class Worker {
         min_batch_(slow_server_ ? std::min(o.min_batch, o.server_min_batch) : o.min_batch),
         batch_(
             std::clamp(slow_server_ ? std::min(o.first_batch, o.server_first_batch) : o.first_batch, min_batch_, o.max_batch)),
-        guide_(Guide::Options{o.guide, o.seeds_dir, o.seed, w, o.jobs, o.target_rules}) {}
+        guide_(Guide::Options{o.guide, o.seeds_dir, o.seed, w, o.jobs, without_list(o), o.target_rules}) {}
 
   void run() {
     while (!g_stop && index_ < quota_ && (o_.time_s <= 0 || clock_.seconds() < generation_end())) {

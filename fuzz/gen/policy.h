@@ -144,5 +144,10 @@ GenPolicy swarm(const GenPolicy& base, Rng& rng);
 // UserError for an unknown name, listing the valid ones.
 void without(GenPolicy& p, std::string_view name);
 std::vector<std::string> without_names();
+struct Program;
+// The first thing of `p` that a `--without` name excludes ("SIN", "dtype f16", "RANGE"), or "": a program
+// from elsewhere (a seed file, a mutant) is held to what the target lacks, as the generator is. The
+// generator's own shapes are not checked (dead-code, dynamic-index, observed, runtime-trips).
+std::string without_violation(const Program& p, const std::vector<std::string>& names);
 
 }  // namespace uf

@@ -1,10 +1,12 @@
 // `--without NAME`: what a target does not support, taken out of the policy (policy.h, without()).
 #include <algorithm>
 #include <cctype>
+#include <set>
 #include <string>
 
 #include "core/uop.h"
 #include "core/error.h"
+#include "core/program.h"
 #include "fuzz/gen/policy_table.h"
 
 namespace uf {
@@ -139,6 +141,22 @@ std::vector<std::string> without_names() {
   for (Op op : kAluOps) out.push_back(lower(name(op)));
   for (DType d : kValueDTypes) out.emplace_back(name(d));
   return out;
+}
+
+std::string without_violation(const Program& p, const std::vector<std::string>& names) {
+  std::set<std::string> banned;
+  for (const std::string& n : names) banned.insert(lower(n));
+  for (const UOp* u : linearize(p)) {
+    const std::string op = lower(name(u->op)), dt = name(u->dtype);
+    if (is_alu(u->op) && banned.count(op)) return name(u->op);
+    if (!is_void(u->dtype) && banned.count(dt)) return "dtype " + dt;
+    if (u->is_vector() && banned.count("vector")) return "a vector (vector)";
+    if ((u->op == Op::RANGE && banned.count("loop")) || (u->op == Op::ALLOC && banned.count("alloc")) ||
+        (u->op == Op::AFTER && banned.count("after")))
+      return name(u->op);
+    if (u->is_gated() && banned.count("gated")) return "a gated " + op;
+  }
+  return "";
 }
 
 void without(GenPolicy& p, std::string_view what) {

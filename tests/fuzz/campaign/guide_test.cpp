@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "core/error.h"
 #include "core/text.h"
@@ -135,6 +136,42 @@ TEST(Guide, AProgramFileIsASeedMutatedAsAProgram) {
     }
   }
   EXPECT_EQ(mutants, 5);
+}
+
+// Program seeds keep to the target: a kernel with an op the campaign's --without names is passed over, and
+// mutants never bring one in. Each program seed is checked as it is by one worker only.
+TEST(Guide, ProgramSeedsKeepToTheWithoutSetAndAreSplitBetweenWorkers) {
+  TempDir tmp{"uopfuzz-guide-without"};
+  const std::string dir = (tmp.path() / "seeds").string();
+  fs::create_directories(dir);
+  const std::string sin_kernel = "uops 1\n%0 = BUFFER f32[1] slot=0\n%1 = CONST i32 0\n%2 = INDEX f32 %0 %1\n"
+                                 "%3 = LOAD f32 %2\n%4 = SIN f32 %3\n%5 = STORE void %2 %4\n%6 = SINK void %5\n";
+  std::ofstream(dir + "/sin.uop") << sin_kernel;
+  for (int k = 0; k < 6; ++k) std::ofstream(dir + "/k" + std::to_string(k) + ".uop") << print_program(generate(40 + k));
+  Guide::Options o = options(GuideMode::coverage, dir);
+  o.without = {"sin"};
+  Guide lone(o);
+  EXPECT_EQ(lone.seeds().size(), 6u);  // sin.uop is not for this target
+  GenPolicy no_sin;
+  without(no_sin, "sin");  // the campaign's policy: fresh programs keep to it too
+  for (int i = 0; i < 200; ++i) {
+    Guide::Pick p = lone.next(no_sin);
+    EXPECT_EQ(without_violation(p.program, {"sin"}), "") << print_program(p.program);
+    lone.learn(p, {});
+  }
+  std::set<std::string> as_is;
+  for (int w = 0; w < 2; ++w) {
+    Guide::Options ow = options(GuideMode::coverage, dir, w);
+    ow.workers = 2;
+    Guide g(ow);
+    for (int i = 0; i < 7; ++i) {
+      const Guide::Pick p = g.next(GenPolicy{});
+      if (p.as_is) {
+        EXPECT_TRUE(as_is.insert(p.from).second) << p.from << " checked twice";
+      }
+    }
+  }
+  EXPECT_EQ(as_is.size(), 7u);  // every one by one worker (sin.uop too: no --without here)
 }
 
 TEST(Guide, ASeedFileRoundTripsAndABadOneIsAUserError) {

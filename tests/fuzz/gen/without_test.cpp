@@ -130,6 +130,19 @@ Check check_for(const std::string& n) {
   return nullptr;  // CAST: see CastIsMostlyGone
 }
 
+// A program from elsewhere (a seed file, a mutant) against a --without set: the first thing it names.
+TEST(Without, ViolationNamesWhatTheTargetLacks) {
+  const Program p = parse_program(
+      "uops 2\n%0 = BUFFER f16[2] slot=0\n%1 = CONST i32 2\n%2 = RANGE i32 0 %1\n%3 = INDEX f16 %0 %2\n"
+      "%4 = LOAD f16 %3\n%5 = SIN f16 %4\n%6 = STORE void %3 %5\n%7 = END void %6 %2\n%8 = SINK void %7\n",
+      "t.uop");
+  EXPECT_EQ(without_violation(p, {}), "");
+  EXPECT_EQ(without_violation(p, {"mulacc", "vector", "alloc"}), "");
+  EXPECT_EQ(without_violation(p, {"sin"}), "SIN");
+  EXPECT_EQ(without_violation(p, {"F16"}), "dtype f16");
+  EXPECT_EQ(without_violation(p, {"loop"}), "RANGE");
+}
+
 TEST(Without, UnknownNameListsTheValidOnes) {
   GenPolicy p;
   try {
