@@ -188,12 +188,13 @@ struct FuzzCliOptions {
   CompiledFlags flags;
   std::vector<std::string> without;
   std::string policy, matrix, guide = "coverage", target_rules;
-  bool no_reduce = false, no_culprit = false, quiet = false;
+  bool no_reduce = false, no_culprit = false, quiet = false, remarks = false;
 };
 
 int run_fuzz(FuzzCliOptions o) {
   if (o.campaign.time_s <= 0 && o.campaign.count <= 0) o.campaign.time_s = 60;
   o.campaign.cfg = o.flags.config();
+  o.campaign.cfg.remarks = o.remarks;
   for (const std::string& name : o.campaign.cfg.renderer_description.without)  // what the plug-in's target cannot take
     if (std::find(o.without.begin(), o.without.end(), name) == o.without.end()) o.without.push_back(name);
   o.campaign.policy = policy_without(o.policy, o.without);
@@ -277,6 +278,8 @@ std::vector<Command> fuzz_commands(CLI::App& app) {
                  "none: the blind stream (default coverage)")
       ->check(CLI::IsMember({"none", "coverage"}));
   fz->add_option("--seeds", c.seeds_dir, "where seeds are kept and read from (default CORPUS/seeds)");
+  fz->add_flag("--remarks", fuzz_opts->remarks,
+               "the C compiler's optimization remarks as target features (gcc -fopt-info-optimized, clang -Rpass=.*)");
   fz->add_option("--target-rules", fuzz_opts->target_rules,
                  "favour seeds that reach target features near these: FILE:LINE,... or a summary (its never-fired ones)");
   fz->add_flag("--quiet,-q", fuzz_opts->quiet, "no progress line");

@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 
 #include "codegen/languages.h"
+#include "codegen/runtime/remarks.h"
 
 namespace uf {
 
@@ -44,6 +46,7 @@ class BatchCompiler {
   BatchCompiler(const CompiledPathConfig& cfg, std::vector<std::vector<KernelOutcome>>& out) : cfg_(cfg), out_(out) {
     opt_.cc = cfg.cc;
     opt_.cflags = cfg.cflags;
+    opt_.remarks = cfg.remarks;
     if (!builtin()) opt_.kind = source_kind(cfg.renderer_description.language);
   }
 
@@ -55,22 +58,45 @@ class BatchCompiler {
  private:
   bool builtin() const { return cfg_.renderer_cmd.empty(); }
 
-  std::vector<std::string> sources(const std::vector<const Unit*>& units) const {
+  // Where a unit's lines are in the translation units of one compiler call (for its remarks).
+  struct Span {
+    int file = 0, first = 1, last = 0;  // 1-based lines first..last of source kFILE
+  };
+
+  std::vector<std::string> sources(const std::vector<const Unit*>& units, std::vector<Span>& spans) const {
     std::vector<std::string> s;
-    if (builtin()) {  // one translation unit: the prelude once, then every function
-      std::string tu = render_prelude(cfg_.render);
-      for (const Unit* u : units) tu += "\n" + u->source;
-      s.push_back(std::move(tu));
-    } else if (cfg_.renderer_description.language == OutputLanguage::x86_64) {  // images: independent asm blocks
-      std::string tu;
-      for (const Unit* u : units) tu += u->source;
+    spans.assign(units.size(), Span{});
+    if (builtin() || cfg_.renderer_description.language == OutputLanguage::x86_64) {
+      // one translation unit: built-in, the prelude once, then every function; images, independent asm blocks
+      std::string tu = builtin() ? render_prelude(cfg_.render) : "";
+      for (size_t i = 0; i < units.size(); ++i) {
+        if (builtin()) tu += "\n";
+        spans[i].first = line_count(tu) + 1;
+        tu += units[i]->source;
+        spans[i].last = line_count(tu);
+      }
       s.push_back(std::move(tu));
     } else if (cfg_.renderer_description.one_unit && opt_.kind == SourceKind::c && units.size() > 1) {
-      s.push_back(one_unit(units));
+      s.push_back(one_unit(units));  // its remarks are not told apart (spans stay empty)
     } else {
-      for (const Unit* u : units) s.push_back(u->source);
+      for (size_t i = 0; i < units.size(); ++i) {
+        s.push_back(units[i]->source);
+        spans[i] = Span{static_cast<int>(i), 1, line_count(units[i]->source)};
+      }
     }
     return s;
+  }
+
+  static int line_count(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+  // Each unit's remarks, numbers and names normalised (remarks.h), as its kernel's features.
+  void remarks_as_features(const std::vector<const Unit*>& units, const std::vector<Span>& spans, const std::string& diagnostics) {
+    std::vector<std::set<std::string>> found(units.size());
+    for (const Remark& r : parse_remarks(diagnostics))
+      for (size_t i = 0; i < units.size(); ++i)
+        if (r.file == spans[i].file && r.line >= spans[i].first && r.line <= spans[i].last) found[i].insert(r.feature);
+    for (size_t i = 0; i < units.size(); ++i)
+      for (KernelOutcome& o : out_[units[i]->index]) o.features.insert(o.features.end(), found[i].begin(), found[i].end());
   }
 
   void fail(const Unit* u, const std::string& message) {
@@ -91,8 +117,10 @@ class BatchCompiler {
   void compile(const std::vector<const Unit*>& units) {
     opt_.timeout_s = compile_timeout(cfg_);
     if (opt_.timeout_s <= 0) return out_of_time(units);
-    const CompileResult r = compile_shared(sources(units), opt_);
+    std::vector<Span> spans;
+    const CompileResult r = compile_shared(sources(units, spans), opt_);
     if (r.ok) {
+      if (opt_.remarks) remarks_as_features(units, spans, r.remarks);
       groups_.push_back({r.so_path, units});
       return;
     }

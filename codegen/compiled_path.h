@@ -51,6 +51,8 @@ struct CompiledPathConfig {
   // it, and no compiler call more than 2 s past it.
   std::optional<std::chrono::steady_clock::time_point> render_stop_at;
   double compile_timeout_s = 300;  // one compiler call
+  // The C compiler's optimization remarks as each kernel's features (fuzz --remarks; remarks.h).
+  bool remarks = false;
 
   // A server renders each program on request, with no process to start per batch (campaign batch sizes).
   bool renders_per_request() const { return !renderer_cmd.empty() && renderer_protocol == RendererProtocol::server; }
@@ -68,7 +70,8 @@ struct KernelOutcome {
   std::string message;
   std::map<int64_t, Values> buffers;  // when ok: every BUFFER by slot
   // What of the target the kernel's render reached: a protocol-2 plug-in's `used` (tinygrad: the rewrite
-  // rules that fired). The campaign's target coverage and its guidance count these.
+  // rules that fired), or with `remarks` the C compiler's remarks on the kernel's lines. The campaign's
+  // target coverage and its guidance count these.
   std::vector<std::string> features;
   // A plug-in render that failed once render_stop_at had passed (cut short, or never started), or a
   // compile the budget cut: an error that says nothing about the target, so not a finding (the caller

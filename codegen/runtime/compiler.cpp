@@ -22,6 +22,7 @@
 
 #include "codegen/runtime/files.h"
 #include "codegen/runtime/process.h"
+#include "codegen/runtime/remarks.h"
 #include "core/error.h"
 
 namespace uf {
@@ -153,7 +154,10 @@ void prune(const std::string& dir) {
   }
   if (entries.size() <= kMaxCacheEntries) return;
   std::sort(entries.begin(), entries.end());
-  for (size_t i = 0; i < entries.size() - kMaxCacheEntries * 3 / 4; ++i) fs::remove(entries[i].second, ec);
+  for (size_t i = 0; i < entries.size() - kMaxCacheEntries * 3 / 4; ++i) {
+    fs::remove(entries[i].second, ec);
+    fs::remove(remarks_path(entries[i].second.string()), ec);
+  }
 }
 
 std::string cache_key(const CompilerId& id, const std::string& cflags, const std::vector<std::string>& sources) {
@@ -360,14 +364,17 @@ CompileResult compile_shared(const std::vector<std::string>& sources, const Comp
   const CompilerId id = compiler_id(opt.cc);
   if (opt.kind == SourceKind::llvm_ir && id.version.find("clang") == std::string::npos)
     throw UserError("LLVM IR needs a clang as --cc; " + opt.cc + " is " + id.version_line());
-  const std::vector<std::string> flags = split_command(opt.cflags);
+  const std::string cflags = opt.remarks ? opt.cflags + " " + remark_flag(id) : opt.cflags;
+  const std::vector<std::string> flags = split_command(cflags);
   const std::string dir = cache_dir();
-  const std::string entry = dir + "/" + cache_key(id, opt.kind == SourceKind::llvm_ir ? opt.cflags + " -x ir" : opt.cflags, sources) + ".so";
+  const std::string entry = dir + "/" + cache_key(id, opt.kind == SourceKind::llvm_ir ? cflags + " -x ir" : cflags, sources) + ".so";
   CompileResult res;
-  if (verify_cache_entry(entry)) {
+  std::optional<std::string> remarks = opt.remarks ? read_file(remarks_path(entry)) : std::string();
+  if (remarks && verify_cache_entry(entry)) {
     ::utimensat(AT_FDCWD, entry.c_str(), nullptr, 0);  // recently used: survives pruning
     res.ok = res.cached = true;
     res.so_path = entry;
+    res.remarks = std::move(*remarks);
     return res;
   }
   const TempDir tmp = make_build_dir(dir);
@@ -378,6 +385,12 @@ CompileResult compile_shared(const std::vector<std::string>& sources, const Comp
     res.timed_out = r.timed_out;
     res.message = compile_error(r, opt.cc, dir, tmp.path(), sources, opt.kind);
     return res;
+  }
+  if (opt.remarks) {  // before the entry: an entry asked for with remarks always has them
+    FileOptions staged = kPrivate;
+    staged.temporary_dir = tmp.path();
+    if (const FileError e = replace_file(remarks_path(entry), r.err, staged)) throw UserError("cannot write " + e.path + ": " + e.reason());
+    res.remarks = r.err;
   }
   install_entry(out, tmp.path(), entry);
   prune(dir);

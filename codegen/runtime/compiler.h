@@ -41,6 +41,7 @@ struct CompileOptions {
   std::string cflags = kDefaultCFlags;  // split like a shell command line (see split_command)
   SourceKind kind = SourceKind::c;
   double timeout_s = 300;               // a compiler that takes longer is a compile error
+  bool remarks = false;                 // add the compiler's remark flag and keep its remarks (remarks.h)
 };
 
 struct CompileResult {
@@ -49,6 +50,7 @@ struct CompileResult {
   std::string so_path;  // when ok: the cache entry (dlopen-able)
   std::string message;  // when not ok: the compiler's stderr and the numbered sources
   bool timed_out = false;  // not ok because the compiler ran past timeout_s (and was killed)
+  std::string remarks;     // when ok and asked for: the compiler's diagnostics (kept beside the entry, remarks.h)
 };
 
 // Compile errors are results, not exceptions. Throws UserError when the compiler cannot be found or

@@ -201,7 +201,11 @@ Guide::Pick Guide::next(const GenPolicy& policy) {
     p.program = generate(p.choices.seed, policy);
     return p;
   }
-  if (!unchecked_.empty()) {  // a program seed, as it is: what it reaches decides its weight
+  const double r_fresh = (wins_[0] + 1) / (tries_[0] + 2), r_derived = (wins_[1] + 1) / (tries_[1] + 2);
+  const double share = std::clamp(r_derived / (r_fresh + r_derived), kMinShare, kMaxShare);
+  // A program seed as it is (what it reaches decides its weight) takes a derived program's turn: the
+  // fresh stream goes on beside the seeds, so what blind programs find is found about as early.
+  if (!unchecked_.empty() && rng_.chance(share)) {
     p.seed = unchecked_.front();
     unchecked_.erase(unchecked_.begin());
     p.as_is = true;
@@ -211,9 +215,7 @@ Guide::Pick Guide::next(const GenPolicy& policy) {
     p.program.set_meta("derived", p.from);
     return p;
   }
-  const double r_fresh = (wins_[0] + 1) / (tries_[0] + 2), r_derived = (wins_[1] + 1) / (tries_[1] + 2);
-  const double share = std::clamp(r_derived / (r_fresh + r_derived), kMinShare, kMaxShare);
-  if (seeds_.empty() || !rng_.chance(share)) {
+  if (seeds_.empty() || !unchecked_.empty() || !rng_.chance(share)) {
     p.choices = Choices{program_seed(o_.campaign_seed, static_cast<uint64_t>(o_.worker), static_cast<uint64_t>(fresh_++)), {}};
   } else {
     p.seed = pick_seed();
@@ -284,14 +286,12 @@ std::vector<std::string> Guide::learn(Pick& pick, const std::vector<std::string>
   for (const std::string& f : features)
     if (reached_[f]++ == 0) fresh.push_back(f);
   if (o_.mode == GuideMode::none) return fresh;
-  if (pick.as_is) {  // a program seed checked as it is: now it has features, and weighs by them
-    seeds_[static_cast<size_t>(pick.seed)].features = features;
-    return fresh;
-  }
-  const int arm = pick.seed >= 0 ? 1 : 0;
+  if (pick.as_is) seeds_[static_cast<size_t>(pick.seed)].features = features;  // now it weighs by them
+  const int arm = pick.seed >= 0 ? 1 : 0;  // a seed checked as it is plays the derived arm too
   for (int a = 0; a < 2; ++a) tries_[a] *= kDiscount, wins_[a] *= kDiscount;
   tries_[arm] += 1;
   wins_[arm] += fresh.empty() ? 0 : 1;
+  if (pick.as_is) return fresh;  // a seed already
   if (pick.seed >= 0) {
     ++derived_;
     ++seeds_[static_cast<size_t>(pick.seed)].picked;

@@ -96,5 +96,21 @@ TEST_F(GuidedCampaign, BadGuideOptionsAreUsageErrors) {
   }
 }
 
+// The built-in renderer with gcc's remarks as features: the campaign counts them (no reachable set: all
+// in fired_any) and keeps the programs that made the compiler do something new as seeds.
+TEST_F(GuidedCampaign, CompilerRemarksAreFeaturesOfTheBuiltInPath) {
+  const Ran r = run_uopfuzz_isolated("fuzz --seed 3 --count 48 -q --no-reduce --remarks --cc gcc --corpus " +
+                                         (dir / "corpus").string() + " --json " + (dir / "remarks.json").string(),
+                                     dir / "cache");
+  ASSERT_TRUE(r.code == 0 || r.code == 1) << r.out;
+  const nlohmann::json s = summary("remarks");
+  const nlohmann::json& c = s["target_coverage"];
+  EXPECT_GT(c["fired_any"].get<int64_t>(), 5) << c.dump();
+  bool vectorized = false;
+  for (const auto& [name, hits] : c["features"].items()) vectorized |= name.rfind("gcc optimized: loop vectorized", 0) == 0;
+  EXPECT_TRUE(vectorized) << c["features"].dump();
+  EXPECT_GT(s["guide"]["seeds_kept"].get<int64_t>(), 0);
+}
+
 }  // namespace
 }  // namespace uf::testing
