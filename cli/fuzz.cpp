@@ -37,10 +37,11 @@ GenPolicy policy_without(const std::string& policy_file, const std::vector<std::
   return p;
 }
 
+// The help lists every name, from the one table (without_names()): a feature, an ALU op or a dtype.
 void add_without_option(CLI::App* app, std::vector<std::string>& names) {
-  app->add_option("--without", names,
-                  "what the target lacks, comma-separated: loop, vector, observed, an ALU op (mulacc) or a dtype (f16)")
-      ->delimiter(',');
+  std::string all;
+  for (const std::string& n : without_names()) all += (all.empty() ? "" : " ") + n;
+  app->add_option("--without", names, "what the target lacks, comma-separated, of: " + all)->delimiter(',');
 }
 
 void add_policy_option(CLI::App* app, std::string& file) {

@@ -1,6 +1,7 @@
 // What a campaign worker reports to its parent: one struct per kind of report, each sent as one JSON
-// line, {"kind": "batch", ...its fields}. A counter or a field is added here, to its struct and to the
-// field list beside it, and nowhere else in the protocol.
+// line, {"kind": "batch", ...its fields}. A counter or a field is added to its struct and to the field
+// list beside it (which gives its JSON); a counter of CheckCounts also to `operator+=` (protocol.cpp) and
+// to where the parent folds it into the summary (campaign.cpp, summary.cpp).
 #pragma once
 #include <cstdint>
 #include <map>

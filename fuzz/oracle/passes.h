@@ -1,6 +1,6 @@
 // The reducer's passes as a registry (fuzz/oracle/passes.def): each named pass offers the candidate
-// programs one step smaller than a given one. The reducer (fuzz/oracle/reduce.h) runs the chosen passes
-// in registry order and keeps per-pass statistics.
+// programs one step smaller than a given one. The reducer (fuzz/oracle/reduce.h) runs the chosen passes,
+// each round from the last productive one, then in registry order, and keeps per-pass statistics.
 #pragma once
 #include <functional>
 #include <span>

@@ -1,8 +1,9 @@
 // The reducer: greedy shrink-and-restart (RapidCheck-style), keeping the failure's signature.
 //
-// Each round runs the chosen passes (fuzz/oracle/passes.def) in registry order, each listing candidate programs
-// one step smaller than the current one; checks the candidates in that order, in batches (one compiler
-// call per batch), and restarts from the first candidate that still fails with the same signature. It
+// Each round runs the chosen passes (fuzz/oracle/passes.def), the one whose step the last round took first,
+// then the others in registry order, each listing candidate programs one step smaller than the current one;
+// checks the candidates in that order, in batches (one compiler call per batch), and restarts from the
+// first candidate that still fails with the same signature. It
 // stops when no candidate of a round keeps the signature. Every accepted step strictly lowers
 // program_cost(), so reduction always terminates.
 #pragma once

@@ -3,8 +3,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
+#include "fuzz/gen/policy.h"
 #include "tests/support/files.h"
 #include "tests/support/paths.h"
 #include "tests/support/uopfuzz.h"
@@ -26,6 +29,25 @@ class Cli : public ::testing::Test {
   }
   std::string example(const std::string& name) { return example_path(name); }
 };
+
+// `--without`'s help lists every name the option takes, from the one table (fuzz/gen/without.cpp), in
+// each subcommand that has it.
+TEST_F(Cli, WithoutHelpListsEveryName) {
+  const std::vector<std::string> table = without_names();
+  for (const char* sub : {"gen", "fuzz", "policy"}) {
+    const Ran r = run(std::string(sub) + " --help");
+    ASSERT_EQ(r.code, 0) << r.out;
+    const size_t at = r.out.find("--without");
+    ASSERT_NE(at, std::string::npos) << sub;
+    const size_t of = r.out.find("of:", at);
+    const size_t next = r.out.find("\n  -", of);  // the next option
+    ASSERT_NE(of, std::string::npos) << r.out.substr(at, 300);
+    std::istringstream listed(r.out.substr(of + 3, next - of - 3));
+    std::vector<std::string> names;
+    for (std::string w; listed >> w;) names.push_back(w);
+    EXPECT_EQ(names, table) << sub;
+  }
+}
 
 TEST_F(Cli, InterpPrintsExpectLines) {
   const Ran r = run("interp " + example("alloc_after.uop"));
