@@ -59,12 +59,15 @@ def without(renderer, extra=()):
   return list(dict.fromkeys(names))
 
 
-def tinygrad_version():
-  """The tinygrad commit (its checkout's git HEAD, or the one a snapshot's README names), else __version__."""
-  root = os.path.dirname(os.path.dirname(os.path.abspath(tinygrad.__file__)))
+def tinygrad_version(root=None):
+  """The tinygrad commit: its own checkout's git HEAD (root, the directory holding the tinygrad package, is
+  the top of a git work tree), else the commit a snapshot's README names, else __version__. A copy of
+  tinygrad inside another repository is not that repository's HEAD."""
+  root = os.path.realpath(root or os.path.dirname(os.path.dirname(os.path.abspath(tinygrad.__file__))))
   try:
-    head = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)
-    if head.returncode == 0 and re.fullmatch(r"[0-9a-f]{40}", head.stdout.strip()): return head.stdout.strip()[:12]
+    git = subprocess.run(["git", "-C", root, "rev-parse", "--show-toplevel", "HEAD"], capture_output=True, text=True, timeout=5)
+    top, head = (git.stdout.split() + ["", ""])[:2]
+    if git.returncode == 0 and os.path.realpath(top) == root and re.fullmatch(r"[0-9a-f]{40}", head): return head[:12]
   except (OSError, subprocess.SubprocessError): pass
   try:
     with open(os.path.join(root, "README.md"), encoding="utf-8") as f: m = re.search(r"\b[0-9a-f]{40}\b", f.read())
