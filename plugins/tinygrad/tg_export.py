@@ -1,7 +1,8 @@
 # tg_export.py: the tinygrad adapter's export (README.md, "Export"): a program as a standalone tinygrad
 # unittest, for the backend's device and renderer (the CPU device's ClangRenderer, CPULLVMRenderer or
-# X86Renderer; the PYTHON device's emulator).
+# X86Renderer, built by the test itself: no DEV needed; the PYTHON device's emulator).
 from uopfuzz_plugin import RenderError
+from tinygrad.helpers import EMULATED_DTYPES
 from tinygrad.uop.render import pyrender
 from tg_uops import Unsupported, build, tg_dtype, tinygrad_version
 
@@ -10,6 +11,7 @@ from tg_uops import Unsupported, build, tg_dtype, tinygrad_version
 # the backend's device by tinygrad (to_program, get_runtime), every BUFFER compared with the program's expect
 # lines (exec_alu's values). For an open finding it fails.
 TEST_IMPORTS = """import math, struct, unittest
+from dataclasses import replace
 from tinygrad import Device
 from tinygrad.codegen import to_program
 from tinygrad.device import Buffer
@@ -31,8 +33,7 @@ def same(fmt, got, want):
 
 class TestUopfuzzFinding(unittest.TestCase):
   def test_kernel(self):
-    renderer = Device[DEVICE].renderer
-    self.assertIsInstance(renderer, @RENDERER@, "found with the @DEVICE@ device's @RENDERER@: run with DEV=@DEV@")
+    renderer = @MAKE_RENDERER@  # the finding's renderer whatever DEV says
     bufs = {slot: Buffer(DEVICE, len(data), dt, initial_value=struct.pack(f"<{len(data)}{dt.fmt}", *data)) for slot, (dt, data, _) in BUFFERS.items()}
     prg = to_program(kernel(), renderer)
     global_size, local_size = prg.arg.launch_dims({})
@@ -42,9 +43,9 @@ class TestUopfuzzFinding(unittest.TestCase):
     get_runtime(DEVICE, prg)(*[bufs[slot].ensure_allocated()._buf for slot in params], global_size=global_size, local_size=local_size,
                             vals=prg.arg.vals({}))
     wrong = []
-    for i, (slot, (dt, _, want)) in enumerate(sorted(BUFFERS.items())):
+    for slot, (dt, _, want) in sorted(BUFFERS.items()):
       got = [v for (v,) in struct.iter_unpack("<" + dt.fmt, bytes(bufs[slot].as_memoryview()))]
-      wrong += [f"p{i}[{k}] = {g} expected {w}" for k, (g, w) in enumerate(zip(got, want or got)) if not same(dt.fmt, g, w)]
+      wrong += [f"buf{slot}[{k}] = {g} expected {w}" for k, (g, w) in enumerate(zip(got, want or got)) if not same(dt.fmt, g, w)]
     if wrong: self.fail("\\n".join(wrong[:20] + [f"({len(wrong)} elements differ)"] * (len(wrong) > 20)))
 if __name__ == "__main__":
   unittest.main()
@@ -61,21 +62,43 @@ def explicit_uops(sink):
   return "\n".join(lines)
 
 
+def without_defaults(code):
+  """pyrender's code with the kernel's KernelInfo(...) shortened to its name (its other fields are their
+  defaults); the caller keeps it only if it still builds the same graph."""
+  at = code.find("KernelInfo(")
+  if at < 0: return code
+  depth, end = 0, at + len("KernelInfo")
+  for end in range(at + len("KernelInfo"), len(code)):
+    depth += {"(": 1, ")": -1}.get(code[end], 0)
+    if depth == 0: break
+  return code[:at] + "KernelInfo(name='uopfuzz_kernel')" + code[end + 1:]
+
+
+def make_renderer(renderer, device, dev):
+  """The unittest's renderer, built by the test itself (tinygrad's own way, ops_cpu.py: the device's target
+  with another renderer), so it runs the bug under tinygrad's defaults, DEV unset."""
+  if ":" not in dev: return f"Device[DEVICE].renderer"
+  return f'{renderer}(replace(Device[DEVICE].renderer.target, renderer="{dev.split(":", 1)[1]}"))'
+
+
 def export_tinygrad(program, backend):
   """The program as a unittest for the backend's device and renderer."""
   try: sink = build(program, "uopfuzz_kernel", backend.RENDERER)
   except Unsupported as e: raise RenderError(f"unsupported: {e}") from None
   module, renderer, device, dev = backend.EXPORT
   imports = TEST_IMPORTS.replace("@MODULE@", module).replace("@RENDERER@", renderer).replace("@DEVICE@", device)
-  for code in (pyrender(sink), explicit_uops(sink)):  # the first that builds this very graph (UOps are interned)
+  if EMULATED_DTYPES.value:  # the adapter's --emulate: tinygrad's own setting, which the test needs too
+    imports += f"from tinygrad.helpers import EMULATED_DTYPES\nEMULATED_DTYPES.value = {EMULATED_DTYPES.value!r}  # uopfuzz_tinygrad.py --emulate\n"
+  rendered = pyrender(sink)
+  for code in (without_defaults(rendered), rendered, explicit_uops(sink)):  # the first that builds this very graph (UOps are interned)
     scope = {}
     exec(imports + code, scope)
     if scope.get("ast") is sink: break
   else: raise RenderError("neither pyrender nor UOp(...) lines rebuild the graph")
   table = []
-  for i, b in enumerate(program.buffers):
+  for b in program.buffers:
     dt = tg_dtype(b.dtype.name)
-    if not dt.fmt: raise RenderError(f"unsupported: BUFFER p{i} of {b.dtype.name}: Python's struct has no {dt!r}")
+    if not dt.fmt: raise RenderError(f"unsupported: BUFFER slot {b.slot} of {b.dtype.name}: Python's struct has no {dt!r}")
     data, want = program.data.get(b.slot, [0] * b.length), program.expect.get(b.slot)
     table.append(f"  {b.slot}: ({dt!r}, {data!r}, {want!r}),")
   found = [f"# {k}: {v}" for k, v in program.meta if k in ("tinygrad", "about", "signature", "status", "found", "seed")]
@@ -85,9 +108,9 @@ def export_tinygrad(program, backend):
     f"# tinygrad adapter gives them to tinygrad, compiles and runs them on the {device} device with tinygrad's own pipeline",
     f"# (to_program: the rewrites, the linearizer, {renderer} and its compiler) and compares every output element with exec_alu's",
     "# values (uopfuzz's reference; floats bit for bit, NaN equal to NaN). It fails while the bug is there.",
-    "#   PYTHONPATH=/path/to/tinygrad python3 THIS_FILE.py",
+    "#   PYTHONPATH=/path/to/tinygrad python3 THIS_FILE.py     (no DEV needed: the test picks its renderer)",
     f"# exported with tinygrad {tinygrad_version()}" + (f", from {program.path}" if program.path else ""),
     *found, "# The program (uopfuzz's .uop):", *(f"#   {n!r}" for n in program.nodes),
     imports, "", "def kernel() -> UOp:", *(f"  {l}" for l in code.splitlines()), "  return ast", "",
     "", "# PARAM slot: (dtype, data, expected values after the kernel; None: not checked)", "BUFFERS = {", *table, "}",
-  ]) + TEST_BODY.replace("@RENDERER@", renderer).replace("@DEVICE@", device).replace("@DEV@", dev)
+  ]) + TEST_BODY.replace("@MAKE_RENDERER@", make_renderer(renderer, device, dev))

@@ -3,7 +3,8 @@
 # `tinygrad`): a standalone unittest that builds the program's UOps, runs them through tinygrad's own CPU
 # pipeline and compares every BUFFER with the program's expect lines. Each finding of corpus/tinygrad/
 # exported and run outside the repository (only tinygrad on PYTHONPATH) fails, a mismatch naming the element
-# its `got` line says differs and a compile error raised as such; each example program (tests/programs) the
+# its `got` line says differs (by slot, `buf1[5]`) and a compile error raised as such, with DEV unset (the
+# test builds its renderer; x86's findings too); each example program (tests/programs) the
 # adapter renders right passes, and the two that hit known tinygrad bugs fail. Run from the repository root
 # with tinygrad on PYTHONPATH (or UOPFUZZ_TINYGRAD); exit 77 without tinygrad or clang.
 import glob, json, os, re, shutil, subprocess, sys, tempfile
@@ -47,13 +48,20 @@ def run_test(name, source):
   """The exported test, run in a directory of its own with only tinygrad on PYTHONPATH: (exit status, output)."""
   path = os.path.join(tmp, f"test_{name}.py")
   with open(path, "w") as f: f.write(source)
-  r = subprocess.run([sys.executable, path], capture_output=True, text=True, timeout=240, cwd=tmp)
+  env = {k: v for k, v in os.environ.items() if k != "DEV"}  # tinygrad's defaults: the test picks its renderer
+  r = subprocess.run([sys.executable, path], capture_output=True, text=True, timeout=240, cwd=tmp, env=env)
   return r.returncode, r.stdout + r.stderr
 
 
 def gist(out):
   """The test's verdict and what failed."""
   return " | ".join(l for l in out.splitlines() if re.match(r"(\w+Error|FAILED|OK)\b", l))[-400:]
+
+
+def first_wrong(program):
+  """The first element the file's `got` has wrong, as the test names it: by slot, as the .uop does."""
+  wrong = [(s, k) for s, got in sorted(program.got.items()) for k, (g, w) in enumerate(zip(got, program.expect[s])) if repr(g) != repr(w)]
+  return f"buf{wrong[0][0]}[{wrong[0][1]}] = " if wrong else "?"
 
 
 # the findings: each test fails, naming the element that differs
@@ -65,19 +73,34 @@ for f in sorted(glob.glob("corpus/tinygrad/*.uop")):
   if "source" not in reply: continue
   source = reply["source"]
   imports = {m for m in re.findall(r"^(?:from|import) (\w+)", source, re.M)}
-  check(imports <= {"math", "struct", "unittest", "tinygrad"}, f"{f}: imports only tinygrad and the standard library: {sorted(imports)}")
+  check(imports <= {"dataclasses", "math", "struct", "unittest", "tinygrad"}, f"{f}: imports only tinygrad and the standard library: {sorted(imports)}")
   check("uopfuzz" in source.split("\nimport")[0] and d["target"]["version"] in source and repr(program.nodes[-1]) in source,
         f"{f}: the header names uopfuzz, the tinygrad commit and the program")
   code, out = run_test(name, source)
   if program.meta_value("class") == "compile-error":
     check(code == 1 and "FAILED (errors=1)" in out and "clang" in out, f"{f}: the compile error is raised: {gist(out)}")
     continue
-  # the first element the file's `got` has wrong, as the test names its buffers: p0, p1, ... by slot
-  slots = [b.slot for b in program.buffers]
-  wrong = [(slots.index(s), k) for s, got in sorted(program.got.items()) for k, (g, w) in enumerate(zip(got, program.expect[s])) if g != w]
-  element = f"p{wrong[0][0]}[{wrong[0][1]}] = " if wrong else "?"
+  element = first_wrong(program)
   check(code == 1 and "FAILED (failures=1)" in out and element in out and " expected " in out, f"{f}: fails naming {element}...: {gist(out)}")
-  if name == "const_fold_no_wrap": check("p0[0] = 10800000000 expected 2210065408" in out, f"{f}: p0[0] = 10800000000 expected 2210065408")
+  if name == "const_fold_no_wrap": check("buf0[0] = 10800000000 expected 2210065408" in out, f"{f}: buf0[0] = 10800000000 expected 2210065408")
+
+# the other backends' findings (x86: X86Renderer), exported through uopfuzz and run with DEV unset: each
+# runs the bug under tinygrad's defaults (the test builds its renderer), never fails on the set-up
+for f in sorted(glob.glob("corpus/tinygrad/x86/*.uop")):
+  program, name = sdk.read_program(f), os.path.basename(f)[:-4].replace("-", "_")
+  out_file = os.path.join(tmp, f"test_x86_{name}.py")
+  r = subprocess.run([os.environ["UOPFUZZ"], "export", f, "--as", "tinygrad", "-o", out_file], capture_output=True, text=True, timeout=240)
+  check(r.returncode == 0, f"{f}: exported (exit {r.returncode}) {r.stderr[-300:]}")
+  if r.returncode != 0: continue
+  code, out = run_test(f"x86_{name}", open(out_file).read())
+  check("X86Renderer(replace(Device[DEVICE].renderer.target" in open(out_file).read() and "DEV=" not in out, f"{f}: the test builds its X86Renderer")
+  if program.meta_value("class") == "mismatch":
+    element = first_wrong(program)
+    check(code == 1 and "FAILED (failures=1)" in out and element in out, f"{f}: with DEV unset fails naming {element}...: {gist(out)}")
+  elif program.meta_value("class") == "render-error":  # tinygrad raises in its pipeline: the test errs
+    check(code == 1 and "FAILED (errors=1)" in out and "AssertionError" not in out, f"{f}: with DEV unset tinygrad raises: {gist(out)}")
+  else:
+    check(code != 0 and "AssertionError" not in out, f"{f}: with DEV unset ends as a {program.meta_value('class')} (exit {code}): {gist(out)}")
 
 # the example programs: those the adapter renders right pass (the known bugs' and five others: each
 # exported test is a Python process importing tinygrad, a few seconds)
