@@ -169,7 +169,7 @@ std::string grow_mutation(const Program& p, Rng& r) {
   for (Op op : kAluOps)
     if (info(op).arity == 2 && info(op).result == ResultRule::SAME) grow.push_back(op);
   const Op op = r.pick(grow);
-  const Scalar c = r.chance(0.5) ? normalize(*d, Scalar::of_int(r.range(1, 16))) : mutation_value(*d, r);
+  const Scalar c = mutation_value(*d, r);  // an edge, small or random constant, as every mutation draws them
   const size_t at = u->line, first = node_number(u->words[0]);
   insert_nodes(lines, at, {"= CONST " + dt + " " + format_scalar(*d, c), "= " + std::string(name(op)) + " " + dt + " " + x + " %" + std::to_string(first)});
   u->words[0] = "%" + std::to_string(first + 2);
