@@ -386,12 +386,7 @@ CompileResult compile_shared(const std::vector<std::string>& sources, const Comp
     res.message = compile_error(r, opt.cc, dir, tmp.path(), sources, opt.kind);
     return res;
   }
-  if (opt.remarks) {  // before the entry: an entry asked for with remarks always has them
-    FileOptions staged = kPrivate;
-    staged.temporary_dir = tmp.path();
-    if (const FileError e = replace_file(remarks_path(entry), r.err, staged)) throw UserError("cannot write " + e.path + ": " + e.reason());
-    res.remarks = r.err;
-  }
+  if (opt.remarks) res.remarks = keep_remarks(entry, r.err, tmp.path());  // before the entry: it always has them
   install_entry(out, tmp.path(), entry);
   prune(dir);
   res.ok = true;

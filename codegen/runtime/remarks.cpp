@@ -3,6 +3,8 @@
 #include <cctype>
 #include <regex>
 
+#include "codegen/runtime/files.h"
+#include "core/error.h"
 #include "core/text.h"
 
 namespace uf {
@@ -50,6 +52,13 @@ std::vector<Remark> parse_remarks(const std::string& diagnostics) {
 std::string remarks_path(const std::string& cache_entry) {
   const size_t dot = cache_entry.rfind(".so");
   return (dot == std::string::npos ? cache_entry : cache_entry.substr(0, dot)) + ".remarks";
+}
+
+std::string keep_remarks(const std::string& cache_entry, const std::string& diagnostics, const std::string& build_dir) {
+  const FileOptions staged{.mode = 0600, .temporary_dir = build_dir};
+  if (const FileError e = replace_file(remarks_path(cache_entry), diagnostics, staged))
+    throw UserError("cannot write " + e.path + " in the cache: " + e.reason());
+  return diagnostics;
 }
 
 }  // namespace uf

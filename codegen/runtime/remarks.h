@@ -31,5 +31,8 @@ std::vector<Remark> parse_remarks(const std::string& diagnostics);
 // Where a compile's remarks are kept beside its cache entry (KEY.so -> KEY.remarks), so a cache hit has
 // them too.
 std::string remarks_path(const std::string& cache_entry);
+// Writes a compile's diagnostics beside its cache entry (staged in `build_dir`, one rename: whole or
+// absent) and returns them; UserError when they cannot be written.
+std::string keep_remarks(const std::string& cache_entry, const std::string& diagnostics, const std::string& build_dir);
 
 }  // namespace uf
