@@ -37,6 +37,13 @@ class Op:
   is_memory = property(lambda self: "MEM" in self.flags)
   __repr__ = lambda self: f"Op.{self.name}"
 
+  def accepts(self, dtype):
+    """Whether the row's operand class takes operands of `dtype` (a DType), as core/uop.cpp's
+    operand_class_accepts decides: ANY any value, INT ints, INT_BOOL ints and bool, FLOAT floats, NUM ints
+    and floats. Only the class: WHERE's bool condition, say, is the op's own type rule."""
+    return {"ANY": not dtype.is_void, "INT": dtype.is_int, "INT_BOOL": dtype.is_int or dtype.is_bool,
+            "FLOAT": dtype.is_float, "NUM": dtype.is_int or dtype.is_float}[self.operands]
+
 
 class DType:
   """A row of core/dtypes.def (`scalar` is self), or a vector of one, `f32x4` (`lanes` 4)."""

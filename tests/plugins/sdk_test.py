@@ -60,6 +60,10 @@ class Reader(unittest.TestCase):
     self.assertTrue(sdk.OPS["ADD"].is_alu and "COMMUTATIVE" in sdk.OPS["ADD"].flags and sdk.OPS["ADD"].arity == 2)
     self.assertIsNone(sdk.OPS["SINK"].arity)
     self.assertTrue(sdk.OPS["LOAD"].is_memory and not sdk.OPS["LOAD"].is_alu)
+    dt = sdk.DTYPES
+    self.assertEqual([op for op in ("ADD", "AND", "SHL", "POW", "SQRT") if sdk.OPS[op].accepts(dt["bool"])], ["ADD", "AND"])
+    self.assertEqual([op for op in ("ADD", "AND", "SHL", "POW", "SQRT") if sdk.OPS[op].accepts(dt["f16"])], ["ADD", "POW", "SQRT"])
+    self.assertFalse(sdk.OPS["ADD"].accepts(dt["void"]))
     f16 = sdk.DTYPES["f16"]
     self.assertEqual((f16.ctype, f16.itemsize, f16.is_float), ("_Float16", 2, True))
     self.assertTrue(sdk.DTYPES["u8"].is_unsigned and sdk.DTYPES["i8"].is_signed and not sdk.DTYPES["bool"].is_int)
