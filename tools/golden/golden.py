@@ -8,6 +8,8 @@
 PATH is a tinygrad checkout (the directory holding the `tinygrad` package). Python 3 standard library
 only. Exit status: 0 all lines agree, 1 some differ (or are malformed), 2 usage or input error.
 The per-op rules (what is UNDEFINED, how CAST/BITCAST are done) are in tests/golden/README.md.
+golden_common.py holds what this file and golden_programs.py (the `programs` command) share, with the op
+and dtype tables read from core/*.def.
 """
 from __future__ import annotations
 
@@ -15,192 +17,17 @@ import argparse
 import math
 import os
 import random
-import subprocess
 import sys
 import time
-import types
 
-# ---------------------------------------------------------------------------------------------------
-# Our names -> tinygrad's names
+if __name__ == "__main__":
+  sys.dont_write_bytecode = True  # leave no __pycache__ in tools/golden or plugins (before importing ours)
+  sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # golden_*.py beside us, even under -P
 
-DTYPES = {  # ours -> attribute of tinygrad.dtype.dtypes
-  "bool": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
-  "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64",
-  "f16": "float16", "f32": "float32", "f64": "float64", "bf16": "bfloat16",
-  "fp8e4m3": "fp8e4m3", "fp8e5m2": "fp8e5m2", "fp8e4m3fnuz": "fp8e4m3fnuz", "fp8e5m2fnuz": "fp8e5m2fnuz",
-}
-INTS = ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
-FLOATS = ("f16", "f32", "f64", "bf16", "fp8e4m3", "fp8e5m2", "fp8e4m3fnuz", "fp8e5m2fnuz")
-BITS = {"bool": 8, "i8": 8, "u8": 8, "i16": 16, "u16": 16, "f16": 16, "bf16": 16, "i32": 32, "u32": 32,
-        "f32": 32, "i64": 64, "u64": 64, "f64": 64, "fp8e4m3": 8, "fp8e5m2": 8, "fp8e4m3fnuz": 8, "fp8e5m2fnuz": 8}
-
-# ours -> tinygrad Ops names, first one present wins (IDIV/MOD are the names older tinygrads used for
-# the C-style CDIV/CMOD).
-OPS = {"RECIP": ("RECIPROCAL",), "CDIV": ("CDIV", "IDIV"), "CMOD": ("CMOD", "MOD")}
-UNARY = ("NEG", "RECIP", "SQRT", "EXP2", "LOG2", "SIN", "TRUNC")
-BINARY = ("ADD", "SUB", "MUL", "MAX", "CMPLT", "CMPNE", "CMPEQ", "AND", "OR", "XOR", "SHL", "SHR",
-          "FLOORDIV", "FLOORMOD", "CDIV", "CMOD", "POW")
-TERNARY = ("WHERE", "MULACC")
-COMPARE = ("CMPLT", "CMPNE", "CMPEQ")
-ALU_OPS = UNARY + BINARY + TERNARY
-ALL_OPS = ALU_OPS + ("CAST", "BITCAST")
-
-
-def arity(op: str) -> int:
-  return 1 if op in UNARY else 2 if op in BINARY else 3
-
-
-def op_valid(op: str, dt: str) -> bool:
-  """Which (op, operand dtype) pairs the vector files cover (bool has no MULACC/POW, floats no bit ops)."""
-  if op in ("ADD", "SUB", "MUL", "MAX", "CMPLT", "CMPNE", "CMPEQ", "NEG", "WHERE"): return True
-  if op in ("AND", "OR", "XOR"): return dt == "bool" or dt in INTS
-  if op in ("SHL", "SHR", "FLOORDIV", "FLOORMOD", "CDIV", "CMOD"): return dt in INTS
-  if op in ("MULACC", "POW"): return dt != "bool"
-  return dt in FLOATS  # RECIP SQRT EXP2 LOG2 SIN TRUNC
-
-
-class Undefined(Exception):
-  """tinygrad has no result (it raises), or the reference leaves the result open (BITCAST of a NaN)."""
-
-
-class InputError(Exception):
-  """A malformed line or file."""
-
-
-# ---------------------------------------------------------------------------------------------------
-# tinygrad
-
-def git_commit(path: str) -> str | None:
-  try:
-    out = subprocess.run(["git", "-C", path, "log", "-1", "--format=%H %cd", "--date=short"],
-                         capture_output=True, text=True, timeout=10)
-    return out.stdout.strip() or None if out.returncode == 0 else None
-  except (OSError, subprocess.SubprocessError):
-    return None
-
-
-class Tiny:
-  """The few pieces of tinygrad we call: exec_alu, truncate, DType.const and bitcast."""
-
-  def __init__(self, path: str | None):
-    if path is not None:
-      path = os.path.abspath(path)
-      if not os.path.isfile(os.path.join(path, "tinygrad", "dtype.py")):
-        raise InputError(f"--tinygrad {path}: no tinygrad/dtype.py there (give the checkout's root)")
-      sys.path.insert(0, path)
-    self.path, self.note = path, ""
-    try:
-      import tinygrad  # noqa: F401  (the normal way; it needs no third-party package at the time of writing)
-    except ImportError as e:
-      # The package __init__ pulls in the whole library; if some dependency is missing, load only the
-      # modules exec_alu needs by giving the package an empty __init__.
-      if path is None: raise InputError(f"cannot import tinygrad ({e}); pass --tinygrad PATH") from e
-      for m in [m for m in sys.modules if m == "tinygrad" or m.startswith("tinygrad.")]: del sys.modules[m]
-      pkg = types.ModuleType("tinygrad")
-      pkg.__path__ = [os.path.join(path, "tinygrad")]
-      sys.modules["tinygrad"] = pkg
-      self.note = f"(import tinygrad failed: {e}; loaded tinygrad.dtype and tinygrad.uop.ops alone)"
-    from tinygrad import dtype as tdt
-    from tinygrad.uop import ops as tops
-    self.tdt, self.Ops, self.exec_alu = tdt, tops.Ops, tops.exec_alu
-    self.python_alu = getattr(tops, "python_alu", None)
-    self.truncate, self.bitcast_fn = tdt.truncate, getattr(tdt, "bitcast", None)
-    self.dt = {ours: getattr(tdt.dtypes, theirs) for ours, theirs in DTYPES.items() if hasattr(tdt.dtypes, theirs)}
-    self.ops = {}
-    for op in ALU_OPS:
-      for name in OPS.get(op, (op,)):
-        if hasattr(self.Ops, name):
-          self.ops[op] = getattr(self.Ops, name)
-          break
-    self.version = git_commit(path) if path else None
-    self.file = os.path.dirname(os.path.dirname(os.path.abspath(tdt.__file__)))
-
-  def dtype(self, dt: str):
-    if dt not in DTYPES: raise InputError(f"unknown dtype {dt!r}")
-    if dt not in self.dt: raise InputError(f"this tinygrad has no dtype for {dt}")
-    return self.dt[dt]
-
-  def top(self, op: str):
-    if op not in self.ops or (self.python_alu is not None and self.ops[op] not in self.python_alu):
-      raise InputError(f"this tinygrad's exec_alu has no op for {op}")
-    return self.ops[op]
-
-  def alu(self, op: str, dt: str, operands: list):
-    """exec_alu with the result dtype the way tinygrad's UOps carry it (bool for comparisons)."""
-    top, rdt = self.top(op), self.dtype("bool" if op in COMPARE else dt)
-    try:
-      return self.exec_alu(top, rdt, list(operands))
-    except (ArithmeticError, ValueError, TypeError) as e:
-      raise Undefined(f"exec_alu raised {type(e).__name__}: {e}") from None
-
-  def cast(self, src: str, dst: str, v):
-    """tinygrad's python backend: truncate.get(dtype, id)(dtype.const(x))."""
-    self.dtype(src)
-    d = self.dtype(dst)
-    try:
-      return self.truncate.get(d, lambda x: x)(d.const(v))
-    except (ArithmeticError, ValueError, TypeError) as e:
-      raise Undefined(f"CAST raised {type(e).__name__}: {e}") from None
-
-  def bitcast(self, src: str, dst: str, v):
-    """tinygrad.dtype.bitcast; a NaN source is UNDEFINED (the value does not fix its bits)."""
-    if self.bitcast_fn is None: raise InputError("this tinygrad has no tinygrad.dtype.bitcast")
-    if src == "bool" or dst == "bool" or BITS[src] != BITS[dst]: raise InputError(f"BITCAST {src}>{dst}: sizes differ")
-    if src in FLOATS and math.isnan(v): raise Undefined("BITCAST of a NaN (its bits are not fixed by the value)")
-    try:
-      return self.bitcast_fn(v, self.dtype(src), self.dtype(dst))
-    except (ArithmeticError, ValueError, TypeError, AssertionError) as e:
-      raise Undefined(f"bitcast raised {type(e).__name__}: {e}") from None
-
-  def representable(self, dt: str, v) -> bool:
-    """v is a value of dt (what the C++ side can hold): truncation leaves it unchanged."""
-    if dt == "bool": return isinstance(v, bool)
-    t = self.truncate.get(self.dtype(dt))
-    try:
-      return same(dt, t(v), v)
-    except (ArithmeticError, ValueError, TypeError):
-      return False
-
-  def describe(self) -> str:
-    return f"tinygrad {self.version or '(commit unknown: not a git work tree)'} at {self.file} {self.note}".rstrip()
-
-
-# ---------------------------------------------------------------------------------------------------
-# Values as the files write them
-
-def parse_value(tok: str, dt: str):
-  if dt == "bool":
-    if tok == "true": return True
-    if tok == "false": return False
-    raise InputError(f"bad bool {tok!r}")
-  if dt in INTS:
-    try:
-      return int(tok, 10)
-    except ValueError:
-      raise InputError(f"bad {dt} value {tok!r}") from None
-  if dt in FLOATS:
-    try:
-      return float.fromhex(tok) if "x" in tok.lower() else float(tok)
-    except ValueError:
-      raise InputError(f"bad {dt} value {tok!r}") from None
-  raise InputError(f"unknown dtype {dt!r}")
-
-
-def fmt_value(v, dt: str) -> str:
-  if dt == "bool": return "true" if v else "false"
-  if dt in INTS:
-    if isinstance(v, float) or not isinstance(v, int): raise InputError(f"{dt} result {v!r} is not an integer")
-    return str(int(v))
-  return float.__repr__(float(v))  # 'nan', 'inf', '-inf', shortest round-trip decimal
-
-
-def same(dt: str, a, b) -> bool:
-  """Equal as the project compares results: floats bit for bit except that all NaNs are equal."""
-  if dt in FLOATS:
-    a, b = float(a), float(b)
-    if math.isnan(a) or math.isnan(b): return math.isnan(a) and math.isnan(b)
-    return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
-  return type(a) is type(b) and a == b if dt == "bool" else a == b
+from golden_common import (ALL_OPS, ALU_OPS, BITS, COMPARE, CONVERSIONS, INTS, VALUE_DTYPES, InputError,  # noqa: E402
+                           Tiny, Undefined, arity, fmt_value, int_range, op_valid, parse_value, same,
+                           unsigned_dtype)
+from golden_programs import cmd_programs  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -219,14 +46,14 @@ def parse_case(line: str) -> Case:
   toks, res = left.split(), right.strip()
   if len(toks) < 3: raise InputError("too few fields")
   op, dts = toks[0], toks[1]
-  if op in ("CAST", "BITCAST"):
+  if op in CONVERSIONS:
     src, _, dst = dts.partition(">")
     if not dst or len(toks) != 3: raise InputError(f"{op} wants SRC>DST and one value")
     operands = [parse_value(toks[2], src)]
     rdt = dst
   else:
     if op not in ALU_OPS: raise InputError(f"unknown op {op!r}")
-    if dts not in DTYPES: raise InputError(f"unknown dtype {dts!r}")
+    if dts not in VALUE_DTYPES: raise InputError(f"unknown dtype {dts!r}")
     src = dst = dts
     if len(toks) - 2 != arity(op): raise InputError(f"{op} takes {arity(op)} operands, got {len(toks) - 2}")
     operands = [parse_value(t, "bool" if op == "WHERE" and i == 0 else dts) for i, t in enumerate(toks[2:])]
@@ -323,8 +150,8 @@ class Values:
     if dt in self._floats: return self._floats[dt]
     bits, every = BITS[dt], None
     if bits <= 16:  # enumerate every bit pattern through tinygrad's own bitcast
-      u = "u8" if bits == 8 else "u16"
-      every = [self.tiny.bitcast_fn(i, self.tiny.dtype(u), self.tiny.dtype(dt)) for i in range(1 << bits)]
+      u = self.tiny.dtype(unsigned_dtype(bits))
+      every = [self.tiny.bitcast_fn(i, u, self.tiny.dtype(dt)) for i in range(1 << bits)]
       finite = [v for v in every if math.isfinite(v)]
       fmax, fmin = max(finite), min(v for v in finite if v > 0)
     elif dt == "f32":
@@ -340,15 +167,11 @@ class Values:
     self._floats[dt] = (edges, every)
     return self._floats[dt]
 
-  def int_range(self, dt: str):
-    bits = BITS[dt]
-    return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if dt.startswith("i") else (0, (1 << bits) - 1)
-
   def value(self, dt: str):
     r = self.rng
     if dt == "bool": return r.random() < 0.5
     if dt in INTS:
-      lo, hi = self.int_range(dt)
+      lo, hi = int_range(dt)
       k = r.random()
       if k < 0.35:
         e = [0, 1, -1, 2, -2, 3, 7, lo, hi, lo + 1, hi - 1, 127, 128, 255, 256, -128, -129, 1 << (BITS[dt] // 2)]
@@ -361,7 +184,7 @@ class Values:
     if k < 0.5 and every is not None: return r.choice(every)
     if k < 0.5:
       b = r.getrandbits(BITS[dt])
-      x = self.tiny.bitcast_fn(b, self.tiny.dtype("u32" if dt == "f32" else "u64"), self.tiny.dtype(dt))
+      x = self.tiny.bitcast_fn(b, self.tiny.dtype(unsigned_dtype(BITS[dt])), self.tiny.dtype(dt))
     elif k < 0.7: x = r.randint(-400, 400) / 4
     elif k < 0.85: x = r.uniform(-100, 100)
     else: x = r.choice((1, -1)) * 2.0 ** r.uniform(-40, 40)
@@ -371,22 +194,22 @@ class Values:
     r = self.rng
     if op == "WHERE": return [r.random() < 0.5, self.value(dt), self.value(dt)]
     if op in ("SHL", "SHR"):  # shift amounts 0 .. 2*width+2, rarely negative (UNDEFINED)
-      lo, hi = self.int_range(dt)
+      lo, hi = int_range(dt)
       b = -1 if lo < 0 and r.random() < 0.01 else r.randint(0, 2 * BITS[dt] + 2)
       return [self.value(dt), b]
     if op == "POW" and dt in INTS:  # small exponents: Python computes the exact power before wrapping
-      lo, hi = self.int_range(dt)
+      lo, hi = int_range(dt)
       return [self.value(dt), r.randint(max(lo, -3), min(hi, 70))]
     return [self.value(dt) for _ in range(arity(op))]
 
 
 def cmd_extend(tiny: Tiny, args) -> int:
   ops = args.ops or list(ALL_OPS)
-  dts = args.dtypes or list(DTYPES)
+  dts = args.dtypes or list(VALUE_DTYPES)
   for op in ops:
     if op not in ALL_OPS: raise InputError(f"unknown op {op!r} (ours: {' '.join(ALL_OPS)})")
   for dt in dts:
-    if dt not in DTYPES: raise InputError(f"unknown dtype {dt!r} (ours: {' '.join(DTYPES)})")
+    if dt not in VALUE_DTYPES: raise InputError(f"unknown dtype {dt!r} (ours: {' '.join(VALUE_DTYPES)})")
   kinds = []  # (op, src, dst)
   for op in ops:
     for s in dts:
@@ -400,10 +223,10 @@ def cmd_extend(tiny: Tiny, args) -> int:
   lines = []
   for i, (op, s, d) in enumerate(kinds):
     for _ in range(per + (i < extra)):
-      operands = [vals.value(s)] if op in ("CAST", "BITCAST") else vals.operands(op, s)
+      operands = [vals.value(s)] if op in CONVERSIONS else vals.operands(op, s)
       c = Case(op, s, d, operands, None, "")
       odts = ["bool" if op == "WHERE" and j == 0 else s for j in range(len(operands))]
-      head = f"{op} {s}>{d}" if op in ("CAST", "BITCAST") else f"{op} {s}"
+      head = f"{op} {s}>{d}" if op in CONVERSIONS else f"{op} {s}"
       lines.append(f"{head} {' '.join(fmt_value(v, t) for v, t in zip(operands, odts))} -> {result_text(tiny, c)}")
   out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
   try:
@@ -435,7 +258,7 @@ def main(argv=None) -> int:
   p.add_argument("--seed", type=int, required=True)
   p.add_argument("--count", type=int, required=True)
   p.add_argument("--ops", nargs="+", metavar="OP", help=f"subset of: {' '.join(ALL_OPS)}")
-  p.add_argument("--dtypes", nargs="+", metavar="DT", help=f"subset of: {' '.join(DTYPES)}")
+  p.add_argument("--dtypes", nargs="+", metavar="DT", help=f"subset of: {' '.join(VALUE_DTYPES)}")
   p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
   p = sub.add_parser("programs", parents=[common], help="interpret .uop programs; check (or --write) expect lines")
   p.add_argument("files", nargs="+", metavar="FILE")
@@ -446,7 +269,6 @@ def main(argv=None) -> int:
     print(f"using {tiny.describe()}", file=sys.stderr)
     if args.cmd == "check": return cmd_check(tiny, args)
     if args.cmd == "extend": return cmd_extend(tiny, args)
-    from golden_programs import cmd_programs  # tools/golden/golden_programs.py
     return cmd_programs(tiny, args)
   except InputError as e:
     print(f"golden.py: {e}", file=sys.stderr)
@@ -454,7 +276,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-  sys.dont_write_bytecode = True  # leave no __pycache__ in the repository
-  sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-  sys.modules.setdefault("golden", sys.modules["__main__"])  # golden_programs imports us by name
   sys.exit(main())

@@ -7,10 +7,10 @@ INDEX outside 0..LEN-1. The result is the final contents of every BUFFER, one `e
 from __future__ import annotations
 
 import re
-import sys
 import time
 
-from golden import (ALU_OPS, COMPARE, DTYPES, InputError, Tiny, Undefined, arity, fmt_value, parse_value, same)
+from golden_common import (ALU_OPS, COMPARE, INTS, VALUE_DTYPES, InputError, Tiny, Undefined, arity, fmt_value,
+                           parse_value, same)
 
 NODE = re.compile(r"^%(\d+) = ([A-Z0-9_]+) (\S+)(?: (.*))?$")
 VALUES = re.compile(r"^(data|expect|got) (\d+) =(?: (.*))?$")
@@ -76,7 +76,7 @@ class Program:
             if not t.startswith("%") or not t[1:].isdigit() or int(t[1:]) >= nid:
               raise self.err(lineno, f"bad source {t!r} (an earlier %ID)")
             n.src.append(int(t[1:]))
-      if n.dtype != "void" and n.dtype not in DTYPES: raise self.err(lineno, f"unknown dtype {n.dtype!r}")
+      if n.dtype != "void" and n.dtype not in VALUE_DTYPES: raise self.err(lineno, f"unknown dtype {n.dtype!r}")
       self.nodes.append(n)
     if not seen_header: raise self.err(1, "empty file")
     if not self.nodes or self.nodes[-1].op != "SINK": raise self.err(len(self.lines), "the last node must be the SINK")
@@ -119,7 +119,7 @@ def run(tiny: Tiny, prog: Program) -> dict[int, list]:
       if init is not None:
         for v in init:
           if not tiny.representable(n.dtype, v): raise InputError(f"{prog.path}: data {n.slot}: {v!r} is not a {n.dtype} value")
-      zero = False if n.dtype == "bool" else 0 if n.dtype.startswith(("i", "u")) else 0.0
+      zero = False if n.dtype == "bool" else 0 if n.dtype in INTS else 0.0
       mem[n.id] = list(init) if init is not None else [zero] * n.length
   val: dict[int, object] = {}
   for n in prog.nodes:
