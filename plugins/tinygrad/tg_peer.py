@@ -3,7 +3,9 @@
 # tinygrad's own test suite as a peer of a uopfuzz campaign. The adapter's hooks go in when pytest starts,
 # for the backend UOPFUZZ_PEER_BACKEND names (clang, llvm, x86, python: its own instruction and text rules
 # are no switches, as in the plug-in's handshake); at the session's end the counts, {name: count}, go to the
-# JSON file UOPFUZZ_PEER_OUT. Rules that fire in a process the tests start are not seen. With
+# JSON file UOPFUZZ_PEER_OUT: "fired" counts every firing in the process, "fired_in_kernel" only those inside
+# tinygrad's kernel pipeline (do_to_program, what a uopfuzz render runs; the scheduler's own symbolic
+# rewrites are outside it). Rules that fire in a process the tests start are not seen. With
 # UOPFUZZ_PEER_RECORD=DIR the kernels the tests build are recorded there as `.uop` seeds (tg_record.py).
 import collections
 import importlib
@@ -13,12 +15,30 @@ import os
 import tg_switches
 
 RECORDER = None
+IN_KERNEL = collections.Counter()  # the firings inside do_to_program
+
+
+def count_kernel_pipeline():
+  """tinygrad's do_to_program counts its firings in IN_KERNEL too (tg_switches.FIRED is swapped while it runs)."""
+  import tinygrad.codegen as codegen
+  original = codegen.do_to_program
+
+  def counted(ast, renderer):
+    outside = tg_switches.FIRED
+    inside = tg_switches.FIRED = collections.Counter()
+    try: return original(ast, renderer)
+    finally:
+      tg_switches.FIRED = outside
+      outside.update(inside)
+      IN_KERNEL.update(inside)
+  codegen.do_to_program = counted
 
 
 def pytest_configure(config):
   global RECORDER
   tg_switches.setup(importlib.import_module(f"backend_{os.environ.get('UOPFUZZ_PEER_BACKEND', 'x86')}"))
   tg_switches.FIRED = collections.Counter()
+  count_kernel_pipeline()
   if os.environ.get("UOPFUZZ_PEER_RECORD"):
     import tg_record
     RECORDER = tg_record.Recorder(os.environ["UOPFUZZ_PEER_RECORD"])
@@ -28,4 +48,5 @@ def pytest_configure(config):
 def pytest_sessionfinish(session, exitstatus):
   if RECORDER is not None: RECORDER.finish()
   with open(os.environ["UOPFUZZ_PEER_OUT"], "w", encoding="utf-8") as f:
-    json.dump({"fired": dict(sorted(tg_switches.FIRED.items())), "exitstatus": int(exitstatus)}, f)
+    json.dump({"fired": dict(sorted(tg_switches.FIRED.items())), "fired_in_kernel": dict(sorted(IN_KERNEL.items())),
+               "exitstatus": int(exitstatus)}, f)
