@@ -34,6 +34,9 @@ Program load_program(const std::string& path);
 // Writes `text` to `path` atomically (replace_user_file: a temporary beside it, then rename), or to
 // stdout when path is empty or "-". Throws UserError when the file cannot be written.
 void write_output(const std::string& path, const std::string& text);
+// `p` with the reference's values as its expect lines (what a plug-in's export and reach are sent); a
+// UserError naming `file` when the reference is UNDEFINED: there is nothing to reproduce.
+Program with_reference_expect(const Program& p, const std::string& file);
 
 }  // namespace uf::cli
 

@@ -3,6 +3,7 @@
 
 #include "cli/cli.h"
 #include "codegen/runtime/files.h"
+#include "interp/interp.h"
 
 namespace uf::cli {
 
@@ -20,6 +21,16 @@ void write_output(const std::string& path, const std::string& text) {
     return;
   }
   replace_user_file(path, text);
+}
+
+Program with_reference_expect(const Program& p, const std::string& file) {
+  const RefResult ref = interpret(p);
+  if (ref.undefined)
+    throw UserError(file + ": the reference is UNDEFINED at " + p.node_name(ref.undefined->node) + " (" + ref.undefined->reason +
+                    "): nothing to reproduce");
+  Program out = p;
+  out.expect = ref.buffers;
+  return out;
 }
 
 }  // namespace uf::cli

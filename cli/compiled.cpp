@@ -11,7 +11,6 @@
 #include "fuzz/gen/policy.h"
 #include "fuzz/oracle/oracle.h"
 #include "fuzz/oracle/standalone_run.h"
-#include "interp/interp.h"
 #include "uopfuzz_version.h"
 
 namespace uf::cli {
@@ -253,12 +252,7 @@ std::string plugin_export(const Program& p, const std::string& file, const std::
     throw UserError("uopfuzz export: --as '" + format + "': expected c" +
                     (formats.empty() ? std::string(" (a protocol-2 plug-in may offer more: handshake key 'exports')")
                                      : " or what the renderer exports: " + CLI::detail::join(formats, ", ")));
-  const RefResult ref = interpret(p);
-  if (ref.undefined)
-    throw UserError(file + ": the reference is UNDEFINED at " + p.node_name(ref.undefined->node) + " (" + ref.undefined->reason +
-                    "): nothing to reproduce");
-  Program with_expect = p;
-  with_expect.expect = ref.buffers;
+  const Program with_expect = with_reference_expect(p, file);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                                std::chrono::duration<double>(cfg.render_timeout_s));
   const PluginResult r = plugin_server(cfg.renderer_cmd).export_program(with_expect, format, deadline);

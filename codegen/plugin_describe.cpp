@@ -173,6 +173,12 @@ std::optional<PluginDescription> parse_description(const std::string& json, cons
     if (!d.exports.empty() && !d.serves(RendererProtocol::server))
       malformed(cmd, "exports", "needs the server mode (exports are server requests)");
   }
+  if (const auto it = j.find("reach"); it != j.end()) {  // optional
+    if (!it->is_string() || !is_format_name(it->get<std::string>()) || it->get<std::string>() == "kernel")
+      malformed(cmd, "reach", "must be a lowercase word other than 'kernel' ([a-z][a-z0-9_-]*)");
+    d.reach = it->get<std::string>();
+    if (!d.serves(RendererProtocol::server)) malformed(cmd, "reach", "needs the server mode (reach is a server request)");
+  }
   return d;
 }
 

@@ -45,6 +45,9 @@ struct PluginDescription {
   std::map<std::string, std::string> switch_source;
   // "exports": formats `uopfuzz export --as FORMAT` may ask it for, in an "export" server request.
   std::vector<std::string> exports;
+  // "reach": the target's front-end level (tinygrad: "tensor"): it answers "reach" server requests, whether
+  // a finding fails as it does through that front end too, or only as a hand-built kernel. "" when none.
+  std::string reach;
 
   // The mode uopfuzz uses: the first of server, batch, program that it serves.
   RendererProtocol best_mode() const;

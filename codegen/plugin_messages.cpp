@@ -49,6 +49,25 @@ std::string check_reply(const nlohmann::json& j, PluginResult& out) {
   return read_used(j, out.used);
 }
 
+// Why `j` is not a reach reply ("" when it is one, read into `out`).
+std::string check_reach(const nlohmann::json& j, const std::string& level, PluginResult& out) {
+  bool has_level = false;
+  if (std::string bad = check_one_of(j, "reachable", has_level); !bad.empty()) return bad;
+  out.ok = has_level;
+  if (!has_level) {
+    out.message = j["error"].get<std::string>();
+    return "";
+  }
+  const nlohmann::json &reachable = j["reachable"], &detail = j.value("detail", nlohmann::json());
+  if (!reachable.is_string() || (reachable != "kernel" && reachable != level))
+    return "a reach reply whose 'reachable' is neither 'kernel' nor '" + level + "'";
+  if (!detail.is_string() || detail.get<std::string>().find('\n') != std::string::npos)
+    return "a reach reply without a one-line 'detail'";
+  out.source = reachable.get<std::string>();
+  out.message = detail.get<std::string>();
+  return "";
+}
+
 // Why `entry` is not one data set's outcome of a run reply for `inputs` ("" when it is, read into `out`).
 std::string check_outcome(const nlohmann::json& entry, const Program& p, const std::vector<NativeBuffer>& input,
                           PluginRunOutcome& out) {

@@ -23,6 +23,9 @@ std::string read_used(const nlohmann::json& j, std::vector<std::string>& used);
 std::string check_one_of(const nlohmann::json& j, const char* key, bool& has_key);
 // A render or export reply, read into `out`.
 std::string check_reply(const nlohmann::json& j, PluginResult& out);
+// A reach reply (`reachable`: "kernel" or `level`; `detail`: one line), read into `out`: its source the
+// level, its message the detail.
+std::string check_reach(const nlohmann::json& j, const std::string& level, PluginResult& out);
 // One data set's entry of a run reply's `outputs` for `p` run on `input`, read into `out`.
 std::string check_outcome(const nlohmann::json& entry, const Program& p, const std::vector<NativeBuffer>& input,
                           PluginRunOutcome& out);

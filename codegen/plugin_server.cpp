@@ -293,6 +293,16 @@ PluginResult PluginServer::export_program(const Program& p, const std::string& f
   return request({{"kind", "export"}, {"format", format}, {"program", print_program(p)}}, "exporting as " + format, deadline);
 }
 
+PluginResult PluginServer::reach(const Program& p, const std::string& level, Clock::time_point deadline) {
+  const std::string what_for = "checking whether its " + level + " front end reaches it";
+  PluginResult r;
+  const std::optional<nlohmann::json> reply = exchange({{"kind", "reach"}, {"program", print_program(p)}}, what_for, deadline, r);
+  if (!reply) return r;
+  if (const std::string bad = check_reach(*reply, level, r); !bad.empty()) return fault(what_for, "protocol error: " + bad);
+  if (!r.ok) r.message = "renderer '" + cmd_ + "' (server), " + what_for + ":\n" + r.message;
+  return r;
+}
+
 void PluginServer::stop() {
   if (!child_) return;
   child_->to_stdin.reset();  // EOF: a well-behaved server ends by itself

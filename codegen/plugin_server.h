@@ -57,6 +57,9 @@ class PluginServer {
                       const std::vector<std::string>& off = {});
   // An "export" request: `p` (with its data and expect lines) in one of the handshake's `exports` formats.
   PluginResult export_program(const Program& p, const std::string& format, Clock::time_point deadline);
+  // A "reach" request (handshake "reach"): `p`, a finding with its expect and got lines, through the
+  // target's front end. The result's `source` is the level ("kernel" or the handshake's), `message` why.
+  PluginResult reach(const Program& p, const std::string& level, Clock::time_point deadline);
   // A "run" request to an executing target (handshake language "outputs"): `p` on each data set of
   // `inputs` (its buffers in p.buffers order). A reply that is not exactly one outcome per data set,
   // each with every buffer at its size, is a protocol error: the process is killed, the result a failure.

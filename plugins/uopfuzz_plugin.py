@@ -161,14 +161,17 @@ class Plugin:
   giving one, called when first needed: the handshake or an `off`) make the call render(program, function,
   off=frozenset of names); with them, reachable (the switches a generated program can reach, the coverage
   denominator) and switch_source ({switch: one short line about it}), each given likewise, are handshake
-  keys too. exports: {FORMAT: fn(program) -> text}, for `export` requests.
+  keys too. exports: {FORMAT: fn(program) -> text}, for `export` requests. reach=fn(program) -> (level,
+  detail), for `reach` requests, with reach_level the handshake's `reach` (the front end's level, a word):
+  whether a finding (the program with its expect and got lines) fails as it does through the target's front
+  end (level) or only as a hand-built kernel ("kernel"), and why, in one line.
   language="outputs" with run=fn instead of render (modes: server only): fn(program, function, inputs[,
   off=...]) with inputs a list of {slot: bytes}, one per data set, returns one entry per data set, either
   {slot: bytes} (every BUFFER's final bytes) or RunFailure(cls, message[, signal]), as a list or as Ran(list, used);
   RenderError (or any exception) means the program cannot be run at all."""
 
   def __init__(self, render=None, name=None, version="", without=(), modes=MODES, language="c", one_unit=False,
-               switches=None, exports=None, run=None, reachable=None, switch_source=None):
+               switches=None, exports=None, run=None, reachable=None, switch_source=None, reach=None, reach_level=None):
     self.prog = os.path.splitext(os.path.basename(sys.argv[0]))[0] or "plugin"
     if language not in LANGUAGES: self.fail(2, f"language {language!r} is none of {', '.join(LANGUAGES)}")
     if (language == "outputs") != (run is not None): self.fail(2, "run= goes with language='outputs', and only with it")
@@ -178,6 +181,10 @@ class Plugin:
     self.modes = ["server"] if language == "outputs" else list(modes)  # run requests travel in server mode only
     self.one_unit, self.switches, self.exports, self._switch_list = one_unit, switches, dict(exports or {}), None
     self.reachable, self.switch_source = reachable, switch_source
+    if (reach is None) != (reach_level is None): self.fail(2, "reach= and reach_level= go together")
+    if reach_level is not None and not re.fullmatch(r"[a-z][a-z0-9_-]*", reach_level) or reach_level == "kernel":
+      self.fail(2, f"reach_level {reach_level!r}: a lowercase word other than 'kernel'")
+    self.reach, self.reach_level = reach, reach_level
 
   def switch_list(self):
     if self._switch_list is None:
@@ -211,6 +218,7 @@ class Plugin:
     if self.one_unit: d["one_unit"] = True
     if self.switches is not None: d.update(switches=self.switch_list(), **self.switch_keys())
     if self.exports: d["exports"] = sorted(self.exports)
+    if self.reach_level: d["reach"] = self.reach_level
     return d
 
   def render_text(self, text, function, path=None, off=()):
@@ -302,10 +310,12 @@ class Plugin:
     try: request = json.loads(line)
     except ValueError as e: return {"id": None, "error": f"bad request: not JSON ({e})"}
     request = request if isinstance(request, dict) else {}
-    kind, handlers = request.get("kind"), {"render": self.answer_render, "export": self.answer_export, "run": self.answer_run}
-    if kind not in handlers or not isinstance(request.get("program"), str) or (kind != "export" and not isinstance(request.get("function"), str)):
-      reply = {"error": "bad request: expected {\"id\", \"kind\": \"render\", \"function\", \"program\"}, an export or a run"}
-    elif kind != "export" and (kind == "run") != (self.language == "outputs"):
+    kind = request.get("kind")
+    handlers = {"render": self.answer_render, "export": self.answer_export, "run": self.answer_run, "reach": self.answer_reach}
+    takes_function = kind in ("render", "run")
+    if kind not in handlers or not isinstance(request.get("program"), str) or (takes_function and not isinstance(request.get("function"), str)):
+      reply = {"error": "bad request: expected {\"id\", \"kind\": \"render\", \"function\", \"program\"}, an export, a run or a reach"}
+    elif takes_function and (kind == "run") != (self.language == "outputs"):
       reply = {"error": f"bad request: a {kind} request to a plug-in of language {self.language}"}
     else:
       reply = handlers[kind](request)
@@ -325,6 +335,16 @@ class Plugin:
     try: source, error = self.call(self.exports[fmt], parse_program(request["program"]))
     except UopSyntaxError as e: source, error = None, str(e)
     return {"source": source} if error is None else {"error": error}
+
+  def answer_reach(self, request):
+    if self.reach is None: return {"error": "bad request: this plug-in has no `reach` (its handshake names none)"}
+    try: out, error = self.call(self.reach, parse_program(request["program"]))
+    except UopSyntaxError as e: out, error = None, str(e)
+    if error is not None: return {"error": error}
+    level, detail = out
+    if level not in (self.reach_level, "kernel") or not isinstance(detail, str) or "\n" in detail:
+      return {"error": f"{self.prog}: reach returned {out!r}, not ({self.reach_level!r} or 'kernel', one line)"}
+    return {"reachable": level, "detail": detail}
 
   def answer_render(self, request):
     off = request.get("off") or []

@@ -114,21 +114,41 @@ std::string group_anchor(const std::string& key) {
   return out;
 }
 
-// The buckets by root cause (group_key): what a user counts; each row lists its buckets.
+// The first word of a `meta reachable`: the front-end level that reaches the bucket ("tensor"), "kernel", or "".
+std::string reach_level(const std::string& reachable) { return reachable.substr(0, reachable.find(' ')); }
+
+// A group's reachability: a front-end level when any of its buckets has one, else "kernel" when one of
+// them was checked, else "".
+std::string group_reach(const std::vector<const Bucket*>& members) {
+  std::string out;
+  for (const Bucket* b : members)
+    if (const std::string level = reach_level(b->reachable); !level.empty() && (out.empty() || out == "kernel")) out = level;
+  return out;
+}
+
+// The buckets by root cause (group_key): what a user counts; each row lists its buckets. Groups user code
+// reaches (a front-end level, not "kernel") come first: a triager's first question.
 std::string groups_table(const std::vector<Bucket>& buckets) {
   if (buckets.empty()) return "";
-  std::map<std::string, std::vector<const Bucket*>> groups;
-  for (const Bucket& b : buckets) groups[b.group].push_back(&b);
+  std::map<std::string, std::vector<const Bucket*>> by_key;
+  for (const Bucket& b : buckets) by_key[b.group].push_back(&b);
+  std::vector<std::pair<std::string, std::vector<const Bucket*>>> groups(by_key.begin(), by_key.end());
+  std::stable_sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) {
+    const auto user_reached = [](const auto& g) { return !group_reach(g.second).empty() && group_reach(g.second) != "kernel"; };
+    return user_reached(a) && !user_reached(b);
+  });
   std::string s = "<section id=\"groups\"><h2>Groups</h2><p>" + std::to_string(buckets.size()) + " buckets in " +
                   std::to_string(groups.size()) +
                   " groups: buckets with the same class and culprit, or without a named culprit the same class and op "
-                  "across dtypes.</p><div class=\"scroll\"><table id=\"group-table\"><tr><th>group</th><th>buckets</th>"
-                  "<th>signatures</th></tr>";
+                  "across dtypes; those user code reaches (uopfuzz triage, meta reachable) first.</p><div class=\"scroll\">"
+                  "<table id=\"group-table\"><tr><th>group</th><th>reachable</th><th>buckets</th><th>signatures</th></tr>";
   for (const auto& [key, members] : groups) {
     std::string list;
     for (const Bucket* b : members)
       list += (list.empty() ? "" : ", ") + ("<a href=\"#bucket-" + esc(b->id) + "\"><code>" + esc(b->signature) + "</code></a>");
-    s += "<tr id=\"group-" + esc(group_anchor(key)) + "\"><td>" + esc(key) + "</td><td class=\"n\">" +
+    const std::string reach = group_reach(members);
+    s += "<tr id=\"group-" + esc(group_anchor(key)) + "\"><td>" + esc(key) + "</td><td>" + (reach.empty() ? "—" : esc(reach)) +
+         "</td><td class=\"n\">" +
          std::to_string(members.size()) + "</td><td>" + list + "</td></tr>";
   }
   return s + "</table></div></section>";
@@ -138,7 +158,7 @@ std::string buckets_table(const std::vector<Run>& runs, const std::vector<Bucket
   std::string s = "<section id=\"buckets\"><h2>Buckets</h2>";
   if (buckets.empty()) return s + "<p>No failures: every compared program agreed with the reference.</p></section>";
   s += "<div class=\"scroll\"><table id=\"bucket-table\"><tr><th>signature</th><th>class</th><th>first seen</th>"
-       "<th>count</th><th>blame</th><th>culprit</th><th>group</th><th>nodes</th><th>reproducer</th></tr>";
+       "<th>count</th><th>blame</th><th>culprit</th><th>reachable</th><th>group</th><th>nodes</th><th>reproducer</th></tr>";
   size_t listed = 0;  // as reproducers_section: the first max_listings buckets with a file
   for (const Bucket& b : buckets) {
     const bool is_new = runs.size() > 1 && b.first_run > 0;
@@ -150,7 +170,7 @@ std::string buckets_table(const std::vector<Run>& runs, const std::vector<Bucket
          (b.regression.empty() ? "" : " <span class=\"tag reg\">" + esc(b.regression) + "</span>") + "</td><td>" + esc(b.klass) +
          "</td><td>" + esc(b.first_seen) + "</td><td class=\"n\">" + (b.count ? grouped(*b.count) : "—") + "</td><td>" +
          (b.blame.empty() ? "—" : esc(b.blame)) + "</td><td>" + (b.culprit.empty() ? "—" : esc(b.culprit)) +
-         "</td><td><a href=\"#group-" + esc(group_anchor(b.group)) + "\">" + esc(b.group) + "</a></td><td class=\"n\">" +
+         "</td><td>" + (b.reachable.empty() ? "—" : esc(b.reachable)) + "</td><td><a href=\"#group-" + esc(group_anchor(b.group)) + "\">" + esc(b.group) + "</a></td><td class=\"n\">" +
          (b.nodes ? std::to_string(*b.nodes) + (b.reduced == "no" ? " (unreduced)" : "") : "—") + "</td><td>";
     if (b.repro_path.empty())
       s += "not found";

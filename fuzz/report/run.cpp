@@ -64,7 +64,7 @@ void read_events(Run& r, const std::string& path) {
 
 // The file's meta, read once.
 struct Meta {
-  std::string blame, culprit, reduced, count;
+  std::string blame, culprit, reduced, count, reachable;
   std::optional<size_t> nodes;
 };
 
@@ -77,6 +77,7 @@ std::optional<Meta> read_reproducer(const std::string& path) {
       if (k == "culprit" && m.culprit.empty()) m.culprit = v;
       if (k == "reduced" && m.reduced.empty()) m.reduced = v;
       if (k == "count" && m.count.empty()) m.count = v;
+      if (k == "reachable" && m.reachable.empty()) m.reachable = v;
     }
     m.nodes = program_cost(p).nodes;
     return m;
@@ -180,6 +181,7 @@ std::vector<Bucket> collect_buckets(const std::vector<Run>& runs, const std::vec
         b.blame = m->blame;
         if (!m->culprit.empty()) b.culprit = m->culprit;
         b.reduced = m->reduced;
+        b.reachable = m->reachable;
         b.nodes = m->nodes;
         if (!b.count && !m->count.empty()) b.count = std::strtoll(m->count.c_str(), nullptr, 10);
       }

@@ -53,6 +53,7 @@ struct Bucket {
   std::string blame;                 // `meta blame`, or empty
   std::string culprit;               // `meta culprit`, else a run summary's `culprits`, or empty
   std::string group;                 // its root cause (fuzz/oracle/culprit.h group_key)
+  std::string reachable;             // `meta reachable` ("tensor (...)", "kernel (...)": uopfuzz triage), or empty
   std::optional<size_t> nodes;       // reduced size: program_cost nodes
   std::string reduced;               // `meta reduced`
   std::string regression;            // "tinygrad regression P..M" (regressions.h), or empty

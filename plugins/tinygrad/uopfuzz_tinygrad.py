@@ -58,11 +58,14 @@ def options_and_args(argv):
 def plugin(backend):
   """The SDK's Plugin for a backend module: its handshake, its render (or run), the switches and export."""
   from tg_export import export_tinygrad
+  from tg_tensor import export_tensor, reach
   from tg_switches import reachable, setup, switch_source, switched, switches
   from tg_uops import tinygrad_version
   setup(backend)
   common = dict(name=backend.NAME, version=tinygrad_version, without=backend.WITHOUT, language=backend.LANGUAGE,
-                switches=switches, reachable=reachable, switch_source=switch_source, exports={"tinygrad": lambda program: export_tinygrad(program, backend)})
+                switches=switches, reachable=reachable, switch_source=switch_source, exports={"tinygrad": lambda program: export_tinygrad(program, backend),
+                         "tinygrad-tensor": lambda program: export_tensor(program, backend)},
+                reach=lambda program: reach(program, backend), reach_level="tensor")
   if backend.LANGUAGE == "outputs":
     from uopfuzz_plugin import Ran
 

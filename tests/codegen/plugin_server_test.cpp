@@ -191,6 +191,16 @@ TEST_F(PluginServerTest, AMalformedHandshakeNamesTheKey) {
             std::string::npos);
   EXPECT_NE(error(R"({"protocol": 2, "modes": ["program"], "exports": ["x"], )" + ok_rest).find("needs the server mode"),
             std::string::npos);
+  // reach: the front end's level, a lowercase word other than "kernel", with the server mode
+  const auto r = parse_description(R"({"protocol": 2, "modes": ["server"], "reach": "tensor", )" + ok_rest, "p");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->reach, "tensor");
+  for (const char* bad : {R"("reach": "kernel")", R"("reach": "Tensor")", R"("reach": ["tensor"])", R"("reach": "")"})
+    EXPECT_NE(error(R"({"protocol": 2, "modes": ["server"], )" + std::string(bad) + ", " + ok_rest).find("'reach'"),
+              std::string::npos)
+        << bad;
+  EXPECT_NE(error(R"({"protocol": 2, "modes": ["batch"], "reach": "tensor", )" + ok_rest).find("needs the server mode"),
+            std::string::npos);
   EXPECT_NE(error(R"({"protocol": 3, "modes": ["server"], )" + ok_rest).find("protocol 3"), std::string::npos);
   EXPECT_NE(error(R"({"protocol": "2", "modes": ["server"], )" + ok_rest).find("'protocol'"), std::string::npos);
   EXPECT_NE(error(R"({"protocol": 2, "modes": [], )" + ok_rest).find("'modes'"), std::string::npos);

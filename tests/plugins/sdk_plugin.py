@@ -8,7 +8,8 @@
 # function that says so on stderr (only the handshake and an `off` need them), and so do the two of them a
 # program can reach (`reachable`, a function too); each has a line of source (`switch_source`, a dict). It
 # exports to `ops` (the
-# op names, then the data and expect values read) and `broken` (a RenderError).
+# op names, then the data and expect values read) and `broken` (a RenderError). Its front end (`reach`,
+# level `front`) reaches a program with `meta front = yes` (`meta front = bad`: a malformed answer).
 # $SDK_PLUGIN_LANGUAGE=x86-64: the render is bytes instead, `ret` then every byte value 0..255 (so that a
 # text layer anywhere would show). =outputs: it runs programs instead (run() below). `meta wrong = type`
 # makes a render return the other type (bytes for C, str for machine code).
@@ -86,8 +87,17 @@ def export_broken(program):
   raise RenderError("cannot export this")
 
 
+def reach(program):
+  """`meta front = yes`: reached by the front end, as its expect and got lines say; `meta front = bad`: a
+  malformed answer (two lines of detail); else kernel."""
+  front = program.meta_value("front")
+  if front == "bad": return "front", "two\nlines"
+  if front == "yes": return "front", f"expect {program.expect} got {program.got}"
+  return "kernel", "no front-end form"
+
+
 LANGUAGE = os.environ.get("SDK_PLUGIN_LANGUAGE", "c")
 Plugin(name="sdk-test", version="1.0", without=["mulacc"], language=LANGUAGE, switches=switches,
        reachable=reachable, switch_source=SWITCH_SOURCE,
-       exports={"ops": export_ops, "broken": export_broken},
+       exports={"ops": export_ops, "broken": export_broken}, reach=reach, reach_level="front",
        **({"run": run} if LANGUAGE == "outputs" else {"render": render})).main()

@@ -162,7 +162,9 @@ class Modes(unittest.TestCase):
     r = run("--uopfuzz-describe", stdin=subprocess.DEVNULL)
     self.assertEqual(r.returncode, 0, r.stderr)
     d = json.loads(r.stdout)
-    self.assertEqual(sorted(d), ["exports", "language", "modes", "protocol", "reachable", "switch_source", "switches", "target", "without"])
+    self.assertEqual(sorted(d), ["exports", "language", "modes", "protocol", "reach", "reachable", "switch_source", "switches", "target",
+                                 "without"])
+    self.assertEqual(d["reach"], "front")
     self.assertEqual((d["protocol"], d["modes"], d["language"]), (2, ["server", "batch", "program"], "c"))
     self.assertEqual(d["target"], {"name": "sdk-test", "version": "1.0"})
     self.assertEqual(d["without"], ["mulacc"])
@@ -311,6 +313,26 @@ class Modes(unittest.TestCase):
     self.assertIn("void kernel0(", server.render(9, PROGRAM)["source"])  # still serving
     self.assertEqual(server.close()[0], 0)
 
+  def test_server_reach(self):
+    server = Server(self, PLUGIN)
+    program = with_meta("front", "yes") + "expect 0 = 7 0\ngot 0 = 7 1\n"
+    r = server.ask({"id": 1, "kind": "reach", "program": program})
+    self.assertEqual(r, {"id": 1, "reachable": "front", "detail": "expect {0: [7, 0]} got {0: [7, 1]}"})
+    self.assertEqual(server.ask({"id": 2, "kind": "reach", "program": PROGRAM}), {"id": 2, "reachable": "kernel", "detail": "no front-end form"})
+    self.assertIn("reach returned ('front', 'two\\nlines')", server.ask({"id": 3, "kind": "reach", "program": with_meta("front", "bad")})["error"])
+    self.assertIn("bad request", server.ask({"id": 4, "kind": "reach"})["error"])
+    self.assertIn("void kernel0(", server.render(5, PROGRAM)["source"])  # still serving
+    self.assertEqual(server.close()[0], 0)
+
+  def test_reach_level_is_a_word_with_reach(self):
+    for args, message in (("reach=lambda p: ('x', ''), reach_level='kernel'", "other than 'kernel'"),
+                          ("reach=lambda p: ('x', '')", "go together"), ("reach_level='Tensor', reach=print", "lowercase word")):
+      code = ("import sys; sys.path.insert(0, %r); from uopfuzz_plugin import Plugin; "
+              "Plugin(name='t', render=lambda program, function: '', %s).main()") % (os.path.join(ROOT, "plugins"), args)
+      r = subprocess.run([sys.executable, "-B", "-c", code, "--uopfuzz-describe"], capture_output=True, text=True, timeout=60)
+      self.assertEqual(r.returncode, 2, r.stderr)
+      self.assertIn(message, r.stderr)
+
   def test_server_without_switches_or_exports(self):
     code = ("import sys; sys.path.insert(0, %r); from uopfuzz_plugin import Plugin; "
             "Plugin(name='t', render=lambda program, function: 'int x;').main()") % os.path.join(ROOT, "plugins")
@@ -320,6 +342,7 @@ class Modes(unittest.TestCase):
     self.assertIn("no switches", server.render(3, PROGRAM, off=["a"])["error"])
     r = server.ask({"id": 4, "kind": "export", "format": "tinygrad", "program": PROGRAM})
     self.assertEqual(r, {"id": 4, "error": "unknown export format 'tinygrad' (this plug-in exports nothing)"})
+    self.assertIn("no `reach`", server.ask({"id": 5, "kind": "reach", "program": PROGRAM})["error"])
     self.assertEqual(server.close()[0], 0)
 
   def test_server_crash_ends_the_process(self):

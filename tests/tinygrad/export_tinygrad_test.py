@@ -21,7 +21,7 @@ KNOWN = {"loop_trip_counts.uop", "f16_native_chain.uop"}
 
 
 d = json.loads(subprocess.run([ADAPTER, "--uopfuzz-describe"], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60).stdout)
-check(d.get("exports") == ["tinygrad"], f"handshake: exports {d.get('exports')}")
+check(d.get("exports") == ["tinygrad", "tinygrad-tensor"] and d.get("reach") == "tensor", f"handshake: exports {d.get('exports')}, reach {d.get('reach')}")
 without = set(d.get("without", []))
 server = subprocess.Popen([ADAPTER, "--uopfuzz-serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 requests = 0

@@ -1,5 +1,6 @@
 // `uopfuzz triage` and `fuzz --matrix`: blame across compilers and flags, written back as `meta blame`;
-// and a batch renderer recorded in a reproducer so that `uopfuzz run FILE` speaks to it as one.
+// and a batch renderer recorded in a reproducer so that `uopfuzz run FILE` speaks to it as one; and the
+// renderer plug-in's front end asked whether users reach a finding (`meta reachable`).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -129,6 +130,31 @@ TEST_F(Triage, ABatchRendererIsRecordedAndReplayedAsOne) {
   EXPECT_EQ(read_text(out).find("renderer_protocol"), std::string::npos) << read_text(out);
   const Ran both = run("run " + out + " --renderer-cmd x --renderer-batch y");
   EXPECT_EQ(both.code, 2) << both.out;
+}
+
+// The SDK's test plug-in reaches a program with `meta front = yes` through its front end (level "front"),
+// answering with the expect lines it was sent (the reference's: 3 * 5) and the file's got lines. --no-blame
+// and --no-culprit leave a blame written by hand as it was.
+TEST_F(Triage, TheFrontEndSaysWhetherUsersReachTheFinding) {
+  const std::string plugin = source_path("tests/plugins/sdk_plugin.py");
+  const std::string front = file("front.uop", std::string("meta front = yes\nmeta blame = by hand\n") + kMul + "got 1 = 8\n");
+  const std::string kernel = file("kernel.uop", kMul);
+  const Ran r = run("triage --no-blame --no-culprit --write --renderer-cmd " + plugin + " " + front + " " + kernel);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("  reachable: front (expect {0: [3, 5], 1: [15]} got {1: [8]})\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  reachable: kernel (no front-end form)\n"), std::string::npos) << r.out;
+  const std::string text = read_text(front);
+  EXPECT_NE(text.find("meta reachable = front (expect {0: [3, 5], 1: [15]} got {1: [8]})\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("meta blame = by hand\n"), std::string::npos) << text;
+  EXPECT_NE(read_text(kernel).find("meta reachable = kernel (no front-end form)\n"), std::string::npos);
+  // --no-reach asks nothing; a malformed answer is printed and writes nothing.
+  const std::string bad = file("bad.uop", std::string("meta front = bad\n") + kMul);
+  const Ran b = run("triage --no-blame --no-culprit --write --renderer-cmd " + plugin + " " + bad);
+  EXPECT_EQ(b.code, 0) << b.out;
+  EXPECT_NE(b.out.find("no reachability"), std::string::npos) << b.out;
+  EXPECT_EQ(read_text(bad).find("meta reachable"), std::string::npos);
+  const Ran none = run("triage --no-blame --no-culprit --no-reach --renderer-cmd " + plugin + " " + kernel);
+  EXPECT_EQ(none.out.find("reachable:"), std::string::npos) << none.out;
 }
 
 }  // namespace

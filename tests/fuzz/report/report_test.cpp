@@ -159,6 +159,33 @@ TEST(Report, TwoRunsMarkTheSecondsNewBucketAndTheOneItLost) {
   EXPECT_NE(html.find("tue: no event log"), std::string::npos);
 }
 
+// `meta reachable` (uopfuzz triage) is shown per bucket and per group, and groups user code reaches come
+// first, before groups whose keys sort earlier.
+TEST(Report, GroupsUserCodeReachesComeFirst) {
+  TempDir tmp("uopfuzz-report");
+  crafted_run(tmp / "run.json", {"mismatch ADD i16", "mismatch NEG f32"}, 100, true);
+  const auto reproducer = [&](const std::string& sig, const std::string& reachable) {
+    write(tmp / "corpus" / Corpus::file_name(sig),
+          "uops 1\nmeta signature = " + sig + "\nmeta reachable = " + reachable +
+              "\n%0 = CONST i32 0\n%1 = BUFFER i32[1] slot=0\n%2 = INDEX i32 %1 %0\n%3 = STORE void %2 %0\n%4 = SINK void %3\n");
+  };
+  reproducer("mismatch ADD i16", "kernel (no Tensor form: line 3: ALLOC)");
+  reproducer("mismatch NEG f32", "tensor (the Tensor form gives buf0[0] = 0.0, expected -0.0)");
+  const Ran rep = run_uopfuzz("report " + (tmp / "run.json").string() + " --corpus " + (tmp / "corpus").string() + " -o " +
+                              (tmp / "r.html").string());
+  ASSERT_EQ(rep.code, 0) << rep.out;
+  const std::string html = read_text(tmp / "r.html");
+  const std::string groups = element(html, "<table id=\"group-table\"", "</table>");
+  const size_t neg = groups.find(">mismatch NEG f32</code>"), add = groups.find(">mismatch ADD i16</code>");
+  ASSERT_NE(neg, std::string::npos) << groups;
+  ASSERT_NE(add, std::string::npos) << groups;
+  EXPECT_LT(neg, add) << groups;  // "mismatch ADD" sorts first by key, but NEG is reached from Tensor code
+  EXPECT_NE(groups.find("<td>tensor</td>"), std::string::npos) << groups;
+  EXPECT_NE(groups.find("<td>kernel</td>"), std::string::npos) << groups;
+  const std::string row = element(html, "<tr id=\"bucket-" + bucket_id("mismatch NEG f32") + "\"", "</tr>");
+  EXPECT_NE(row.find("<td>tensor (the Tensor form gives buf0[0] = 0.0, expected -0.0)</td>"), std::string::npos) << row;
+}
+
 // --baseline: the master run's bucket its pinned baseline (same target and configuration) lacks is a
 // regression of the target over pinned..master; a run of another configuration (backend) has no baseline;
 // one at the baseline's own version is compared without calling anything a regression.
