@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "codegen/plugin_server.h"
 #include "fuzz/oracle/culprit.h"
+#include "fuzz/gen/generator.h"
 #include "fuzz/oracle/triage.h"
 
 namespace uf::cli {
@@ -92,6 +93,7 @@ int run_triage(const TriageOptions& o) {
     if (!o.no_culprit && !signature.empty()) {
       CulpritOptions co;
       co.time_limit_s = o.culprit_time_s;
+      co.other_data = other_data_sets(p, kCulpritRecheckDataSets);
       culprit = find_culprit(p, signature, cfg, co).text;
       std::cout << "  culprit: " << culprit << "\n";
     }

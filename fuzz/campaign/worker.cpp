@@ -245,6 +245,7 @@ class Worker {
       if (o_.culprit && !g_stop) {  // the pass, flags or switch: a few dozen builds of the small program
         CulpritOptions co;
         co.time_limit_s = o_.culprit_time_s;
+        co.other_data = other_data_sets(final, kCulpritRecheckDataSets, o_.policy);
         co.stop_at = cfg_.render_stop_at;
         const Culprit c = find_culprit(final, obs.signature, cfg_, co);
         final.set_meta("culprit", c.text);

@@ -2,6 +2,7 @@
 #include "fuzz/gen/generator.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "core/probe.h"
 #include "core/uop.h"
@@ -26,6 +27,14 @@ Program generate(const Choices& choices, const GenPolicy& base, std::vector<uint
 
 std::map<int64_t, Values> input_data(const Program& p, uint64_t seed, uint64_t input, const GenPolicy& base) {
   return input_data(p, Choices{seed, {}}, input, base);
+}
+
+std::vector<std::map<int64_t, Values>> other_data_sets(const Program& p, int count, const GenPolicy& base) {
+  const std::string* seed_text = p.meta_value("seed");
+  const uint64_t seed = seed_text ? std::strtoull(seed_text->c_str(), nullptr, 10) : 1;
+  std::vector<std::map<int64_t, Values>> out;
+  for (int input = 1; input <= count; ++input) out.push_back(input_data(p, seed, static_cast<uint64_t>(input), base));
+  return out;
 }
 
 std::map<int64_t, Values> input_data(const Program& p, const Choices& choices, uint64_t input, const GenPolicy& base) {

@@ -44,6 +44,10 @@ Program generate(uint64_t seed, const GenPolicy& base = {});
 // from (seed, input) alone, so a finding's data set is rebuilt from its meta `seed` and `input`.
 std::map<int64_t, Values> input_data(const Program& p, uint64_t seed, uint64_t input, const GenPolicy& base = {});
 
+// `count` data sets other than p's own, to re-check a finding on (a culprit, fuzz/oracle/culprit.h):
+// input_data 1..count of its meta `seed` (1 without one), as `fuzz --inputs` would draw them.
+std::vector<std::map<int64_t, Values>> other_data_sets(const Program& p, int count, const GenPolicy& base = {});
+
 // The seed of program `index` of worker `worker` in the campaign `campaign_seed`: well mixed, so
 // neighbouring indices and workers give unrelated programs, and a campaign replays per (seed, worker).
 uint64_t program_seed(uint64_t campaign_seed, uint64_t worker, uint64_t index);

@@ -31,6 +31,7 @@ struct Search {
   bool compile_error = false;
   int checks = 0;
   std::optional<std::string> standalone;  // the reproducer's C, built on first use
+  const std::vector<DataSet>& other_data;
 
   void tick() {
     if (Clock::now() >= deadline) throw OutOfTime{};
@@ -143,6 +144,19 @@ Names stand_in_pair(Search& s, const Names& names, const std::function<bool(cons
   return {};
 }
 
+// With `off` off, the first other data set on which the program still fails: "data set K of N still fails
+// (SIGNATURE)", or "" when it passes on all of them (or there are none).
+std::string still_fails(Search& s, const Names& off) {
+  if (s.other_data.empty()) return "";
+  s.tick();
+  CompiledPathConfig c = s.cfg;
+  c.switches_off = off;
+  const Finding f = std::move(check({&s.p}, {s.other_data}, c).at(0));
+  if (!f.defined() || f.observation.verdict == Verdict::ok) return "";
+  return "data set " + std::to_string(f.input) + " of " + std::to_string(s.other_data.size()) + " others still fails (" +
+         f.observation.signature + ")";
+}
+
 std::string search_switches(Search& s) {
   const std::string target = s.cfg.renderer_description.target.name;
   const Names names = used_switches(s, {});
@@ -167,8 +181,13 @@ std::string search_switches(Search& s) {
   }
   if (e.names.empty()) return "none (neither all " + of + " nor any one of them off makes it pass)";
   if (e.names.size() == 1) how = "passes with it off";
-  return target + (e.names.size() == 1 ? " switch " : " switches ") + explained_text(e) + " (" + how + "; of the " + of + ", " +
-         std::to_string(s.checks) + " checks)";
+  const std::string named = target + (e.names.size() == 1 ? " switch " : " switches ") + explained_text(e);
+  if (const std::string other = still_fails(s, e.names); !other.empty())
+    return "trigger " + named + " (" + how + " on the finding's data, but with " + (e.names.size() == 1 ? "it" : "them") +
+           " off " + other + "; of the " + of + ", " +
+           std::to_string(s.checks) + " checks)";
+  return named + " (" + how + (s.other_data.empty() ? "" : " on its data and " + std::to_string(s.other_data.size()) + " others") +
+         "; of the " + of + ", " + std::to_string(s.checks) + " checks)";
 }
 
 // ---- compilers, on the standalone reproducer --------------------------------------------------------
@@ -316,8 +335,9 @@ Culprit find_culprit(const Program& p, const std::string& signature, const Compi
   if (o.stop_at) deadline = std::min(deadline, *o.stop_at);
   CompiledPathConfig bounded = cfg;  // the plug-in's requests end with the search
   bounded.render_stop_at = cfg.render_stop_at ? std::min(*cfg.render_stop_at, deadline) : deadline;
-  Search search{p, bounded, deadline, signature.rfind(verdict_name(Verdict::compile_error), 0) == 0, 0, std::nullopt};
-  std::string why;  // each search's reason for naming nothing, `SEARCH: reason; ...`
+  Search search{p, bounded, deadline, signature.rfind(verdict_name(Verdict::compile_error), 0) == 0, 0, std::nullopt, o.other_data};
+  std::string why;      // each search's reason for naming nothing, `SEARCH: reason; ...`
+  std::string trigger;  // a search's `trigger ...`: kept unless a later one names a culprit
   for (const CulpritSearch& row : kCulpritSearches) {
     if (!row.applies(bounded)) continue;
     std::string text;
@@ -325,27 +345,33 @@ Culprit find_culprit(const Program& p, const std::string& signature, const Compi
       text = row.search(search);
     } catch (const OutOfTime&) { text = "none (out of time after " + std::to_string(search.checks) + " checks)"; }
     if (!culprit_key(text).empty()) return {text, search.checks, std::chrono::duration<double>(Clock::now() - start).count()};
+    if (text.rfind("trigger ", 0) == 0 && trigger.empty()) {
+      trigger = text;
+      continue;
+    }
     const size_t open = text.find(" (");  // "none (REASON)"
     why += (why.empty() ? "" : "; ") + std::string(row.name) + ": " +
            (open == std::string::npos ? text : text.substr(open + 2, text.size() - open - 3));
     if (Clock::now() >= deadline) break;
   }
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (!trigger.empty()) return {trigger, search.checks, seconds};
   if (why.empty()) why = "no culprit search for compiler '" + cfg.cc + "'";
   // a meta value is one line: a reason may quote a compiler's or plug-in's message
   std::replace_if(
       why.begin(), why.end(), [](char c) { return c == '\n' || c == '\r' || c == '\t'; }, ' ');
   if (why.size() > 400) why = why.substr(0, 400) + "...";
-  return {"none (" + why + ")", search.checks, std::chrono::duration<double>(Clock::now() - start).count()};
+  return {"none (" + why + ")", search.checks, seconds};
 }
 
 std::string culprit_key(const std::string& culprit) {
-  if (culprit.empty() || culprit.rfind("none", 0) == 0) return "";
+  if (culprit.empty() || culprit.rfind("none", 0) == 0 || culprit.rfind("trigger ", 0) == 0) return "";
   return culprit.substr(0, culprit.find(" ("));
 }
 
 std::string group_key(const std::string& signature, const std::string& culprit) {
   const std::string klass = signature.substr(0, signature.find(' '));
-  if (const std::string key = culprit_key(culprit); !key.empty()) return klass + ": " + key;
+  if (const std::string key = culprit_key(culprit); !key.empty()) return key;  // one cause, however it shows
   if (klass != "mismatch") return signature;
   const size_t op_end = signature.find(' ', klass.size() + 1);
   return signature.substr(0, op_end);

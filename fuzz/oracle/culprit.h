@@ -12,6 +12,11 @@
 // Compilers are searched on the standalone reproducer (standalone_run.h), rebuilt and run once per
 // configuration, so the culprit is one a compiler developer sees in what `uopfuzz export` gives them.
 //
+// A switch that makes the finding pass is re-checked, still off, on the other data sets the caller
+// gives (CulpritOptions::other_data): when the program still fails on one of them the switch only
+// triggers the bug on this data, and the text is `trigger SWITCH (...)`, which names no culprit (no KEY:
+// it groups as `none` does).
+//
 // A culprit text is `KEY (details)`: `gcc -ftree-slp-vectorize (passes with -fno-tree-slp-vectorize; 14
 // checks)`, `clang pass SLPVectorizerPass (57 of 124, on kernel; ...)`, `tinygrad switch
 // uop/symbolic.py:123 (...)`; or `none (why)`. KEY is what groups compare.
@@ -22,6 +27,7 @@
 
 #include "codegen/compiled_path.h"
 #include "core/program.h"
+#include "fuzz/oracle/oracle.h"
 
 namespace uf {
 
@@ -31,9 +37,15 @@ struct Culprit {
   double seconds = 0;
 };
 
+// How many other data sets callers give a search to re-check a switch culprit on: one render and compile
+// more, and that many kernel runs.
+inline constexpr int kCulpritRecheckDataSets = 8;
+
 struct CulpritOptions {
   double time_limit_s = 120;
   std::optional<std::chrono::steady_clock::time_point> stop_at;  // a campaign's budget, whichever is first
+  // Data sets other than the finding's own (gen's input_data): a switch culprit is re-checked on them.
+  std::vector<DataSet> other_data;
 };
 
 // `signature` is the failure's (its class decides what passing means: a compile-error is gone once it
@@ -41,10 +53,11 @@ struct CulpritOptions {
 // UserError for a setup problem (a compiler that cannot run).
 Culprit find_culprit(const Program& p, const std::string& signature, const CompiledPathConfig& cfg, const CulpritOptions& o = {});
 
-// The part of a culprit text that names it (before ` (`), "" for `none ...` or an empty text.
+// The part of a culprit text that names it (before ` (`), "" for `none ...`, `trigger ...` or an empty text.
 std::string culprit_key(const std::string& culprit);
-// The root cause a bucket belongs to: `CLASS: CULPRIT-KEY` when its culprit names one, else the signature
-// without its dtypes (`mismatch MUL` for `mismatch MUL i32`), the class alone for the other classes.
+// The root cause a bucket belongs to: its culprit's KEY when it names one (a crash and a mismatch of the
+// same cause are one group), else the signature without its dtypes (`mismatch MUL` for `mismatch MUL
+// i32`), the class alone for the other classes.
 std::string group_key(const std::string& signature, const std::string& culprit);
 
 }  // namespace uf
