@@ -54,7 +54,7 @@ std::string failure_check(const CReduceSpec& s, const std::string& want) {
   if (s.failure == "crash")
     check += "[ $status -eq " + std::to_string(128 + s.signal) + " ] || fail 'it does not die by signal " + std::to_string(s.signal) + "'\n";
   else
-    check += "[ $status -eq 1 ] && grep -Eq '^p[0-9]+\\[[0-9]+\\] = .* expected ' run.log || fail 'it prints no difference'\n";
+    check += "[ $status -eq 1 ] && grep -Eq '^buf[0-9]+\\[[0-9]+\\] = .* expected ' run.log || fail 'it prints no difference'\n";
   check += "[ -n \"${UOPFUZZ_RECORD:-}\" ] && cp run.log " + want + "\ncmp -s run.log " + want +
            " || fail 'it prints another difference'\n";
   // No undefined behaviour: both compilers at -O0 with the sanitizers run it clean, and one of them

@@ -141,13 +141,14 @@ std::string standalone_driver(const Program& p, const StandaloneC& s) {
     const std::string k = std::to_string(buf->slot), n = std::to_string(in[b].len), size = std::to_string(bytes(d));
     const auto want = s.expected.find(buf->slot);
     UOPFUZZ_CHECK(want != s.expected.end());
-    out += "\n" + comment("p" + k + ": " + print_values_line("data", buf->slot, d, p.initial(buf)));
+    // named by slot as the .uop file names them (`buf1`), so a message points at its data and expect lines
+    out += "\n" + comment("buf" + k + ": " + print_values_line("data", buf->slot, d, p.initial(buf)));
     out += byte_array("repro_in" + k, in[b].bytes);
-    out += comment("p" + k + ": " + print_values_line("expect", buf->slot, d, want->second));
+    out += comment("buf" + k + ": " + print_values_line("expect", buf->slot, d, want->second));
     out += byte_array("repro_want" + k, to_native(d, want->second).bytes);
-    body += "  unsigned char* p" + k + " = repro_buffer(repro_in" + k + ", sizeof repro_in" + k + ");\n";
-    args += std::string(args.empty() ? "" : ", ") + "(void*)p" + k;
-    checks += "  differs |= repro_check(\"p" + k + "\", p" + k + ", repro_want" + k + ", " + n + ", " + size + ", " +
+    body += "  unsigned char* buf" + k + " = repro_buffer(repro_in" + k + ", sizeof repro_in" + k + ");\n";
+    args += std::string(args.empty() ? "" : ", ") + "(void*)buf" + k;
+    checks += "  differs |= repro_check(\"buf" + k + "\", buf" + k + ", repro_want" + k + ", " + n + ", " + size + ", " +
               element_args(d) + ");\n";
   }
   out += "\nint main(void) {\n" + body;

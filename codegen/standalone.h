@@ -3,7 +3,7 @@
 // that copies the program's data into fresh heap buffers, calls the kernel once through a volatile
 // function pointer (so the compiler cannot inline it and fold the data: the kernel is compiled as the
 // compiled path compiles it, alone), and compares every BUFFER with the reference's bytes. It prints
-// the first differing element of each buffer (`p1[3] = 0.100000001 expected 0.100000000000000006`)
+// the first differing element of each buffer (`buf1[3] = 0.100000001 expected 0.100000000000000006`, by slot as the .uop names it)
 // and exits 1 on a difference, 0 when every buffer agrees (NaN agreeing with any NaN, as the oracle's
 // comparison does). A crash or a compile error shows itself as such.
 #pragma once

@@ -36,7 +36,8 @@ def outcome(work, build):
     return "timeout", ""
   if ran.returncode < 0: return "crash", ran.stdout
   if ran.returncode == 0 and ran.stdout.startswith("ok:"): return "ok", ran.stdout
-  if ran.returncode == 1 and re.search(r"^p\d+\[\d+\] = \S+ expected \S+$", ran.stdout, re.M): return "mismatch", ran.stdout
+  # buffers are named by slot, `buf3[1]`; C reductions kept from before session 19 print `p3[1]`
+  if ran.returncode == 1 and re.search(r"^(?:buf|p)\d+\[\d+\] = \S+ expected \S+$", ran.stdout, re.M): return "mismatch", ran.stdout
   return f"exit {ran.returncode}", ran.stdout
 
 

@@ -77,13 +77,13 @@ TEST_F(Export, AMiscompilePrintsItsFirstDifferenceAndExitsOne) {
   const Ran r = export_c(f + " --renderer-cmd " + source_path("tests/fuzz/campaign/broken_renderer.sh"));
   ASSERT_EQ(r.code, 0) << r.out;
   const std::string text = read_text(dir / "repro.c");
-  EXPECT_NE(text.find("/* p0: data 0 = 3 5 0 */"), std::string::npos) << text;
-  EXPECT_NE(text.find("/* p0: expect 0 = 3 5 15 */"), std::string::npos) << text;
+  EXPECT_NE(text.find("/* buf0: data 0 = 3 5 0 */"), std::string::npos) << text;
+  EXPECT_NE(text.find("/* buf0: expect 0 = 3 5 15 */"), std::string::npos) << text;
   EXPECT_NE(text.find("broken_renderer.sh"), std::string::npos);  // which target rendered it
   const Built b = build_and_run();
   ASSERT_TRUE(b.compiled) << read_text(dir / "build.log");
   EXPECT_EQ(b.exit_code, 1) << b.out;
-  EXPECT_EQ(b.out, "p0[2] = 8 expected 15\n");
+  EXPECT_EQ(b.out, "buf0[2] = 8 expected 15\n");
 }
 
 TEST_F(Export, ACrashingKernelDiesByItsSignal) {
@@ -137,7 +137,7 @@ TEST_F(Export, ReduceCKeepsTheFailureAndRefusesUndefinedBehaviour) {
   const Built b = build_and_run();
   ASSERT_TRUE(b.compiled) << read_text(dir / "build.log");
   EXPECT_EQ(b.exit_code, 1) << b.out;
-  EXPECT_EQ(b.out, "p0[0] = 42 expected 1\n");  // the same wrong value, not just some difference
+  EXPECT_EQ(b.out, "buf0[0] = 42 expected 1\n");  // the same wrong value, not just some difference
   r = run_uopfuzz_isolated("reduce --c " + program("fpe") + behave + " --time 20 -o " + (dir / "fpe.c").string(), dir / "cache");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("undefined behaviour"), std::string::npos) << r.out;
