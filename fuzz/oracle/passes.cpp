@@ -12,7 +12,7 @@ namespace uf {
 namespace {
 
 constexpr Pass kPasses[] = {
-#define PASS(name, function, description) {name, &function, description},
+#define PASS(name, function, file, description) {name, &function, #function, file, description},
 #include "fuzz/oracle/passes.def"
 #undef PASS
 };

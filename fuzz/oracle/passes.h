@@ -25,13 +25,14 @@ struct PassInput {
   std::function<void(Program&&)> add;  // offers a candidate
 };
 
-#define PASS(name, function, description) void function(const PassInput& in);
+#define PASS(name, function, file, description) void function(const PassInput& in);
 #include "fuzz/oracle/passes.def"
 #undef PASS
 
 struct Pass {
   std::string_view name;
   void (*run)(const PassInput&);
+  std::string_view function, file;  // the row's function name and the file that defines it
   std::string_view description;
 };
 

@@ -164,7 +164,7 @@ void operand_steps(const PassInput& in) {
 
 // A LOAD replaced by a value some STORE writes to the same element (store-to-load forwarding): scratch
 // memory round trips disappear.
-void forwarding_steps(const PassInput& in) {
+void forward_steps(const PassInput& in) {
   std::map<std::pair<const UOp*, int64_t>, std::vector<const UOp*>> stored;  // (memory, index) -> values
   for (const UOp* u : in.order)
     if (u->op == Op::STORE)
@@ -194,7 +194,7 @@ void cast_bypass_steps(const PassInput& in) {
   }
 }
 
-void constant_value_steps(const PassInput& in) {
+void constant_steps(const PassInput& in) {
   Graph& g = *in.p.graph;
   for (auto it = in.order.rbegin(); it != in.order.rend(); ++it) {
     const UOp* u = *it;
@@ -204,7 +204,7 @@ void constant_value_steps(const PassInput& in) {
 }
 
 // BUFFERs nothing indexes: all at once, then one at a time.
-void unused_buffer_steps(const PassInput& in) {
+void unused_buffers_steps(const PassInput& in) {
   const auto used = max_index(in.order);
   std::vector<const UOp*> unused;
   for (const UOp* b : in.p.buffers)
@@ -221,7 +221,7 @@ void unused_buffer_steps(const PassInput& in) {
   for (const UOp* b : unused) without({b});
 }
 
-void buffer_steps(const PassInput& in) {
+void shorten_buffer_steps(const PassInput& in) {
   Graph& g = *in.p.graph;
   auto max_index = uf::max_index(in.order);
   for (const UOp* m : in.order) {

@@ -89,7 +89,7 @@ int64_t trip_count(const UOp* range) {
 // A loop removed: its RANGE becomes CONST 0 (one iteration, the first), or, in a nest, the
 // enclosing RANGE of the same dtype (the loop level merged into its parent). ENDs drop it; an END left
 // closing nothing becomes its effect; AFTERs drop it as a dependency.
-void loop_removal_steps(const PassInput& s) {
+void remove_loop_steps(const PassInput& s) {
   const std::vector<const UOp*> ranges = ranges_of(s.order);
   if (ranges.empty()) return;
   Graph& g = *s.p.graph;
