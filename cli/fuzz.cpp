@@ -241,7 +241,7 @@ std::vector<Command> fuzz_commands(CLI::App& app) {
       app.add_subcommand("reduce", "Minimise a failing program, keeping its failure signature (exit 1: it did not fail)");
   red->add_option("FILE", reduce_opts->file, "program file (.uop)");
   red->add_option("-o,--out", reduce_opts->out, "write the reproducer here (default stdout)");
-  red->add_option("--time", reduce_opts->time_s, "give up shrinking after this many seconds (default 300)");
+  red->add_option("--time", reduce_opts->time_s, "give up shrinking after this many seconds")->capture_default_str();
   red->add_option("--passes", reduce_opts->passes, "run only these passes, comma-separated (default: all; see --list-passes)")
       ->delimiter(',')
       ->allow_extra_args(false);
@@ -257,20 +257,22 @@ std::vector<Command> fuzz_commands(CLI::App& app) {
   CLI::App* fz =
       app.add_subcommand("fuzz", "Generate, run, compare, minimise; save new failures (exit 1: new reproducers saved)");
   CampaignOptions& c = fuzz_opts->campaign;
-  fz->add_option("--seed", c.seed, "campaign seed (default 1)");
+  fz->add_option("--seed", c.seed, "campaign seed")->capture_default_str();
   fz->add_option("--time", c.time_s, "stop after this many seconds (default 60 when --count is not given)");
   fz->add_option("--count", c.count, "stop after this many programs");
-  fz->add_option("--jobs,-j", c.jobs, "worker processes (default 1)")->check(CLI::Range(1, 256));
-  fz->add_option("--inputs", c.inputs, "data sets each compiled kernel runs on (default " + std::to_string(kDefaultInputs) + ")")
-      ->check(CLI::Range(1, kMaxInputs));
-  fz->add_option("--corpus", c.corpus_dir, "where reproducers are saved (default corpus)");
+  fz->add_option("--jobs,-j", c.jobs, "worker processes")->check(CLI::Range(1, 256))->capture_default_str();
+  fz->add_option("--inputs", c.inputs, "data sets each compiled kernel runs on")
+      ->check(CLI::Range(1, kMaxInputs))
+      ->capture_default_str();
+  fz->add_option("--corpus", c.corpus_dir, "where reproducers are saved")->capture_default_str();
   fz->add_option("--json", c.json_path, "write the summary here as JSON");
   fz->add_option("--events", c.events_path, "write the event log here (default: beside --json, X.json -> X.events.jsonl)");
-  fz->add_option("--reduce-time", c.reduce_time_s, "seconds to spend minimising one failure (default 120)");
+  fz->add_option("--reduce-time", c.reduce_time_s, "seconds to spend minimising one failure")->capture_default_str();
   fz->add_flag("--no-reduce", fuzz_opts->no_reduce, "save failures as found, without minimising (nor a culprit search)");
   fz->add_flag("--no-culprit", fuzz_opts->no_culprit, "no culprit search for new buckets (the pass, flags or plug-in switch)");
-  fz->add_option("--culprit-time", c.culprit_time_s, "seconds for one bucket's culprit search (default 60)")
-      ->check(CLI::PositiveNumber);
+  fz->add_option("--culprit-time", c.culprit_time_s, "seconds for one bucket's culprit search")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   fz->add_option("--matrix", fuzz_opts->matrix, "triage each new bucket across CC:FLAGS,CC:FLAGS,... and record its meta blame");
   fz->add_flag("--stop-on-finding", c.stop_on_finding,
                "stop once the first failure bucket is seen (like SIGTERM: a reduction in progress stops)");

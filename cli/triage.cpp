@@ -118,8 +118,9 @@ std::vector<Command> triage_commands(CLI::App& app) {
                 "configurations CC:FLAGS,CC:FLAGS,... (default gcc and clang found, each at -O0 and -O3)");
   t->add_flag("--no-blame", opts->no_blame, "skip the matrix (no `meta blame` is written)");
   t->add_flag("--no-culprit", opts->no_culprit, "skip the culprit search (the pass, flags or plug-in switch to blame)");
-  t->add_option("--culprit-time", opts->culprit_time_s, "seconds for each file's culprit search (default 300)")
-      ->check(CLI::PositiveNumber);
+  t->add_option("--culprit-time", opts->culprit_time_s, "seconds for each file's culprit search")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   t->add_flag("--no-reach", opts->no_reach,
               "skip asking the renderer plug-in's front end (handshake 'reach') whether user code reaches the finding");
   t->add_option("--reach-time", opts->reach_time_s, "seconds for each file's reach request")
