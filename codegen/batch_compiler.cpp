@@ -47,7 +47,7 @@ class BatchCompiler {
     opt_.cc = cfg.cc;
     opt_.cflags = cfg.cflags;
     opt_.remarks = cfg.remarks;
-    if (!builtin()) opt_.kind = source_kind(cfg.renderer_description.language);
+    if (!builtin()) opt_.kind = language_row(cfg.renderer_description.language).source;
   }
 
   std::vector<Group> run(const std::vector<const Unit*>& units) {
@@ -66,7 +66,8 @@ class BatchCompiler {
   std::vector<std::string> sources(const std::vector<const Unit*>& units, std::vector<Span>& spans) const {
     std::vector<std::string> s;
     spans.assign(units.size(), Span{});
-    if (builtin() || cfg_.renderer_description.language == OutputLanguage::x86_64) {
+    const UnitBatching batching = language_row(cfg_.renderer_description.language).batching;
+    if (builtin() || batching == UnitBatching::concatenated) {
       // one translation unit: built-in, the prelude once, then every function; images, independent asm blocks
       std::string tu = builtin() ? render_prelude(cfg_.render) : "";
       for (size_t i = 0; i < units.size(); ++i) {
@@ -76,7 +77,7 @@ class BatchCompiler {
         spans[i].last = line_count(tu);
       }
       s.push_back(std::move(tu));
-    } else if (cfg_.renderer_description.one_unit && opt_.kind == SourceKind::c && units.size() > 1) {
+    } else if (batching == UnitBatching::one_unit && cfg_.renderer_description.one_unit && units.size() > 1) {
       s.push_back(one_unit(units));  // its remarks are not told apart (spans stay empty)
     } else {
       for (size_t i = 0; i < units.size(); ++i) {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/compiled_path.h"
+#include "codegen/compiled_path_types.h"
 
 namespace uf {
 

@@ -73,8 +73,8 @@ std::vector<PluginResult> render_with_plugin_protocol(const std::vector<const Pr
 // The unit to compile of a plug-in's successful render; else nullopt, with r a failed render saying why.
 std::optional<std::string> plugin_unit(PluginResult& r, const CompiledPathConfig& cfg, const std::string& fn_name) {
   std::string why;
-  std::optional<std::string> unit =
-      unit_from_render(std::move(r.source), cfg.renderer_description.language, cfg.renderer_protocol, fn_name, why);
+  std::optional<std::string> unit = unit_from_render(std::move(r.source), cfg.renderer_description.language,
+                                                     cfg.renderer_protocol == RendererProtocol::server, fn_name, why);
   if (!unit) {
     r.ok = false;
     r.message = "renderer '" + cfg.renderer_cmd + "' gave " + why;
@@ -167,8 +167,9 @@ std::string status_name(KernelStatus s) {
 std::string render_source(const Program& p, const std::string& fn_name, const CompiledPathConfig& cfg) {
   if (cfg.renderer_cmd.empty()) return render_c(p, fn_name, cfg.render);
   const OutputLanguage l = cfg.renderer_description.language;
-  if (l == OutputLanguage::outputs)
-    throw UserError("renderer '" + cfg.renderer_cmd + "' runs programs itself (language outputs): it renders no source");
+  if (language_row(l).executes())
+    throw UserError("renderer '" + cfg.renderer_cmd + "' runs programs itself (language " + language_name(l) +
+                    "): it renders no source");
   PluginResult r = std::move(render_with_plugin_protocol({&p}, {fn_name}, cfg).at(0));
   std::optional<std::string> unit;
   if (r.ok) unit = plugin_unit(r, cfg, fn_name);
@@ -235,7 +236,7 @@ std::vector<std::vector<KernelOutcome>> run_distinct_kernels(const std::vector<s
     names.push_back("kernel" + std::to_string(i));
     first_out.push_back(&out[i][0]);
   }
-  if (!cfg.renderer_cmd.empty() && cfg.renderer_description.language == OutputLanguage::outputs) {
+  if (!cfg.renderer_cmd.empty() && language_row(cfg.renderer_description.language).executes()) {
     run_on_target(firsts, names, buffers, cfg, out);
     return out;
   }

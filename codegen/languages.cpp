@@ -1,14 +1,51 @@
-// The plug-in output languages as compiled units (see languages.h).
+// The plug-in output languages: their table, and their renders as compiled units (see languages.h).
 #include "codegen/languages.h"
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 
 #include "codegen/runtime/base64.h"
 
 namespace uf {
 
-SourceKind source_kind(OutputLanguage l) { return l == OutputLanguage::llvm_ir ? SourceKind::llvm_ir : SourceKind::c; }
+namespace {
+
+// One row per OutputLanguage, in its order (checked below): the columns of LanguageRow.
+constexpr LanguageRow kLanguages[] = {
+    {OutputLanguage::c, "c", SourceKind::c, RenderForm::source, UnitBatching::one_unit, nullptr},
+    {OutputLanguage::llvm_ir, "llvm-ir", SourceKind::llvm_ir, RenderForm::source, UnitBatching::separate,
+     "renders LLVM IR, which a standalone C file cannot hold (`uopfuzz render` prints the IR)"},
+    {OutputLanguage::x86_64, "x86-64", SourceKind::c, RenderForm::image, UnitBatching::concatenated, nullptr},
+    {OutputLanguage::outputs, "outputs", SourceKind::c, RenderForm::none, UnitBatching::separate, nullptr},
+};
+
+constexpr bool rows_in_enum_order() {
+  for (size_t i = 0; i < std::size(kLanguages); ++i)
+    if (static_cast<size_t>(kLanguages[i].language) != i) return false;
+  return true;
+}
+static_assert(rows_in_enum_order() && std::size(kLanguages) == static_cast<size_t>(OutputLanguage::outputs) + 1,
+              "kLanguages has one row per OutputLanguage, in its order");
+
+}  // namespace
+
+const LanguageRow& language_row(OutputLanguage l) { return kLanguages[static_cast<size_t>(l)]; }
+
+std::string language_name(OutputLanguage l) { return language_row(l).name; }
+
+std::optional<OutputLanguage> language_from_name(const std::string& name) {
+  for (const LanguageRow& r : kLanguages)
+    if (name == r.name) return r.language;
+  return std::nullopt;
+}
+
+std::string language_names() {
+  std::string s;
+  for (size_t i = 0; i < std::size(kLanguages); ++i)
+    s += (i == 0 ? "" : i + 1 == std::size(kLanguages) ? " or " : ", ") + std::string(kLanguages[i].name);
+  return s;
+}
 
 std::string empty_unit(SourceKind k) { return k == SourceKind::llvm_ir ? "; an empty module\n" : "/* empty */\n"; }
 
@@ -31,11 +68,11 @@ std::string image_unit(std::string_view image, const std::string& fn_name) {
   return c;
 }
 
-std::optional<std::string> unit_from_render(std::string reply, OutputLanguage l, RendererProtocol mode, const std::string& fn_name,
+std::optional<std::string> unit_from_render(std::string reply, OutputLanguage l, bool base64, const std::string& fn_name,
                                             std::string& why) {
-  if (l != OutputLanguage::x86_64) return reply;
+  if (language_row(l).render != RenderForm::image) return reply;
   std::optional<std::string> image = std::move(reply);
-  if (mode == RendererProtocol::server && !(image = base64_decode(*image))) {
+  if (base64 && !(image = base64_decode(*image))) {
     why = "an x86-64 render that is not base64 (a server sends the image's bytes in base64)";
     return std::nullopt;
   }

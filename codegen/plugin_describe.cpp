@@ -22,17 +22,6 @@ constexpr ProtocolRow kProtocols[] = {
     {RendererProtocol::program, "program"},
 };
 
-struct LanguageRow {
-  OutputLanguage language;
-  const char* name;
-};
-constexpr LanguageRow kLanguages[] = {
-    {OutputLanguage::c, "c"},
-    {OutputLanguage::llvm_ir, "llvm-ir"},
-    {OutputLanguage::x86_64, "x86-64"},
-    {OutputLanguage::outputs, "outputs"},
-};
-
 [[noreturn]] void malformed(const std::string& cmd, const std::string& key, const std::string& what) {
   throw UserError("renderer '" + cmd + "' --uopfuzz-describe: key '" + key + "' " + what);
 }
@@ -83,8 +72,6 @@ std::optional<Value> value_in(const Row (&table)[N], Value Row::*value, const st
 
 std::string protocol_name(RendererProtocol p) { return name_in(kProtocols, &ProtocolRow::protocol, p); }
 std::optional<RendererProtocol> protocol_from_name(const std::string& name) { return value_in(kProtocols, &ProtocolRow::protocol, name); }
-std::string language_name(OutputLanguage l) { return name_in(kLanguages, &LanguageRow::language, l); }
-std::optional<OutputLanguage> language_from_name(const std::string& name) { return value_in(kLanguages, &LanguageRow::language, name); }
 
 std::string PluginTarget::text() const {
   if (name.empty()) return "";
@@ -143,10 +130,10 @@ std::optional<PluginDescription> parse_description(const std::string& json, cons
   if (d.modes.empty()) malformed(cmd, "modes", "must not be empty");
   const std::string language = field(j, "language", T::string, "a string", cmd).get<std::string>();
   const std::optional<OutputLanguage> l = language_from_name(language);
-  if (!l) malformed(cmd, "language", "is '" + language + "' (expected c, llvm-ir, x86-64 or outputs)");
+  if (!l) malformed(cmd, "language", "is '" + language + "' (expected " + language_names() + ")");
   d.language = *l;
-  if (d.language == OutputLanguage::outputs && (d.modes.size() != 1 || d.modes[0] != RendererProtocol::server))
-    malformed(cmd, "modes", "must be [\"server\"] for language 'outputs' (programs are run in server requests)");
+  if (language_row(d.language).executes() && (d.modes.size() != 1 || d.modes[0] != RendererProtocol::server))
+    malformed(cmd, "modes", "must be [\"server\"] for language '" + language + "' (programs are run in server requests)");
   const nlohmann::json& target = field(j, "target", T::object, "an object {name, version}", cmd);
   d.target.name = field(target, "target.name", T::string, "a string", cmd).get<std::string>();
   d.target.version = field(target, "target.version", T::string, "a string", cmd).get<std::string>();

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "codegen/languages.h"  // OutputLanguage: what its renders are
+
 namespace uf {
 
 // How uopfuzz speaks to a plug-in, in the order it prefers them (the table of their names is in
@@ -13,12 +15,6 @@ namespace uf {
 enum class RendererProtocol { server, batch, program };
 std::string protocol_name(RendererProtocol p);  // "server", "batch", "program"
 std::optional<RendererProtocol> protocol_from_name(const std::string& name);
-
-// What a plug-in's renders are (handshake "language"): C, LLVM IR, x86-64 machine code (a flat image), or
-// nothing: an executing target runs programs itself and replies with their output buffers.
-enum class OutputLanguage { c, llvm_ir, x86_64, outputs };
-std::string language_name(OutputLanguage l);  // "c", "llvm-ir", "x86-64", "outputs"
-std::optional<OutputLanguage> language_from_name(const std::string& name);
 
 struct PluginTarget {
   std::string name, version;

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "codegen/plugin.h"
-#include "codegen/plugin_server.h"
+#include "codegen/plugin_run.h"
 #include "codegen/runtime/native.h"
 #include "core/program.h"
 

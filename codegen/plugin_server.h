@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "codegen/plugin.h"
+#include "codegen/plugin_run.h"
 #include "codegen/runtime/native.h"
 #include "codegen/runtime/files.h"
 #include "codegen/runtime/process.h"
@@ -25,21 +26,6 @@ namespace uf {
 inline constexpr size_t kServerStderrTail = 4096;
 inline constexpr int kBackoffAfter = 3;
 inline constexpr double kBackoffStepS = 0.1, kBackoffMaxS = 5, kServerStopGraceS = 1;
-
-// One data set's outcome from an executing target.
-struct PluginRunOutcome {
-  enum class Status { ok, crash, timeout, compile_error } status = Status::ok;
-  std::string message;
-  int signal = 0;                     // crash: the signal that ended the run, when the target says
-  std::vector<NativeBuffer> buffers;  // when ok: the final contents, in p.buffers order
-};
-// A run request's result: ok with one outcome per data set, or (not ok) the program's render failure.
-struct PluginRunResult {
-  bool ok = false;
-  std::string message;
-  std::vector<PluginRunOutcome> outcomes;
-  std::vector<std::string> used;
-};
 
 class PluginServer {
  public:

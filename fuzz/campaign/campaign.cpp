@@ -120,8 +120,8 @@ std::string progress_line(const CampaignSummary& s, double t) {
                 "buckets %zu  saved %zu  coverage %zu/%zu op×dtype%s",
                 t, static_cast<long long>(c.programs), t > 0 ? c.programs / t : 0.0, static_cast<long long>(c.runs),
                 t > 0 ? c.runs / t : 0.0, static_cast<long long>(c.valid), c.programs ? 100.0 * c.undefined / c.programs : 0.0,
-                static_cast<long long>(c.mismatching + c.crashes + c.compile_errors + c.render_errors + c.timeouts),
-                s.buckets.size(), s.saved.size(), cov.covered, cov.total, target_progress(s).c_str());
+                static_cast<long long>(c.failures()), s.buckets.size(), s.saved.size(), cov.covered, cov.total,
+                target_progress(s).c_str());
   const std::string hint = dominant_failure_hint(s);
   return hint.empty() ? std::string(buf) : buf + ("  (" + hint + ")");
 }

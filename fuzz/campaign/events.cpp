@@ -26,8 +26,6 @@ std::string meta_of(const std::string& path, const std::string& key) {
   return "";
 }
 
-int64_t failures(const CheckCounts& c) { return c.mismatching + c.crashes + c.compile_errors + c.render_errors + c.timeouts; }
-
 }  // namespace
 
 std::string default_events_path(const std::string& json_path) {
@@ -85,7 +83,7 @@ void EventLog::sample(const CampaignSummary& s, double t) {
          {"programs", s.counts.programs},
          {"valid", s.counts.valid},
          {"runs", s.counts.runs},
-         {"failures", failures(s.counts)},
+         {"failures", s.counts.failures()},
          {"buckets", s.buckets.size()},
          {"saved", s.saved.size()},
          {"target_fired", reachable_fired(s.target_coverage, s.description)},

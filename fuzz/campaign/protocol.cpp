@@ -33,30 +33,44 @@ void CheckCounts::count(const Finding& f, bool observed) {
   runs += f.runs;
   if (observed) observed_runs += f.runs;
   undefined_inputs += f.undefined_inputs;
-  switch (f.observation.verdict) {
+  switch (f.observation.verdict) {  // a switch: the compiler warns of a verdict without its FAILURE row
     case Verdict::ok: break;
-    case Verdict::mismatch: ++mismatching; break;
-    case Verdict::crash: ++crashes; break;
-    case Verdict::compile_error: ++compile_errors; break;
-    case Verdict::render_error: ++render_errors; break;
-    case Verdict::timeout: ++timeouts; break;
+#define COUNTER(name, summary_key, doc)
+#define FAILURE(name, summary_key, verdict, doc) \
+  case Verdict::verdict:                         \
+    ++name;                                      \
+    break;
+#include "fuzz/campaign/counters.def"
   }
 }
 
 CheckCounts& CheckCounts::operator+=(const CheckCounts& o) {
-  programs += o.programs;
-  valid += o.valid;
-  undefined += o.undefined;
-  mismatching += o.mismatching;
-  crashes += o.crashes;
-  compile_errors += o.compile_errors;
-  render_errors += o.render_errors;
-  timeouts += o.timeouts;
-  batches += o.batches;
-  runs += o.runs;
-  undefined_inputs += o.undefined_inputs;
-  observed_runs += o.observed_runs;
+#define COUNTER(name, summary_key, doc) name += o.name;
+#include "fuzz/campaign/counters.def"
   return *this;
+}
+
+int64_t CheckCounts::failures() const {
+  int64_t n = 0;
+#define COUNTER(name, summary_key, doc)
+#define FAILURE(name, summary_key, verdict, doc) n += name;
+#include "fuzz/campaign/counters.def"
+  return n;
+}
+
+void CheckCounts::add_to_summary(json& j) const {
+#define COUNTER(name, summary_key, doc) j[summary_key] = name;
+#include "fuzz/campaign/counters.def"
+}
+
+void to_json(json& j, const CheckCounts& c) {
+#define COUNTER(name, summary_key, doc) j[#name] = c.name;
+#include "fuzz/campaign/counters.def"
+}
+
+void from_json(const json& j, CheckCounts& c) {
+#define COUNTER(name, summary_key, doc) j.at(#name).get_to(c.name);
+#include "fuzz/campaign/counters.def"
 }
 
 std::string encode(const Report& r) {

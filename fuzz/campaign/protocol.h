@@ -1,7 +1,7 @@
 // What a campaign worker reports to its parent: one struct per kind of report, each sent as one JSON
-// line, {"kind": "batch", ...its fields}. A counter or a field is added to its struct and to the field
-// list beside it (which gives its JSON); a counter of CheckCounts also to `operator+=` (protocol.cpp) and
-// to where the parent folds it into the summary (campaign.cpp, summary.cpp).
+// line, {"kind": "batch", ...its fields}. A field is added to its struct and to the field list beside it
+// (which gives its JSON); a counter of CheckCounts is one row of counters.def, which gives its field, its
+// JSON, its sum and its summary key.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -20,20 +20,21 @@
 
 namespace uf {
 
-// How the programs of some batches fared: a worker counts each batch, the parent adds them up.
+// How the programs of some batches fared: a worker counts each batch, the parent adds them up. One field
+// per row of counters.def.
 struct CheckCounts {
-  int64_t programs = 0, valid = 0, undefined = 0;
-  int64_t mismatching = 0, crashes = 0, compile_errors = 0, render_errors = 0, timeouts = 0;  // programs
-  int64_t batches = 0;
-  int64_t runs = 0;              // kernel executions compared: data sets over all programs (--inputs)
-  int64_t undefined_inputs = 0;  // extra data sets skipped because the reference is UNDEFINED on them
-  int64_t observed_runs = 0;     // of `runs`, those of observed kernels (every intermediate stored)
+#define COUNTER(name, summary_key, doc) int64_t name = 0;
+#include "fuzz/campaign/counters.def"
 
   void count(const Finding& f, bool observed);  // one program more
   CheckCounts& operator+=(const CheckCounts& o);
+  int64_t failures() const;  // the programs of every FAILURE row
+  // Each counter under its summary key, into the summary `j`.
+  void add_to_summary(nlohmann::json& j) const;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CheckCounts, programs, valid, undefined, mismatching, crashes, compile_errors, render_errors,
-                                   timeouts, batches, runs, undefined_inputs, observed_runs)
+// A batch report's `counts`: each counter under its name.
+void to_json(nlohmann::json& j, const CheckCounts& c);
+void from_json(const nlohmann::json& j, CheckCounts& c);
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Coverage, programs, op_dtype, cast, bitcast, op_dtype_vector, loop_feature,
                                    programs_with_loops)

@@ -50,15 +50,8 @@ nlohmann::json CampaignSummary::to_json() const {
   nlohmann::json j;
   j["target"] = target;
   j["without"] = without;
-  j["programs"] = counts.programs;
-  j["valid"] = counts.valid;
-  j["undefined"] = counts.undefined;
+  counts.add_to_summary(j);  // every counter of counters.def
   j["mismatches"] = new_mismatches;
-  j["mismatching_programs"] = counts.mismatching;
-  j["crashes"] = counts.crashes;
-  j["compile_errors"] = counts.compile_errors;
-  j["render_errors"] = counts.render_errors;
-  j["timeouts"] = counts.timeouts;
   j["buckets"] = buckets.size();
   j["signatures"] = buckets;
   j["culprits"] = culprits;
@@ -66,12 +59,8 @@ nlohmann::json CampaignSummary::to_json() const {
   j["seconds"] = rounded(seconds, 2);
   j["programs_per_second"] = rounded(seconds > 0 ? counts.programs / seconds : 0.0, 1);
   j["inputs"] = inputs;
-  j["runs"] = counts.runs;
   j["runs_per_second"] = rounded(seconds > 0 ? counts.runs / seconds : 0.0, 1);
-  j["undefined_inputs"] = counts.undefined_inputs;
-  j["observed_runs"] = counts.observed_runs;
   j["saved"] = saved;
-  j["batches"] = counts.batches;
   j["compiler_calls"] = compiler_calls;
   j["programs_per_compiler_call"] =
       rounded(compiler_calls ? static_cast<double>(counts.valid) / static_cast<double>(compiler_calls) : 0.0, 1);

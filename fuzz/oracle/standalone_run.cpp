@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "codegen/languages.h"
 #include "codegen/runtime/files.h"
 #include "codegen/runtime/process.h"
 #include "core/error.h"
@@ -16,9 +17,8 @@ StandaloneC standalone_for(const Program& p, const CompiledPathConfig& cfg) {
   if (ref.undefined)
     throw UserError("the reference is UNDEFINED at " + p.node_name(ref.undefined->node) + " (" + ref.undefined->reason +
                     "): nothing to reproduce");
-  if (!cfg.renderer_cmd.empty() && cfg.renderer_description.language == OutputLanguage::llvm_ir)
-    throw UserError("renderer '" + cfg.renderer_cmd +
-                    "' renders LLVM IR, which a standalone C file cannot hold (`uopfuzz render` prints the IR)");
+  if (const char* why = language_row(cfg.renderer_description.language).no_standalone; why && !cfg.renderer_cmd.empty())
+    throw UserError("renderer '" + cfg.renderer_cmd + "' " + why);
   StandaloneC s;
   try {
     s.kernel_source = render_source(p, s.fn_name, cfg);
