@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # Whether users reach a tinygrad finding (the adapter's `reach`, level `tensor`: plugins/tinygrad/tg_tensor.py,
-# through `uopfuzz triage` and `export --as tinygrad-tensor`). Every file of corpus/tinygrad/*/ carries the
+# through `uopfuzz triage` and `export --as tinygrad-tensor`). Every file of corpus/tinygrad/ carries the
 # `meta reachable` that triage gives it now; the NEG (x86) and cast-range (python) findings are reached from
 # Tensor code, whose exported tests fail with DEV unset (the test picks its renderer) and, for NEG, pass on
 # the backends that are right (CPU:CLANG, CPU:LLVM); the regalloc finding is kernel-only. A Tensor form that
@@ -37,7 +37,7 @@ def run_test(source, name):
   return r.returncode, r.stdout + r.stderr
 
 
-files = sorted(glob.glob("corpus/tinygrad/*/*.uop"))
+files = sorted(glob.glob("corpus/tinygrad/*.uop") + glob.glob("corpus/tinygrad/*/*.uop"))
 for f in files:
   recorded, now = meta_reachable(f), triage_reach(f)
   check(recorded is not None and recorded.split(" ")[0] in ("tensor", "kernel"), f"{f}: meta reachable = {recorded}")
