@@ -3,7 +3,7 @@
 # through `uopfuzz triage` and `export --as tinygrad-tensor`). Every file of corpus/tinygrad/ carries the
 # `meta reachable` that triage gives it now; the NEG (x86) and cast-range (python) findings are reached from
 # Tensor code, whose exported tests fail with DEV unset (the test picks its renderer) and, for NEG, pass on
-# the backends that are right (CPU:CLANG, CPU:LLVM); the regalloc finding is kernel-only. A Tensor form that
+# the backends that are right (CPU:CLANG, CPU:LLVM), cast-range's on CPU:X86 too; the regalloc finding is kernel-only. A Tensor form that
 # computes the expected values is `kernel`, as is one that fails otherwise than the finding's got lines say.
 # Run from the repository root with tinygrad on PYTHONPATH (or UOPFUZZ_TINYGRAD); exit 77 without it.
 import glob, os, subprocess, sys, tempfile
@@ -48,7 +48,7 @@ check((meta_reachable(CAST_RANGE) or "").startswith("tensor (the Tensor form giv
 check((meta_reachable(REGALLOC) or "").startswith("kernel (no Tensor form"), f"{REGALLOC}: kernel")
 
 # the Tensor tests: fail under tinygrad's defaults (DEV unset), pass where the backend is right
-for f, right in ((NEG, ("CPU:CLANG", "CPU:LLVM")), (CAST_RANGE, ())):
+for f, right, wrong in ((NEG, ("CPU:CLANG", "CPU:LLVM"), ()), (CAST_RANGE, (), ("CPU:X86",))):
   r = subprocess.run([UOPFUZZ, "export", f, "--as", "tinygrad-tensor"], capture_output=True, text=True, timeout=300)
   check(r.returncode == 0 and "from tinygrad import Tensor" in r.stdout, f"{f}: export --as tinygrad-tensor (exit {r.returncode}) {r.stderr[-200:]}")
   if r.returncode != 0: continue
@@ -58,6 +58,9 @@ for f, right in ((NEG, ("CPU:CLANG", "CPU:LLVM")), (CAST_RANGE, ())):
   for other in right:
     code, out = run_test(r.stdout.replace(f"DEV='{dev}'", f"DEV='{other}'"), "right")
     check(code == 0 and "OK" in out, f"{f}: its Tensor test passes on {other}: {out[-300:]}")
+  for other in wrong:  # a front-end bug: every backend gets it
+    code, out = run_test(r.stdout.replace(f"DEV='{dev}'", f"DEV='{other}'"), "wrong")
+    check(code == 1 and "FAILED (failures=1)" in out, f"{f}: its Tensor test fails on {other} too: {out[-300:]}")
 
 # kernel when the Tensor form computes right, or fails but not as the got lines say
 with open(NEG) as src: neg = src.read()
