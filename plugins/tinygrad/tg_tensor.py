@@ -122,7 +122,8 @@ def module(program, backend):
   from tinygrad.helpers import EMULATED_DTYPES
   if EMULATED_DTYPES.value: settings["EMULATED_DTYPES"] = EMULATED_DTYPES.value
   body = tensor_lines(program, device)
-  outputs = {b.slot for n in program.nodes if n.op.name == "STORE" for b in [memory(n.sources[0], Dependencies(program))[0]]}
+  deps = Dependencies(program)
+  outputs = {memory(n.sources[0], deps)[0].slot for n in program.nodes if n.op.name == "STORE"}
   expect = {slot: program.expect[slot] for slot in sorted(program.expect) if slot in outputs}
   return "\n".join([
     "import math, unittest", "from tinygrad import Tensor, dtypes", "from tinygrad.helpers import Context",
