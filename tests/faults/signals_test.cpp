@@ -4,7 +4,9 @@
 //    or touching the files already there;
 //  - SIGINT to the group (a terminal's Ctrl-C) and SIGTERM to the parent alone (a service manager):
 //    every process stops within a few seconds and the JSON summary says `interrupted`.
-// The deliberately broken renderer makes the campaign find, reduce and save reproducers all the time.
+// The deliberately broken renderer (tests/fuzz/campaign/plugins/mul_as_add.py, a protocol 2 server: a
+// plug-in process lives beside the workers and must go with them) makes the campaign find, reduce and
+// save reproducers all the time.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -47,8 +49,8 @@ class Signals : public ::testing::Test {
     std::vector<std::string> a{"fuzz"};
     for (std::string w; words >> w;) a.push_back(w);
     const std::vector<std::string> rest{
-        "--jobs",          "2",        "--seed",        "7",      "--cflags", "-O1", "--reduce-time", "10", "--renderer-cmd",
-        broken_renderer(), "--corpus", corpus.string(), "--json", json};
+        "--jobs", "2", "--seed", "7", "--cflags", "-O1", "--reduce-time", "10", "--renderer-cmd",
+        source_path("tests/fuzz/campaign/plugins/mul_as_add.py"), "--corpus", corpus.string(), "--json", json};
     a.insert(a.end(), rest.begin(), rest.end());
     return a;
   }
@@ -178,8 +180,7 @@ std::pair<std::string, std::string> first_saved(const fs::path& events) {
 TEST_F(Signals, KillNineMidReductionOfTheFirstFailureKeepsIt) {
   fs::create_directories(corpus);
   const fs::path json = dir / "k.json", events = dir / "k.events.jsonl";
-  // The first save comes after the first batch (64 programs a worker through a process-per-program
-  // plug-in): about 20 s on an idle 2-core machine, 90 s beside another campaign test under `ctest -j2`.
+  // The first save comes after the first batch of 64 programs a worker: seconds on an idle machine.
   // The waits are limits, not delays: generous, so that a loaded machine is no failure.
   UopfuzzProc p = start_uopfuzz(campaign(json.string(), "--time 600 -q"), dir / "klog", env);
   std::pair<std::string, std::string> first;

@@ -138,19 +138,19 @@ void Campaign::expect_found_reduced_and_replayed(const FamilyBug& bug) const {
 // Seed 3, 8 programs: an i64 beyond fp8e5m2fnuz's range is cast to it (the plug-in gives NaN where the
 // reference saturates to 57344). One bucket, reduced and replayed in seconds.
 TEST_F(Campaign, Fp8WithoutSaturationIsFoundReducedAndReplayed) {
-  expect_found_reduced_and_replayed({"fp8_no_saturation.sh", "fp8", 3, 8});
+  expect_found_reduced_and_replayed({"fp8_no_saturation.py", "fp8", 3, 8});
 }
 
 // Seed 4, 64 programs: a binary64 one step off a bf16 tie (value kind Boundary), cast to bf16:
 // rounding once gives the odd neighbour.
 TEST_F(Campaign, Bf16SingleRoundingIsFoundReducedAndReplayed) {
-  expect_found_reduced_and_replayed({"bf16_single_rounding.sh", "bf16", 4, 64});
+  expect_found_reduced_and_replayed({"bf16_single_rounding.py", "bf16", 4, 64});
 }
 
 // The double-rounding band itself, on a hand-written program: the plug-in is caught there and `reduce`
 // brings the program to at most 12 nodes.
 TEST_F(Campaign, Bf16SingleRoundingIsCaughtOnTheDoubleRoundingBandAndReduced) {
-  const std::string plugin = " --renderer-cmd " + source_path("tests/fuzz/campaign/plugins/bf16_single_rounding.sh");
+  const std::string plugin = " --renderer-cmd " + source_path("tests/fuzz/campaign/plugins/bf16_single_rounding.py");
   const std::string band = source_path("tests/fuzz/campaign/plugins/bf16_double_rounding_band.uop");
   const std::string signature = "mismatch CAST f64>bf16";
   const Ran found = run("run " + band + plugin);

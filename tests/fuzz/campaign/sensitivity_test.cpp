@@ -68,7 +68,7 @@ TEST(Sensitivity, FusedMulaccIsFoundReducedAndReplayedWithinAMinute) {
 
 // Seed 3, 64 programs: a TRUNC of a value in (-1, 0) (value kind Fraction) whose zero is stored as it is.
 TEST(Sensitivity, TruncKeepingNegativeZeroIsFoundReducedAndReplayedWithinAMinute) {
-  expect_found_reduced_and_replayed_within_a_minute({"trunc_negative_zero.sh", Op::TRUNC, std::nullopt, 3, 64});
+  expect_found_reduced_and_replayed_within_a_minute({"trunc_negative_zero.py", Op::TRUNC, std::nullopt, 3, 64});
 }
 
 }  // namespace

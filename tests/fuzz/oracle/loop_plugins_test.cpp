@@ -2,7 +2,7 @@
 // program and signed by the value where it goes wrong (values inside loops are probed per iteration),
 // and `uopfuzz reduce` brings that program to at most 15 nodes in the same bucket, replaying under the
 // plug-in and agreeing under the built-in renderer.
-//  - loop_one_short.sh: every loop runs one iteration fewer: the RANGE's last iteration is missing;
+//  - loop_one_short.py: every loop runs one iteration fewer: the RANGE's last iteration is missing;
 //  - acc_init_hoisted.py: an accumulator's init inside a loop runs once per kernel, before the nest: the
 //    accumulator's LOAD in the second outer iteration reads the last sum, not the init;
 //  - gate_ignored.py: a gated LOAD loads even when its gate is false (through the clamped index): the
@@ -70,7 +70,7 @@ TEST_P(LoopPlugin, IsCaughtAndReducedToAFewNodes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Plugins, LoopPlugin,
-                         ::testing::Values(LoopBug{"loop_one_short.sh", "loop_matvec.uop", "mismatch RANGE i32"},
+                         ::testing::Values(LoopBug{"loop_one_short.py", "loop_matvec.uop", "mismatch RANGE i32"},
                                            LoopBug{"acc_init_hoisted.py", "loop_matvec.uop", "mismatch LOAD i32"},
                                            LoopBug{"gate_ignored.py", "loop_padded_conv.uop", "mismatch LOAD i32", false}),
                          [](const auto& info) {
@@ -84,7 +84,7 @@ INSTANTIATE_TEST_SUITE_P(Plugins, LoopPlugin,
 // each (a mismatch is allowed, a compile or render error is not).
 TEST(LoopPlugins, RenderEveryExampleProgram) {
   TempDir tmp{"uopfuzz-loop-plugin"};
-  for (const char* plugin : {"loop_one_short.sh", "acc_init_hoisted.py", "gate_ignored.py"})
+  for (const char* plugin : {"loop_one_short.py", "acc_init_hoisted.py", "gate_ignored.py"})
     for (const auto& e : fs::directory_iterator(source_path("tests/programs"))) {
       if (e.path().extension() != ".uop") continue;
       const Ran r = run_uopfuzz_isolated(

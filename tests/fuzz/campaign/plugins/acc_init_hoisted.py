@@ -110,4 +110,4 @@ def render(program, name):
 
 
 if __name__ == "__main__":
-    Plugin(render=render, name="acc_init_hoisted").main()
+    Plugin(render=render, name="acc_init_hoisted", one_unit=True).main()
