@@ -76,7 +76,7 @@ TEST_F(Inputs, RunsCountEveryComparedDataSet) {
 // reproducer (saved unreduced) holds the data set that failed: data set `meta input` of its program.
 TEST_F(Inputs, DataDependentBugIsFoundWithManyDataSets) {
   const std::string common = " --count 96 --seed 3 --jobs 2 -q --without loop --no-reduce --renderer-cmd " +
-                             source_path("tests/fuzz/campaign/plugins/max_data_range.sh");
+                             source_path("tests/fuzz/campaign/plugins/max_data_range.py");
   const Ran once = run("fuzz --inputs 1 --corpus " + (tmp / "one").string() + common);
   ASSERT_EQ(once.code, 0) << once.out;
 

@@ -27,5 +27,5 @@ def render(program, function, off=frozenset()):
 
 
 if __name__ == "__main__":
-    Plugin(render=render, name="feature-target", version="1", switches=RULES + FRONT, reachable=RULES,
+    Plugin(render=render, name="feature-target", version="1", one_unit=True, switches=RULES + FRONT, reachable=RULES,
            switch_source={r: f"rule {r}" for r in RULES + FRONT}).main()
