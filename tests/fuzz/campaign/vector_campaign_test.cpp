@@ -1,4 +1,4 @@
-// A renderer that gets a vector lane order wrong (tests/fuzz/campaign/broken_vector_renderer.sh) is found by
+// A renderer that gets a vector lane order wrong (tests/fuzz/campaign/plugins/lanes_swapped.py) is found by
 // a fixed-seed campaign, reduced to a handful of nodes, and the reproducer replays with its signature.
 #include <gtest/gtest.h>
 #include <unistd.h>
