@@ -19,4 +19,4 @@ ROUND_ONCE = r"""UF_OUTLINE float uf_round_bf16(double x) {
 UF_OUTLINE float uf_round_bf16_twice(double x) {"""
 
 if __name__ == "__main__":
-    serve("bf16_single_rounding", prelude=[(r"^UF_OUTLINE float uf_round_bf16\(double x\) \{$", ROUND_ONCE.replace("\\", "\\\\"))])
+    serve("bf16_single_rounding", prelude=[(r"^UF_OUTLINE float uf_round_bf16\(double x\) \{$", lambda m: ROUND_ONCE)])

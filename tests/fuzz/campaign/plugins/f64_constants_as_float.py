@@ -4,15 +4,11 @@
 # formats constants with a float-sized format. One root cause, seen by every op that reads a constant:
 # the oracle must sign it `mismatch CONST f64` once, not once per reader.
 # Speaks protocol 2 through the SDK (plugins/uopfuzz_plugin.py): the handshake, server, batch and
-# one-program modes.
-import os
+# one-program modes (renderer_edit.py).
 import re
 import struct
-import sys
 
-sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "plugins"))
-from uopfuzz_plugin import Plugin, RenderError, uopfuzz_render  # noqa: E402
+from renderer_edit import serve
 
 # A binary64 literal: digits with a point or an exponent and no `f` suffix, not part of a name.
 LITERAL = re.compile(r"(?<![\w.])(\d+\.\d*(?:e[+-]?\d+)?|\d+e[+-]?\d+)(?![\w.])")
@@ -25,13 +21,5 @@ def through_float(m):
     return repr(struct.unpack("f", struct.pack("f", x))[0])
 
 
-def render(program, name):
-    c = uopfuzz_render(program, name)
-    head, sep, body = c.partition("/* end of prelude */")
-    if not sep:
-        raise RenderError("f64_constants_as_float.py: the prelude's end marker not found (update the plug-in)")
-    return head + sep + LITERAL.sub(through_float, body)
-
-
 if __name__ == "__main__":
-    Plugin(render=render, name="f64_constants_as_float", one_unit=True).main()
+    serve("f64_constants_as_float", kernel=[(LITERAL, through_float)])

@@ -15,17 +15,22 @@ from uopfuzz_plugin import Plugin, RenderError, uopfuzz_render  # noqa: E402
 END_OF_PRELUDE = "/* end of prelude */"
 
 
+def multiline(pattern):
+    """A pattern given as text, compiled with ^ and $ at each line; a compiled one as it is."""
+    return re.compile(pattern, re.M) if isinstance(pattern, str) else pattern
+
+
 def edited(program, function, plugin, prelude=(), kernel=()):
     c = uopfuzz_render(program, function)
     head, sep, body = c.partition(END_OF_PRELUDE)
     if not sep:
         raise RenderError(f"{plugin}: the prelude's end marker not found (update the plug-in)")
     for pattern, replacement in prelude:
-        head, n = re.subn(pattern, replacement, head, flags=re.M)
+        head, n = multiline(pattern).subn(replacement, head)
         if n == 0:
             raise RenderError(f"{plugin}: {pattern!r} not found in the prelude (update the plug-in)")
     for pattern, replacement in kernel:
-        body = re.sub(pattern, replacement, body, flags=re.M)
+        body = multiline(pattern).sub(replacement, body)
     return head + sep + body
 
 
