@@ -54,7 +54,8 @@ void read_events(Run& r, const std::string& path) {
       r.start = e;
     else if (kind == "sample")
       r.samples.push_back(
-          {t, int_of(e, "programs"), int_of(e, "runs"), int_of(e, "failures"), int_of(e, "buckets"), int_of(e, "target_fired")});
+          {t, int_of(e, "programs"), int_of(e, "runs"), int_of(e, "failures"), int_of(e, "buckets"), int_of(e, "target_fired"),
+           int_of(e, "target_features")});
     else if (kind == "bucket")
       r.first_seen.emplace(str("signature"), t);
     else if (kind == "saved")

@@ -19,6 +19,7 @@ struct Sample {
   double t = 0;  // seconds since the run started
   int64_t programs = 0, runs = 0, failures = 0, buckets = 0;
   int64_t target_fired = 0;  // reachable target features fired so far (target_coverage.h)
+  int64_t target_features = 0;  // every target feature fired so far (a compiler's remarks have no reachable set)
 };
 
 struct Run {

@@ -8,6 +8,7 @@
 
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "tests/support/browser.h"
@@ -96,6 +97,37 @@ TEST(ReportInBrowser, ShowsTargetCoverage) {
   EXPECT_NE(b.eval("document.querySelector('#target-never li').textContent").get<std::string>().find("  rule "), std::string::npos);
   b.resize(390, 800);
   EXPECT_LE(b.eval("document.documentElement.scrollWidth").get<int>(), 390);
+  EXPECT_TRUE(b.errors().empty()) << ::testing::PrintToString(b.errors());
+}
+
+// A C compiler's optimization remarks as features (fuzz --remarks): no reachable set, so the chart
+// counts every feature, the table has one row per compiler and pass, and nothing is listed as never fired.
+TEST(ReportInBrowser, ShowsCompilerRemarks) {
+  TempDir tmp("uopfuzz-browser-remarks");
+  const std::string env = "UOPFUZZ_CACHE_DIR=" + (tmp / "cache").string() + " ";
+  const Ran fuzz = run_uopfuzz("fuzz --count 24 --seed 3 -q --no-reduce --remarks --cc gcc --corpus " +
+                                   (tmp / "corpus").string() + " --json " + (tmp / "run.json").string(),
+                               env);
+  ASSERT_TRUE(fuzz.code == 0 || fuzz.code == 1) << fuzz.out;
+  const Ran rep = run_uopfuzz("report " + (tmp / "run.json").string() + " -o " + (tmp / "report.html").string());
+  ASSERT_EQ(rep.code, 0) << rep.out;
+  const json c = json::parse(read_text(tmp / "run.json"))["target_coverage"];
+  ASSERT_GT(c["fired_any"].get<int>(), 0) << c.dump();
+  std::set<std::string> passes;
+  for (const auto& [name, _] : c["features"].items()) passes.insert(name.substr(0, name.find(": ")));
+
+  Browser b(g_chromium, tmp / "profile", 1024, 768);
+  b.open("file://" + (tmp / "report.html").string());
+  EXPECT_EQ(b.eval("document.querySelector('#target h2').textContent").get<std::string>(), "Target coverage");
+  EXPECT_GE(b.eval("document.querySelectorAll('#chart-target path').length").get<int>(), 1);
+  EXPECT_NE(b.eval("document.querySelector('#chart-target').textContent").get<std::string>().find("(all features)"),
+            std::string::npos);
+  EXPECT_EQ(b.eval("document.querySelectorAll('#target-files tr').length").get<size_t>(), passes.size() + 1);
+  EXPECT_NE(b.eval("document.querySelector('#target-files').textContent").get<std::string>().find("gcc optimized"),
+            std::string::npos);
+  const std::string head = b.eval("document.querySelector('#target-files tr').textContent").get<std::string>();
+  EXPECT_NE(head.find(std::to_string(c["fired_any"].get<int>()) + " fired"), std::string::npos) << head;
+  EXPECT_EQ(b.eval("document.querySelectorAll('#target-never').length").get<int>(), 0);
   EXPECT_TRUE(b.errors().empty()) << ::testing::PrintToString(b.errors());
 }
 
