@@ -64,6 +64,7 @@ struct WorkerProcess {
   // Its latest cumulative reports.
   Coverage coverage;
   TargetCoverageReport target;
+  SizeReport sizes;
   CompilerStats compiler;
 };
 
@@ -91,6 +92,7 @@ void apply(const Report& report, CampaignSummary& s, WorkerProcess& w) {
                  [&](const CulpritReport& r) { s.culprits[r.signature] = r.culprit; },
                  [&](const CoverageReport& r) { w.coverage = r.coverage; },
                  [&](const TargetCoverageReport& r) { w.target = r; },
+                 [&](const SizeReport& r) { w.sizes = r; },
                  [&](const CompilerReport& r) { w.compiler = r.stats; },
                  [&](const ErrorReport& r) { s.errors.push_back(r.message); },
              },
@@ -153,7 +155,7 @@ WorkerProcess start_worker(const CampaignOptions& o, int w, ReductionQueue& queu
     pipe->read_end.reset();
     worker_main(o, w, pipe->write_end.get(), queue);
   }
-  return {w, pid, std::move(pipe->read_end), "", {}, {}, {}};  // the write end closes here: EOF when the worker ends
+  return {w, pid, std::move(pipe->read_end), "", {}, {}, {}, {}};  // the write end closes here: EOF when the worker ends
 }
 
 // Reads what the worker has written and applies its whole lines; at EOF (or a failed read) closes its pipe.
@@ -209,7 +211,12 @@ void merge_coverage(const std::vector<WorkerProcess>& workers, CampaignSummary& 
   s.coverage = {};
   s.target_coverage = {};
   s.derived_programs = s.seeds = 0;
+  s.sizes = {};
   for (const WorkerProcess& w : workers) {
+    for (const auto& [range, c] : w.sizes.sizes) {
+      s.sizes[range].programs += c.programs;
+      s.sizes[range].new_buckets += c.new_buckets;
+    }
     s.coverage.merge(w.coverage);
     s.target_coverage.merge(w.target.coverage);
     s.derived_programs += w.target.derived;

@@ -92,6 +92,7 @@ struct CampaignSummary {
   PluginDescription description;   // the plug-in's handshake: what there is to reach
   int64_t derived_programs = 0;    // of counts.programs, derived from a seed (guide.h)
   int64_t seeds = 0;               // seeds kept by this campaign
+  std::map<std::string, SizeCounts> sizes;  // by step range, when sizes adapt (size_schedule.h)
   std::string guide = "none";      // --guide
   double seconds = 0;
   bool interrupted = false;

@@ -103,6 +103,18 @@ struct TargetCoverageReport {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TargetCoverageReport, coverage, derived, seeds)
 
+// Cumulative: the programs of each step range of a size-adapting campaign (size_schedule.h), by range
+// (`MIN..MAX`), and of them those that found a bucket new to the corpus.
+struct SizeCounts {
+  int64_t programs = 0, new_buckets = 0;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SizeCounts, programs, new_buckets)
+struct SizeReport {
+  static constexpr const char* kind = "size";
+  std::map<std::string, SizeCounts> sizes;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SizeReport, sizes)
+
 // Cumulative: the compiler processes this worker has run and their wall time.
 struct CompilerReport {
   static constexpr const char* kind = "compiler";
@@ -118,7 +130,7 @@ struct ErrorReport {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ErrorReport, message)
 
 using Report = std::variant<BatchReport, BucketReport, SavedReport, ReducedReport, CulpritReport, CoverageReport,
-                            TargetCoverageReport, CompilerReport, ErrorReport>;
+                            TargetCoverageReport, SizeReport, CompilerReport, ErrorReport>;
 
 // One line, without its '\n'.
 std::string encode(const Report& r);

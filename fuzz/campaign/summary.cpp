@@ -67,7 +67,7 @@ nlohmann::json CampaignSummary::to_json() const {
   j["compile_seconds"] = rounded(compile_seconds, 2);
   j["compiler_busy"] = rounded(seconds > 0 && jobs > 0 ? compile_seconds / (seconds * jobs) : 0.0, 3);
   j["target_coverage"] = target_coverage_json(target_coverage, description);
-  j["guide"] = {{"mode", guide}, {"derived_programs", derived_programs}, {"seeds_kept", seeds}};
+  j["guide"] = {{"mode", guide}, {"derived_programs", derived_programs}, {"seeds_kept", seeds}, {"sizes", sizes}};
   j["coverage"] = coverage.summary();
   j["coverage_missing"] = coverage.missing();
   j["bucket_hits"] = bucket_hits;
@@ -105,6 +105,11 @@ std::string CampaignSummary::to_text() const {
   if (const std::string t = target_coverage_text(target_coverage, description); !t.empty())
     o << "uopfuzz: target coverage: " << t << "; " << derived_programs << " programs derived from seeds, " << seeds
       << " seeds kept (--guide " << guide << ")\n";
+  if (!sizes.empty()) {
+    o << "uopfuzz: sizes:";
+    for (const auto& [range, c] : sizes) o << " " << range << " steps " << c.programs << " programs, " << c.new_buckets << " new buckets;";
+    o << " (adapt_size)\n";
+  }
   if (target.value("protocol", 0) > 0)
     o << "uopfuzz: target: " << target.value("name", "") << " " << target.value("version", "") << " (protocol "
       << target.value("protocol", 0) << ", " << target.value("mode", "") << " mode)" << (without.empty() ? "" : "; without ")

@@ -14,6 +14,7 @@
 #include "fuzz/campaign/corpus.h"
 #include "fuzz/campaign/hint.h"
 #include "fuzz/campaign/reduction_queue.h"
+#include "fuzz/campaign/size_schedule.h"
 #include "fuzz/campaign/stopwatch.h"
 #include "fuzz/gen/generator.h"
 #include "fuzz/oracle/culprit.h"
@@ -72,7 +73,8 @@ class Worker {
         min_batch_(slow_server_ ? std::min(o.min_batch, o.server_min_batch) : o.min_batch),
         batch_(
             std::clamp(slow_server_ ? std::min(o.first_batch, o.server_first_batch) : o.first_batch, min_batch_, o.max_batch)),
-        guide_(Guide::Options{o.guide, o.seeds_dir, o.seed, w, o.jobs, without_list(o), o.target_rules}) {}
+        guide_(Guide::Options{o.guide, o.seeds_dir, o.seed, w, o.jobs, without_list(o), o.target_rules}),
+        size_(o.policy, o.guide != GuideMode::none && o.time_s > 0 && o.count <= 0, program_seed(o.seed, static_cast<uint64_t>(w), UINT64_MAX)) {}
 
   void run() {
     while (!g_stop && index_ < quota_ && (o_.time_s <= 0 || clock_.seconds() < generation_end())) {
@@ -116,13 +118,16 @@ class Worker {
   void run_batch(size_t n) {
     guide_.sync();  // the seeds the other workers kept since
     std::vector<Guide::Pick> picks;
+    std::vector<int> arms;  // each program's size arm; -1 for a seed checked or mutated as a program
     picks.reserve(n);
-    for (size_t k = 0; k < n; ++k) picks.push_back(guide_.next(o_.policy));
+    for (size_t k = 0; k < n; ++k) picks.push_back(next_program(arms.emplace_back(size_.pick())));
     std::vector<const Program*> ptrs;
     for (const Guide::Pick& p : picks) ptrs.push_back(&p.program);
     const Stopwatch timer;
     const std::vector<Finding> found = check(ptrs, extra_inputs(picks), cfg_);
     const double dt = timer.seconds();
+    std::vector<size_t> nodes;
+    for (const Guide::Pick& p : picks) nodes.push_back(linearize(p.program).size());
 
     BatchReport batch;
     batch.counts.batches = 1;
@@ -141,11 +146,41 @@ class Worker {
     send_report(fd_, batch);  // before reducing: see BatchReport
     send_report(fd_, CoverageReport{coverage_});
     if (target_.programs > 0) send_report(fd_, TargetCoverageReport{target_, guide_.derived(), guide_.kept()});
-    for (size_t k = 0; k < n; ++k)
-      if (found[k].defined() && !found[k].out_of_time && found[k].observation.verdict != Verdict::ok) keep(picks[k].program, found[k]);
+    size_t checked = 0, checked_nodes = 0;
+    for (size_t k = 0; k < n; ++k) {
+      if (found[k].out_of_time) continue;
+      const bool new_bucket =
+          found[k].defined() && found[k].observation.verdict != Verdict::ok && keep(picks[k].program, found[k]);
+      if (arms[k] >= 0) size_.checked(arms[k], nodes[k], new_bucket);
+      ++checked, checked_nodes += nodes[k];
+    }
+    if (checked > 0) size_.batch(checked, checked_nodes, dt);
+    if (size_.enabled()) send_report(fd_, SizeReport{size_counts()});
     index_ += n;
     send_report(fd_, CompilerReport{compiler_stats()});
     adapt_batch_size(n, dt);
+  }
+
+  // The guide's next program, drawn with the step range of size arm `arm`, which a reproducer's `meta
+  // steps` records when it is not the policy's own (`gen --seed` rebuilds it only with that range). A
+  // program not generated (a seed checked or mutated as a program) has no size: `arm` becomes -1.
+  Guide::Pick next_program(int& arm) {
+    const GenPolicy& used = size_.policy(arm);
+    Guide::Pick p = guide_.next(used);
+    if (p.as_is || (p.seed >= 0 && !guide_.seeds()[static_cast<size_t>(p.seed)].has_choices))
+      arm = -1;
+    else if (used.min_steps != o_.policy.min_steps || used.max_steps != o_.policy.max_steps)
+      p.program.set_meta("steps", size_.range(arm));
+    return p;
+  }
+
+  std::map<std::string, SizeCounts> size_counts() const {
+    std::map<std::string, SizeCounts> out;
+    for (int k = 0; k < static_cast<int>(size_.arms().size()); ++k) {
+      const SizeSchedule::Arm& a = size_.arms()[static_cast<size_t>(k)];
+      out[size_.range(k)] = SizeCounts{a.programs, a.new_buckets};
+    }
+    return out;
   }
 
   // Data sets 1 .. inputs-1 of each program (set 0 is its own data). The generator's guards were chosen
@@ -161,11 +196,12 @@ class Worker {
   // A failure: its bucket reported the first time this worker sees it; when the corpus does not have it
   // yet, saved at once as found (`meta reduced = no`: a kill from here on loses nothing) and queued for
   // whichever worker is free first to reduce it. The program saved carries the data set that failed.
-  void keep(const Program& checked, const Finding& f) {
+  // Returns whether it was new to the corpus.
+  bool keep(const Program& checked, const Finding& f) {
     const Observation& obs = f.observation;
-    if (!seen_.insert(obs.signature).second) return;
+    if (!seen_.insert(obs.signature).second) return false;
     send_report(fd_, BucketReport{obs.signature});
-    if (corpus_.has(obs.signature)) return;  // this run's or an earlier one's: reduction time goes to new buckets
+    if (corpus_.has(obs.signature)) return false;  // this run's or an earlier one's: reduction time goes to new buckets
     Program found = f.failing(checked);
     found.set_meta("campaign_seed", std::to_string(o_.seed));
     if (!o_.without_names.empty()) found.set_meta("without", o_.without_names);
@@ -174,6 +210,7 @@ class Worker {
     found.set_meta("reduced", "no");
     const std::optional<std::string> path = save(found, obs);
     if (path && (o_.reduce || o_.culprit || !o_.matrix.empty())) queue_.push(std::filesystem::path(*path).filename());
+    return path.has_value();
   }
 
   // Reduces queued findings, anyone's, until none is left (with Take::any, stalled reductions too); a
@@ -205,6 +242,7 @@ class Worker {
   // when its reduction was cut by its own limit with budget left to resume it: after steps (resume) or
   // without one (stalled); nothing when it is done.
   std::optional<ReductionQueue::Kind> finish(const std::string& path) {
+    const Stopwatch timer;
     Program found = read_program(path);
     const std::string* saved_as = found.meta_value("signature");
     const Finding first = check({&found}, cfg_).at(0);
@@ -256,6 +294,7 @@ class Worker {
       // Stopping: keep what is done (a finished reduction without its blame, or the finding as found).
     }
     if (changed) replace(path, final, final_obs, ctx);
+    if (changed) size_.reduced(linearize(found).size(), timer.seconds());
     return again;
   }
 
@@ -325,6 +364,7 @@ class Worker {
   bool slow_server_;  // a plug-in server not yet shown to render faster than fast_render_s
   size_t min_batch_, batch_;
   Guide guide_;
+  SizeSchedule size_;
   double seconds_per_program_ = 0;  // of the last batch: sizes the final batch of a --time run
   double longest_reduction_s_ = 0;
   double reduction_seconds_ = 0;  // over this worker's reductions

@@ -84,6 +84,7 @@ struct PerDType : std::array<T, kNumDTypes> {};
 using DepthWeights = std::array<double, 3>;
 using TripWeights = std::array<double, kTripCounts.size()>;
 using FormatWeights = std::array<double, 3>;
+using SizeArms = std::array<double, 3>;
 
 template <class E>
 struct WeightOf {

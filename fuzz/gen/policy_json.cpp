@@ -156,6 +156,9 @@ void apply_policy_json(GenPolicy& p, const nlohmann::json& j) {
         throw UserError(k + ": " + v.dump() + " is above " + mx + " (" + all[mx].dump() + ")");
     }
   if (p.min_outputs < 1) throw UserError("min_outputs: a program writes at least one BUFFER, got 0");
+  for (const double percent : p.size_arms_percent)
+    if (!(percent > 0 && percent <= 100)) throw UserError("size_arms_percent: each percent must lie in (0, 100]");
+  if (!(p.size_discount > 0 && p.size_discount <= 1)) throw UserError("size_discount: must lie in (0, 1]");
 }
 
 GenPolicy policy_from_file(const std::string& path) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -110,6 +111,46 @@ TEST_F(GuidedCampaign, CompilerRemarksAreFeaturesOfTheBuiltInPath) {
   for (const auto& [name, hits] : c["features"].items()) vectorized |= name.rfind("gcc optimized: loop vectorized", 0) == 0;
   EXPECT_TRUE(vectorized) << c["features"].dump();
   EXPECT_GT(s["guide"]["seeds_kept"].get<int64_t>(), 0);
+}
+
+// A --time campaign fits the step range (docs/format.md, Program size): against a renderer with a bug
+// (MUL rendered as ADD) every range is tried, the summary counts each range's programs and new buckets,
+// and a reproducer drawn from a narrowed range says so (`meta steps`). A --count run, --guide none and
+// a policy with adapt_size false keep the policy's own range.
+TEST_F(GuidedCampaign, TimeRunsFitTheStepRangeToTheTarget) {
+  const std::string broken = source_path("tests/fuzz/campaign/plugins/mul_as_add.py");
+  const auto campaign = [&](const std::string& name, const std::string& args) {
+    const Ran r = run_uopfuzz_isolated("fuzz --seed 2 -q --no-reduce --renderer-cmd " + broken + " --corpus " +
+                                           (dir / name).string() + " --json " + (dir / (name + ".json")).string() + " " + args,
+                                       dir / "cache");
+    EXPECT_EQ(r.code, 1) << r.out;  // the bug is found
+    return summary(name);
+  };
+  const nlohmann::json s = campaign("adapting", "--time 6");
+  const nlohmann::json& sizes = s["guide"]["sizes"];
+  ASSERT_EQ(sizes.size(), 3u) << sizes.dump();
+  int64_t programs = 0, new_buckets = 0;
+  for (const char* range : {"2..10", "5..20", "6..40"}) {
+    ASSERT_TRUE(sizes.contains(range)) << sizes.dump();
+    EXPECT_GT(sizes[range]["programs"].get<int64_t>(), 0) << range;
+    programs += sizes[range]["programs"].get<int64_t>();
+    new_buckets += sizes[range]["new_buckets"].get<int64_t>();
+  }
+  EXPECT_EQ(programs, s["programs"].get<int64_t>());
+  EXPECT_EQ(new_buckets, static_cast<int64_t>(s["saved"].size()));
+  for (const auto& path : s["saved"]) {
+    const std::string text = read_text(path.get<std::string>());
+    const size_t at = text.find("meta steps = ");
+    if (at != std::string::npos) EXPECT_TRUE(text.compare(at, 18, "meta steps = 2..10") == 0 || text.compare(at, 18, "meta steps = 5..20") == 0) << text;
+  }
+
+  std::ofstream(dir / "fixed.policy.json") << R"({"adapt_size": false})";
+  for (const auto& [name, args] : {std::pair{"counted", std::string("--count 24 --time 30")}, std::pair{"blind", std::string("--time 3 --guide none")},
+                                   std::pair{"fixed", "--time 3 --policy " + (dir / "fixed.policy.json").string()}}) {
+    const nlohmann::json fixed = campaign(name, args);
+    EXPECT_EQ(fixed["guide"]["sizes"], nlohmann::json::object()) << name;
+    for (const auto& path : fixed["saved"]) EXPECT_EQ(read_text(path.get<std::string>()).find("meta steps"), std::string::npos);
+  }
 }
 
 }  // namespace

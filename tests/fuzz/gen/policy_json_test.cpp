@@ -89,6 +89,10 @@ TEST(PolicyJson, BadValuesNameTheirKey) {
       {R"({"trip_weight": [1, 1, 1, 1, 1, 1, 1, 1, 1, -1]})", "trip_weight[9]: a weight must not be negative"},
       {R"({"min_steps": 41})", "min_steps: 41 is above max_steps (40)"},
       {R"({"min_outputs": 0})", "min_outputs: a program writes at least one BUFFER"},
+      {R"({"size_arms_percent": [0, 50, 100]})", "size_arms_percent: each percent must lie in (0, 100]"},
+      {R"({"size_arms_percent": [25, 50, 101]})", "size_arms_percent: each percent must lie in (0, 100]"},
+      {R"({"size_discount": 0})", "size_discount: must lie in (0, 1]"},
+      {R"({"p_size_explore": 2})", "p_size_explore: a probability must lie in [0, 1]"},
       {R"([1])", "expected a JSON object"},
   };
   for (const auto& [text, want] : cases) {
