@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <numeric>
 
 #include "fuzz/campaign/campaign.h"
 #include "cli/cli.h"
@@ -12,6 +13,7 @@
 #include "fuzz/campaign/corpus.h"
 #include "fuzz/campaign/events.h"
 #include "fuzz/gen/generator.h"
+#include "fuzz/gen/policy_fit.h"
 #include "fuzz/gen/policy_json.h"
 #include "fuzz/oracle/passes.h"
 #include "fuzz/oracle/reduce.h"
@@ -51,12 +53,30 @@ void add_policy_option(CLI::App* app, std::string& file) {
 struct PolicyOptions {
   std::vector<std::string> without;
   bool markdown = false;
+  std::string fit;  // a directory of a target's kernels (.uop)
+  double fit_weight = 0.5;
 };
 
-// `uopfuzz policy`: the default policy (after --without) as JSON, the shape --policy reads; --markdown:
-// the table of every knob in docs/format.md.
+// `uopfuzz policy`: the default policy (after --without) as JSON, the shape --policy reads; --fit DIR:
+// fitted to DIR's kernels (policy_fit.h); --markdown: the table of every knob in docs/format.md.
 int run_policy(const PolicyOptions& o) {
-  write_output("", o.markdown ? policy_markdown() : policy_to_json(policy_without("", o.without)).dump(2) + "\n");
+  if (o.markdown) {
+    write_output("", policy_markdown());
+    return kOk;
+  }
+  GenPolicy policy = policy_without("", o.without);
+  if (!o.fit.empty()) {
+    std::vector<Program> kernels;
+    for (const std::filesystem::path& f : uop_files_in(o.fit)) kernels.push_back(load_program(f.string()));
+    if (kernels.empty()) throw UserError(o.fit + ": --fit: no .uop file in the directory");
+    const KernelShapes shapes = measure_shapes(kernels);
+    policy = fit_policy(policy, shapes, o.fit_weight);
+    std::cerr << "uopfuzz: policy fitted to " << shapes.kernels << " kernels of " << o.fit << " (weight " << o.fit_weight
+              << "): " << std::accumulate(shapes.ops.begin(), shapes.ops.end(), 0.0) << " ALU nodes, "
+              << std::accumulate(shapes.reads.begin(), shapes.reads.end(), 0.0) << " loads in loops, "
+              << std::accumulate(shapes.depths.begin(), shapes.depths.end(), 0.0) << " kernels with loops\n";
+  }
+  write_output("", policy_to_json(policy).dump(2) + "\n");
   return kOk;
 }
 
@@ -235,6 +255,10 @@ std::vector<Command> fuzz_commands(CLI::App& app) {
   CLI::App* pol = app.add_subcommand("policy", "Print the generator policy as JSON (the shape --policy reads)");
   add_without_option(pol, policy_opts->without);
   pol->add_flag("--markdown", policy_opts->markdown, "print the knobs' table of docs/format.md instead (policy.def)");
+  pol->add_option("--fit", policy_opts->fit,
+                  "a directory of a target's kernels (.uop): the policy's op, dtype and loop tables moved toward theirs");
+  pol->add_option("--fit-weight", policy_opts->fit_weight, "the kernels' share of each fitted table (default 0.5)")
+      ->check(CLI::Range(0.0, 1.0));
 
   auto reduce_opts = std::make_shared<ReduceCliOptions>();
   CLI::App* red =

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <chrono>
@@ -46,18 +47,25 @@ std::string Corpus::file_name(const std::string& signature) {
   return slug.substr(0, 60) + "-" + hash + ".uop";
 }
 
+std::vector<fs::path> uop_files_in(const std::string& dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().extension() == ".uop" && e.path().filename().string().front() != '.') out.push_back(e.path());
+  if (ec) throw UserError(dir + ": cannot read directory (" + ec.message() + ")");
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 std::set<std::string> read_signatures(const std::string& dir) {
   std::set<std::string> out;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (e.path().extension() != ".uop" || e.path().filename().string().front() == '.') continue;
-    std::ifstream in(e.path());
+  for (const fs::path& path : uop_files_in(dir)) {
+    std::ifstream in(path);
     for (std::string line; std::getline(in, line);) {  // the reader's meta rule: CRLF and blanks trimmed
       const MetaLine m = parse_meta_line(line);
       if (m.is_meta && !m.error && m.key == "signature" && !m.value.empty()) out.insert(m.value);
     }
   }
-  if (ec) throw UserError(dir + ": cannot read corpus directory (" + ec.message() + ")");
   return out;
 }
 

@@ -7,6 +7,7 @@
 // A later campaign over the same directory reads the signatures already there (`meta signature`) and
 // does not save those buckets again.
 #pragma once
+#include <filesystem>
 #include <optional>
 #include <set>
 #include <string>
@@ -52,6 +53,9 @@ class Corpus {
 // buffers that differ) and meta (found, signature, status = open, compiler, flags, renderer, ...).
 std::string reproducer_text(Program reproducer, const Observation& failure, const FindingContext& ctx);
 
+// DIR's `.uop` files (not hidden ones, as a temporary of an atomic write is), sorted by name; UserError
+// for a directory that cannot be read.
+std::vector<std::filesystem::path> uop_files_in(const std::string& dir);
 // The signatures recorded in a corpus directory's .uop files (`meta signature = ...`).
 std::set<std::string> read_signatures(const std::string& dir);
 

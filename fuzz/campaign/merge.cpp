@@ -38,16 +38,6 @@ int64_t count_of(const Program& p, const std::string& path) {
   throw UserError(path + ": meta count is not a positive integer: " + *v);
 }
 
-std::vector<fs::path> reproducers_in(const std::string& dir) {
-  std::vector<fs::path> out;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.path().extension() == ".uop" && e.path().filename().string().front() != '.') out.push_back(e.path());
-  if (ec) throw UserError(dir + ": cannot read corpus directory (" + ec.message() + ")");
-  std::sort(out.begin(), out.end());  // ties keep the first file in a stable order
-  return out;
-}
-
 // Every DIR/seeds/*.seed into out_dir/seeds, once per name.
 void merge_seeds(const std::vector<std::string>& dirs, const std::string& out_dir, MergeResult& r) {
   std::map<std::string, fs::path> seeds;
@@ -78,7 +68,7 @@ MergeResult merge_corpora(const std::vector<std::string>& dirs, const std::strin
   std::map<std::string, Kept> buckets;
   for (const std::string& dir : dirs) {
     if (!fs::is_directory(dir)) throw UserError(dir + ": not a directory");
-    for (const fs::path& f : reproducers_in(dir)) {
+    for (const fs::path& f : uop_files_in(dir)) {  // sorted: ties keep the first file in a stable order
       Program p;
       try {
         p = read_program(f.string());

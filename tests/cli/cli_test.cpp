@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -132,6 +133,35 @@ TEST_F(Cli, PolicyRoundTripsThroughGen) {
   const Ran without = run("policy --without alloc");
   EXPECT_NE(without.out.find("\"allow_alloc\": false"), std::string::npos);
   EXPECT_NE(printed.out.find("\"allow_alloc\": true"), std::string::npos);
+}
+
+// `policy --fit DIR`: the policy moved toward a target's kernels, a policy `gen` reads; a kernel that does
+// not read is exit 2 with its FILE:LINE, and so is a directory without kernels.
+TEST_F(Cli, PolicyFitsATargetsKernels) {
+  const fs::path kernels = dir / "kernels";
+  fs::create_directories(kernels);
+  for (const char* k : {"loop_matvec.uop", "loop_padded_conv.uop"})
+    fs::copy_file(source_path(std::string("tests/fuzz/campaign/plugins/") + k), kernels / k);
+  const Ran fitted = run("policy --fit " + kernels.string());
+  ASSERT_EQ(fitted.code, 0) << fitted.out;
+  // stderr's one line (written before the policy), then the policy
+  ASSERT_EQ(fitted.out.rfind("uopfuzz: policy fitted to 2 kernels of ", 0), 0u) << fitted.out;
+  const std::string policy = fitted.out.substr(fitted.out.find('\n') + 1);
+  const auto fit = nlohmann::json::parse(policy), plain = nlohmann::json::parse(run("policy").out);
+  EXPECT_NE(fit["loop_read_weight"], plain["loop_read_weight"]);
+  EXPECT_NE(fit["op_weight"], plain["op_weight"]);
+  EXPECT_EQ(fit["p_swarm"], plain["p_swarm"]) << "only the fitted tables change";
+  EXPECT_EQ(run("gen --seed 5 --policy " + file("fit.json", policy)).code, 0);
+
+  file("kernels/bad.uop", "uops 2\n%0 = CONST i32 1\n%1 = FOO i32 %0\n");
+  const Ran bad = run("policy --fit " + kernels.string());
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.out.find("bad.uop:3:"), std::string::npos) << bad.out;
+  fs::create_directories(dir / "empty");
+  const Ran empty = run("policy --fit " + (dir / "empty").string());
+  EXPECT_EQ(empty.code, 2);
+  EXPECT_NE(empty.out.find("no .uop file"), std::string::npos) << empty.out;
+  EXPECT_EQ(run("policy --fit " + kernels.string() + " --fit-weight 2").code, 2);
 }
 
 TEST_F(Cli, BadPolicyIsExitTwoNamingTheKey) {

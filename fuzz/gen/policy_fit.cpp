@@ -1,0 +1,101 @@
+#include "fuzz/gen/policy_fit.h"
+
+#include <cmath>
+#include <numeric>
+#include <unordered_map>
+
+namespace uf {
+
+namespace {
+
+// The dtype an ALU node computes on: its source's for a conversion or comparison, a WHERE's values'.
+DType operand_dtype(const UOp* u) {
+  if (u->op == Op::WHERE) return u->src[1]->dtype;
+  if (is_conversion(u->op) || is_comparison(u->op)) return u->src[0]->dtype;
+  return u->dtype;
+}
+
+size_t trip_class(int64_t trips) {
+  size_t best = 0;
+  for (size_t k = 1; k < kTripCounts.size(); ++k)
+    if (std::abs(std::log2(trips + 1.0) - std::log2(kTripCounts[k] + 1.0)) <
+        std::abs(std::log2(trips + 1.0) - std::log2(kTripCounts[best] + 1.0)))
+      best = k;
+  return best;
+}
+
+// What an index expression is made of, over the nodes below it.
+struct IndexFacts {
+  bool loop = false, div = false, mod = false;
+};
+
+void count_kernel(const Program& p, KernelShapes& s) {
+  std::unordered_map<const UOp*, IndexFacts> facts;
+  int ranges = 0;
+  for (const UOp* u : linearize(p)) {
+    IndexFacts f{u->op == Op::RANGE, u->op == Op::FLOORDIV, u->op == Op::FLOORMOD};
+    if (!u->is_memory())
+      for (const UOp* x : u->src)
+        if (const auto it = facts.find(x); it != facts.end())
+          f.loop |= it->second.loop, f.div |= it->second.div, f.mod |= it->second.mod;
+    facts[u] = f;
+    if (is_alu(u->op)) {
+      s.ops[static_cast<size_t>(u->op)] += 1;
+      s.dtypes[static_cast<size_t>(operand_dtype(u))] += 1;
+    }
+    if (u->op == Op::RANGE) {
+      ++ranges;
+      if (u->src[0]->op == Op::CONST) s.trips[trip_class(u->src[0]->value.i)] += 1;
+    }
+    if (u->op == Op::LOAD && u->src[0]->index_node() != nullptr) {
+      const UOp* index = u->src[0]->index_node()->src[1];
+      const IndexFacts& i = facts[index];
+      if (!i.loop) continue;
+      auto& r = s.reads;
+      if (u->is_gated()) {
+        r[static_cast<size_t>(LoopRead::PadAfter)] += 0.5;
+        r[static_cast<size_t>(LoopRead::PadBefore)] += 0.5;
+      } else {
+        const bool offset = index->op == Op::ADD && (index->src[0]->op == Op::CONST || index->src[1]->op == Op::CONST);
+        const LoopRead kind = i.div ? LoopRead::Div : i.mod ? LoopRead::Mod : offset ? LoopRead::Offset : LoopRead::Flat;
+        r[static_cast<size_t>(kind)] += 1;
+      }
+    }
+  }
+  if (ranges > 0) s.depths[static_cast<size_t>(std::min(ranges, 3) - 1)] += 1;
+}
+
+// (1 - weight) * base + weight * measured, the measured table scaled to the base's total; an entry the
+// base zeroes stays zero, and a table with nothing measured stays the base's.
+template <class Table>
+void blend(Table& base, const Table& measured, double weight) {
+  double base_total = 0, measured_total = 0;
+  for (size_t k = 0; k < base.size(); ++k)
+    if (base[k] > 0) base_total += base[k], measured_total += measured[k];
+  if (measured_total <= 0) return;
+  for (size_t k = 0; k < base.size(); ++k)
+    if (base[k] > 0) base[k] = (1 - weight) * base[k] + weight * measured[k] * base_total / measured_total;
+}
+
+}  // namespace
+
+KernelShapes measure_shapes(const std::vector<Program>& kernels) {
+  KernelShapes s;
+  for (const Program& p : kernels) {
+    count_kernel(p, s);
+    ++s.kernels;
+  }
+  return s;
+}
+
+GenPolicy fit_policy(const GenPolicy& base, const KernelShapes& shapes, double weight) {
+  GenPolicy p = base;
+  blend(p.op_weight, shapes.ops, weight);
+  blend(p.dtype_weight, shapes.dtypes, weight);
+  blend(p.loop_depth_weight, shapes.depths, weight);
+  blend(p.trip_weight, shapes.trips, weight);
+  blend(p.loop_read_weight, shapes.reads, weight);
+  return p;
+}
+
+}  // namespace uf

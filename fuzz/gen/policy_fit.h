@@ -1,0 +1,37 @@
+// A policy fitted to a target's own kernels (`uopfuzz policy --fit DIR`): the generator's shape tables
+// moved toward what the kernels are made of, so that even blind generation builds programs more like
+// the target's (issue 35: tinygrad's kernels as plugins/tinygrad/tg_record.py records them: index
+// arithmetic over several RANGEs with FLOORDIV and FLOORMOD, masked loads, comparisons and WHEREs).
+//
+// What is counted (measure_shapes), one policy table each:
+//   op_weight          ALU nodes, by op
+//   dtype_weight       ALU nodes, by operand dtype (a CAST's or comparison's source, a WHERE's value)
+//   loop_depth_weight  kernels with loops, by their RANGEs (1, 2, 3 or more)
+//   trip_weight        RANGEs with a constant end, at the nearest trip count class (kTripCounts, log scale)
+//   loop_read_weight   LOADs whose index depends on a RANGE: gated -> PadAfter and PadBefore (half each),
+//                      an index with FLOORDIV -> Div, with FLOORMOD -> Mod, `x + CONST` -> Offset, else Flat
+// fit_policy blends each table: (1 - weight) * base + weight * measured, the measured counts scaled to
+// the base table's total, so nothing the kernels lack is dropped and an entry the base zeroes (a
+// --without op) stays zero.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/program.h"
+#include "fuzz/gen/policy.h"
+
+namespace uf {
+
+struct KernelShapes {
+  PerOp<double> ops{};
+  PerDType<double> dtypes{};
+  DepthWeights depths{};
+  TripWeights trips{};
+  Weights<LoopRead> reads{};
+  int64_t kernels = 0;
+};
+
+KernelShapes measure_shapes(const std::vector<Program>& kernels);
+GenPolicy fit_policy(const GenPolicy& base, const KernelShapes& shapes, double weight);
+
+}  // namespace uf

@@ -1,0 +1,89 @@
+// A policy fitted to a target's kernels (fuzz/gen/policy_fit.h): what is counted in one kernel of
+// tinygrad's shape, and how the counts move the policy's tables.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "core/text.h"
+#include "fuzz/gen/policy_fit.h"
+
+namespace uf::testing {
+namespace {
+
+// tinygrad's kernel of a concatenation along an axis: out[i, j] = j // 4 != 0 ? a[i, j % 4] : b[i, j % 4]
+// over RANGEs of 3 and 8 (as plugins/tinygrad/tg_record.py records it).
+constexpr const char* kConcat = R"(uops 2
+%0 = CONST i32 3
+%1 = RANGE i32 0 %0
+%2 = CONST i32 8
+%3 = RANGE i32 1 %2
+%4 = BUFFER i32[24] slot=0
+%5 = MUL i32 %1 %2
+%6 = ADD i32 %5 %3
+%7 = INDEX i32 %4 %6
+%8 = CONST i32 4
+%9 = FLOORDIV i32 %3 %8
+%10 = CONST i32 0
+%11 = CMPNE bool %9 %10
+%12 = BUFFER i32[12] slot=1
+%13 = MUL i32 %1 %8
+%14 = FLOORMOD i32 %3 %8
+%15 = ADD i32 %13 %14
+%16 = INDEX i32 %12 %15
+%17 = LOAD i32 %16
+%18 = BUFFER i32[12] slot=2
+%19 = INDEX i32 %18 %15
+%20 = LOAD i32 %19
+%21 = WHERE i32 %11 %17 %20
+%22 = STORE void %7 %21
+%23 = END void %22 %1 %3
+%24 = SINK void %23
+)";
+
+size_t at(Op op) { return static_cast<size_t>(op); }
+size_t at(LoopRead r) { return static_cast<size_t>(r); }
+
+TEST(PolicyFit, CountsTheShapesOfAKernel) {
+  const KernelShapes s = measure_shapes({parse_program(kConcat)});
+  EXPECT_EQ(s.kernels, 1);
+  EXPECT_EQ(s.ops[at(Op::MUL)], 2);
+  EXPECT_EQ(s.ops[at(Op::ADD)], 2);
+  EXPECT_EQ(s.ops[at(Op::FLOORDIV)], 1);
+  EXPECT_EQ(s.ops[at(Op::FLOORMOD)], 1);
+  EXPECT_EQ(s.ops[at(Op::CMPNE)], 1);
+  EXPECT_EQ(s.ops[at(Op::WHERE)], 1);
+  EXPECT_EQ(std::accumulate(s.ops.begin(), s.ops.end(), 0.0), 8);
+  EXPECT_EQ(s.dtypes[static_cast<size_t>(DType::I32)], 8) << "the comparison's and the WHERE's operands are i32";
+  EXPECT_EQ(s.depths[1], 1) << "two RANGEs";
+  EXPECT_EQ(s.trips[2], 1) << "3 iterations: kTripCounts[2]";
+  EXPECT_EQ(s.trips[3], 1) << "8 iterations: nearest (log scale) to kTripCounts[3] = 7";
+  EXPECT_EQ(s.reads[at(LoopRead::Mod)], 2) << "both loads index i * 4 + j % 4";
+  EXPECT_EQ(std::accumulate(s.reads.begin(), s.reads.end(), 0.0), 2);
+}
+
+TEST(PolicyFit, BlendsEachTableTowardTheKernels) {
+  const KernelShapes s = measure_shapes({parse_program(kConcat)});
+  GenPolicy base;
+  base.op_weight[at(Op::SIN)] = 0;  // as --without would
+  const GenPolicy none = fit_policy(base, s, 0), all = fit_policy(base, s, 1), half = fit_policy(base, s, 0.5);
+  EXPECT_EQ(none.op_weight, base.op_weight);
+  EXPECT_EQ(none.loop_read_weight, base.loop_read_weight);
+  const auto total = [](const auto& t) { return std::accumulate(t.begin(), t.end(), 0.0); };
+  // weight 1: the kernels' proportions, at the base table's total
+  EXPECT_NEAR(total(all.op_weight), total(base.op_weight), 1e-9);
+  EXPECT_NEAR(all.op_weight[at(Op::MUL)] / all.op_weight[at(Op::CMPNE)], 2.0, 1e-9);
+  EXPECT_EQ(all.op_weight[at(Op::XOR)], 0) << "not in the kernels";
+  EXPECT_NEAR(all.loop_read_weight[at(LoopRead::Mod)], total(base.loop_read_weight), 1e-9);
+  // weight 0.5: halfway; what the base zeroes stays zero whatever the weight
+  EXPECT_NEAR(half.op_weight[at(Op::MUL)], (base.op_weight[at(Op::MUL)] + all.op_weight[at(Op::MUL)]) / 2, 1e-9);
+  EXPECT_GT(half.op_weight[at(Op::XOR)], 0);
+  EXPECT_EQ(half.op_weight[at(Op::SIN)], 0);
+  // a table with nothing measured (no kernel has a loop) keeps the base's
+  const KernelShapes flat = measure_shapes({parse_program("uops 1\n%0 = BUFFER f32[1] slot=0\n%1 = CONST i32 0\n"
+                                                          "%2 = INDEX f32 %0 %1\n%3 = CONST f32 1.0\n%4 = STORE void %2 %3\n"
+                                                          "%5 = SINK void %4\n")});
+  EXPECT_EQ(fit_policy(base, flat, 1).loop_depth_weight, base.loop_depth_weight);
+}
+
+}  // namespace
+}  // namespace uf::testing
