@@ -4,6 +4,8 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "core/loops.h"
+
 namespace uf {
 
 namespace {
@@ -16,28 +18,28 @@ DType operand_dtype(const UOp* u) {
 }
 
 size_t trip_class(int64_t trips) {
+  const auto distance = [trips](size_t k) { return std::abs(std::log2(trips + 1.0) - std::log2(kTripCounts[k] + 1.0)); };
   size_t best = 0;
   for (size_t k = 1; k < kTripCounts.size(); ++k)
-    if (std::abs(std::log2(trips + 1.0) - std::log2(kTripCounts[k] + 1.0)) <
-        std::abs(std::log2(trips + 1.0) - std::log2(kTripCounts[best] + 1.0)))
-      best = k;
+    if (distance(k) < distance(best)) best = k;
   return best;
 }
 
-// What an index expression is made of, over the nodes below it.
+// What an index expression is made of, over the nodes below it (whether it runs in a loop: loops.h).
 struct IndexFacts {
-  bool loop = false, div = false, mod = false;
+  bool div = false, mod = false;
 };
 
 void count_kernel(const Program& p, KernelShapes& s) {
+  const std::vector<const UOp*> order = linearize(p);
+  const Loops loops = analyze_loops(p, order);
   std::unordered_map<const UOp*, IndexFacts> facts;
   int ranges = 0;
-  for (const UOp* u : linearize(p)) {
-    IndexFacts f{u->op == Op::RANGE, u->op == Op::FLOORDIV, u->op == Op::FLOORMOD};
+  for (const UOp* u : order) {
+    IndexFacts f{u->op == Op::FLOORDIV, u->op == Op::FLOORMOD};
     if (!u->is_memory())
       for (const UOp* x : u->src)
-        if (const auto it = facts.find(x); it != facts.end())
-          f.loop |= it->second.loop, f.div |= it->second.div, f.mod |= it->second.mod;
+        if (const auto it = facts.find(x); it != facts.end()) f.div |= it->second.div, f.mod |= it->second.mod;
     facts[u] = f;
     if (is_alu(u->op)) {
       s.ops[static_cast<size_t>(u->op)] += 1;
@@ -49,8 +51,8 @@ void count_kernel(const Program& p, KernelShapes& s) {
     }
     if (u->op == Op::LOAD && u->src[0]->index_node() != nullptr) {
       const UOp* index = u->src[0]->index_node()->src[1];
+      if (loops.loops_of(index).empty()) continue;  // not a loop's read
       const IndexFacts& i = facts[index];
-      if (!i.loop) continue;
       auto& r = s.reads;
       if (u->is_gated()) {
         r[static_cast<size_t>(LoopRead::PadAfter)] += 0.5;
