@@ -13,6 +13,7 @@
 #include "codegen/render/render.h"
 #include "codegen/runtime/sandbox.h"
 #include "core/error.h"
+#include "core/stopwatch.h"
 
 namespace uf {
 
@@ -54,17 +55,27 @@ namespace {
 std::vector<PluginResult> render_with_plugin_protocol(const std::vector<const Program*>& programs,
                                                       const std::vector<std::string>& names, const CompiledPathConfig& cfg) {
   std::vector<PluginResult> out;
+  const Stopwatch batch_time;
+  auto timed = [](auto render) {
+    const Stopwatch t;
+    PluginResult r = render();
+    r.seconds = t.seconds();
+    return r;
+  };
   switch (cfg.renderer_protocol) {
     case RendererProtocol::server: {
       PluginServer& server = plugin_server(cfg.renderer_cmd);
       for (size_t i = 0; i < programs.size(); ++i)
-        out.push_back(server.render(*programs[i], names[i], render_deadline(cfg), cfg.switches_off));
+        out.push_back(timed([&] { return server.render(*programs[i], names[i], render_deadline(cfg), cfg.switches_off); }));
       break;
     }
-    case RendererProtocol::batch: return render_batch_with_plugin(programs, names, cfg.renderer_cmd, render_timeout(cfg));
+    case RendererProtocol::batch:
+      out = render_batch_with_plugin(programs, names, cfg.renderer_cmd, render_timeout(cfg));
+      for (PluginResult& r : out) r.seconds = batch_time.seconds() / static_cast<double>(out.size());
+      break;
     case RendererProtocol::program:
       for (size_t i = 0; i < programs.size(); ++i)
-        out.push_back(render_with_plugin(*programs[i], names[i], cfg.renderer_cmd, render_timeout(cfg)));
+        out.push_back(timed([&] { return render_with_plugin(*programs[i], names[i], cfg.renderer_cmd, render_timeout(cfg)); }));
       break;
   }
   return out;
@@ -104,6 +115,7 @@ std::vector<std::optional<std::string>> render_units(const std::vector<const Pro
   const bool budget_over = cfg.render_stop_at && std::chrono::steady_clock::now() >= *cfg.render_stop_at;
   for (size_t i = 0; i < programs.size(); ++i) {
     out[i]->features = std::move(r[i].used);
+    out[i]->render_seconds = r[i].seconds;
     if (r[i].ok) sources[i] = plugin_unit(r[i], cfg, names[i]);
     if (!r[i].ok) {
       out[i]->status = KernelStatus::render_error;
@@ -186,7 +198,9 @@ void run_on_target(const std::vector<const Program*>& firsts, const std::vector<
   using Status = PluginRunOutcome::Status;
   PluginServer& server = plugin_server(cfg.renderer_cmd);
   for (size_t i = 0; i < firsts.size(); ++i) {
+    const Stopwatch timer;
     const PluginRunResult r = server.run(*firsts[i], names[i], buffers[i], render_deadline(cfg), cfg.switches_off);
+    const double seconds = timer.seconds();
     const bool budget_over = cfg.render_stop_at && std::chrono::steady_clock::now() >= *cfg.render_stop_at;
     for (size_t k = 0; k < out[i].size(); ++k) {
       KernelOutcome& o = out[i][k];
@@ -198,6 +212,7 @@ void run_on_target(const std::vector<const Program*>& firsts, const std::vector<
       }
       const PluginRunOutcome& got = r.outcomes[k];
       o.features = r.used;
+      o.render_seconds = seconds;
       o.message = got.message;
       switch (got.status) {
         case Status::ok:

@@ -50,6 +50,7 @@ struct KernelOutcome {
   // rules that fired), or with `remarks` the C compiler's remarks on the kernel's lines. The campaign's
   // target coverage and its guidance count these.
   std::vector<std::string> features;
+  double render_seconds = 0;  // a plug-in's render of it (0 for the built-in renderer): what guidance weighs seeds by
   // A plug-in render that failed once render_stop_at had passed (cut short, or never started), or a
   // compile the budget cut: an error that says nothing about the target, so not a finding (the caller
   // drops the program).

@@ -29,6 +29,7 @@ struct PluginResult {
   std::string source;   // when ok: the translation unit
   std::string message;  // when not ok: what happened, with the plug-in's stderr
   std::vector<std::string> used;  // a server's reply: the switches that took effect (handshake "switches")
+  double seconds = 0;             // how long its render took (in a batch process: the process's time shared out)
 };
 
 // Throws UserError only for an unusable command line (empty, unbalanced quotes) or when no

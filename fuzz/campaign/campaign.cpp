@@ -18,11 +18,11 @@
 #include "codegen/plugin_server.h"
 #include "codegen/runtime/fd.h"
 #include "codegen/runtime/process.h"
+#include "core/stopwatch.h"
 #include "fuzz/campaign/corpus.h"
 #include "fuzz/campaign/events.h"
 #include "fuzz/campaign/hint.h"
 #include "fuzz/campaign/reduction_queue.h"
-#include "fuzz/campaign/stopwatch.h"
 #include "fuzz/oracle/culprit.h"
 
 namespace uf {

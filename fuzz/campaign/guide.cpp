@@ -24,6 +24,7 @@ constexpr int kSeedFormat = 1;
 constexpr double kDiscount = 0.99;
 constexpr double kMinShare = 0.1, kMaxShare = 0.9;  // each arm keeps being tried
 constexpr int kTargetNear = 20;                       // --target-rules: a feature within this many lines is near
+constexpr double kMinSpeed = 0.1, kMaxSpeed = 3;      // a seed's speed factor, AFL's bounds (perf_score 10..300 %)
 
 using Draws = std::vector<uint64_t>;
 
@@ -96,7 +97,8 @@ std::string seed_text(const Seed& s) {
   nlohmann::json j = {{"format", kSeedFormat},        {"generator", kGeneratorVersion},
                       {"kind", s.has_choices ? "choices" : "program"},
                       {"seed", s.choices.seed},       {"draws", base64_encode(bytes_of(s.choices.draws))},
-                      {"features", s.features},       {"program", s.program}};
+                      {"features", s.features},       {"program", s.program},
+                      {"seconds", s.seconds}};
   return j.dump(1) + "\n";
 }
 
@@ -119,6 +121,7 @@ Seed read_seed(const std::string& path) {
     }
     s.features = j.at("features").get<std::vector<std::string>>();
     s.program = j.value("program", "");
+    s.seconds = std::max(0.0, j.value("seconds", 0.0));
     s.has_choices = j.value("kind", "choices") == "choices";
     if (!s.has_choices && s.program.empty()) throw bad("a program seed without its program");
   } catch (const nlohmann::json::exception& e) { throw bad(e.what()); }
@@ -192,6 +195,9 @@ void Guide::sync() {
       seeds_.push_back(std::move(s));
     } catch (const UserError&) {}  // a file being written, or not ours: not a seed
   }
+  std::stable_sort(unchecked_.begin(), unchecked_.end(), [&](int a, int b) {  // smallest first: cheapest to check
+    return seeds_[static_cast<size_t>(a)].program.size() < seeds_[static_cast<size_t>(b)].program.size();
+  });
 }
 
 Guide::Pick Guide::next(const GenPolicy& policy) {
@@ -269,7 +275,14 @@ double Guide::seed_weight(const Seed& s) const {
     rarity += 1.0 / static_cast<double>(std::max<int64_t>(1, it == reached_.end() ? 1 : it->second));
     near += near_target(f);
   }
-  return (1 + rarity) * (1 + static_cast<double>(s.paid)) * (1 + 4.0 * near) / std::sqrt(1 + static_cast<double>(s.picked));
+  return (1 + rarity) * (1 + static_cast<double>(s.paid)) * (1 + 4.0 * near) * speed_factor(s) /
+         std::sqrt(1 + static_cast<double>(s.picked));
+}
+
+// The average render over this guide's checked programs against the seed's own (1 while either is unknown).
+double Guide::speed_factor(const Seed& s) const {
+  if (s.seconds <= 0 || timed_ == 0) return 1;
+  return std::clamp(timed_seconds_ / static_cast<double>(timed_) / s.seconds, kMinSpeed, kMaxSpeed);
 }
 
 bool Guide::near_target(const std::string& feature) const {
@@ -281,12 +294,16 @@ bool Guide::near_target(const std::string& feature) const {
                      [&](const TargetRule& t) { return t.file == file && std::abs(t.line - line) <= kTargetNear; });
 }
 
-std::vector<std::string> Guide::learn(Pick& pick, const std::vector<std::string>& features) {
+std::vector<std::string> Guide::learn(Pick& pick, const std::vector<std::string>& features, double seconds) {
   std::vector<std::string> fresh;
   for (const std::string& f : features)
     if (reached_[f]++ == 0) fresh.push_back(f);
   if (o_.mode == GuideMode::none) return fresh;
-  if (pick.as_is) seeds_[static_cast<size_t>(pick.seed)].features = features;  // now it weighs by them
+  if (seconds > 0) ++timed_, timed_seconds_ += seconds;
+  if (pick.as_is) {  // now it weighs by what it reached, and how fast
+    seeds_[static_cast<size_t>(pick.seed)].features = features;
+    seeds_[static_cast<size_t>(pick.seed)].seconds = seconds;
+  }
   const int arm = pick.seed >= 0 ? 1 : 0;  // a seed checked as it is plays the derived arm too
   for (int a = 0; a < 2; ++a) tries_[a] *= kDiscount, wins_[a] *= kDiscount;
   tries_[arm] += 1;
@@ -297,11 +314,11 @@ std::vector<std::string> Guide::learn(Pick& pick, const std::vector<std::string>
     ++seeds_[static_cast<size_t>(pick.seed)].picked;
     seeds_[static_cast<size_t>(pick.seed)].paid += !fresh.empty();
   }
-  if (!fresh.empty()) keep(pick, features);
+  if (!fresh.empty()) keep(pick, features, seconds);
   return fresh;
 }
 
-void Guide::keep(const Pick& pick, const std::vector<std::string>& features) {
+void Guide::keep(const Pick& pick, const std::vector<std::string>& features, double seconds) {
   Seed s;
   s.program = print_program(pick.program);
   s.has_choices = !pick.draws.empty();  // else mutated from a program seed: a program seed too
@@ -313,6 +330,7 @@ void Guide::keep(const Pick& pick, const std::vector<std::string>& features) {
   s.name = std::string(hex) + ".seed";
   if (s.has_choices) s.choices = Choices{pick.choices.seed, pick.draws};
   s.features = features;
+  s.seconds = seconds;
   ++kept_;
   if (!o_.seeds_dir.empty() && loaded_.insert(s.name).second) {  // made when first needed: a target without features makes none
     std::error_code ec;

@@ -14,7 +14,11 @@
 // is a valid choice. Which of the two is a bandit over the recent rate of programs that reached
 // something new (discounted, probability matching); which seed, a power schedule (AFL's, FairFuzz's rare
 // features): seeds that reach rarely reached features, were derived from less, and whose children found
-// new ones weigh more, and with --target-rules, those that reach features near the named ones.
+// new ones weigh more, and with --target-rules, those that reach features near the named ones; and, as
+// AFL's schedule weighs execution speed, seeds the target renders faster than its average program weigh
+// more (up to 3 times) and slower ones less (down to a tenth): a seed whose lowering takes a minute
+// would otherwise spend the campaign's time on children as slow to check and to reduce. Program seeds
+// are checked as they are smallest first, for the same reason.
 // `--guide none` is the blind stream exactly: the same programs in the same order as before guidance.
 #pragma once
 #include <cstdint>
@@ -41,6 +45,7 @@ struct Seed {
   std::vector<std::string> features;  // every feature it reached
   std::string program;                // its .uop text (for a person: the seed file is readable)
   bool has_choices = true;            // false: a `.uop` file given as a seed, mutated as a program (mutate.h)
+  double seconds = 0;                 // its render when it was checked (0: not known, as for a `.uop` file)
   int64_t picked = 0;                 // programs derived from it
   int64_t paid = 0;                   // of those, programs that reached something new
 };
@@ -89,7 +94,8 @@ class Guide {
 
   // What one checked program reached (its render's features); keeps it as a seed when something was new.
   // Returns the features new to this guide.
-  std::vector<std::string> learn(Pick& pick, const std::vector<std::string>& features);
+  // `seconds`: its render's (Finding::render_seconds; 0 when the target does not say).
+  std::vector<std::string> learn(Pick& pick, const std::vector<std::string>& features, double seconds = 0);
   // Loads the seed files other workers (or earlier campaigns) wrote since the last call.
   void sync();
 
@@ -102,7 +108,8 @@ class Guide {
   int pick_seed();
   double seed_weight(const Seed& s) const;
   bool near_target(const std::string& feature) const;
-  void keep(const Pick& pick, const std::vector<std::string>& features);
+  void keep(const Pick& pick, const std::vector<std::string>& features, double seconds);
+  double speed_factor(const Seed& s) const;
 
   Options o_;
   Rng rng_;
@@ -111,6 +118,8 @@ class Guide {
   std::vector<int> unchecked_;               // `.uop` seeds not yet checked as they are
   std::map<std::string, int64_t> reached_;   // feature -> programs (this worker's, and the seeds')
   int64_t fresh_ = 0, derived_ = 0, kept_ = 0;
+  int64_t timed_ = 0;         // programs checked whose render time is known
+  double timed_seconds_ = 0;  // their render seconds: the average a seed's speed is judged against
   // The bandit: discounted programs and successes of each arm (fresh, derived).
   double tries_[2] = {0, 0}, wins_[2] = {0, 0};
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 namespace uf {
 
@@ -74,7 +75,7 @@ double SizeSchedule::gamma(double shape) {
   const double d = shape - 1.0 / 3, c = 1 / std::sqrt(9 * d);
   for (;;) {
     const double u1 = std::max(rng_.unit(), 1e-300), u2 = rng_.unit();
-    const double x = std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2);  // Box-Muller
+    const double x = std::sqrt(-2 * std::log(u1)) * std::cos(2 * std::numbers::pi * u2);  // Box-Muller
     const double v = std::pow(1 + c * x, 3);
     if (v <= 0) continue;
     if (std::log(std::max(rng_.unit(), 1e-300)) < 0.5 * x * x + d - d * v + d * std::log(v)) return d * v;

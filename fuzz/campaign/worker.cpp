@@ -10,12 +10,12 @@
 
 #include "codegen/runtime/compiler.h"
 #include "codegen/runtime/process.h"
+#include "core/stopwatch.h"
 #include "fuzz/campaign/campaign.h"
 #include "fuzz/campaign/corpus.h"
 #include "fuzz/campaign/hint.h"
 #include "fuzz/campaign/reduction_queue.h"
 #include "fuzz/campaign/size_schedule.h"
-#include "fuzz/campaign/stopwatch.h"
 #include "fuzz/gen/generator.h"
 #include "fuzz/oracle/culprit.h"
 #include "fuzz/oracle/reduce.h"
@@ -135,7 +135,7 @@ class Worker {
       const Finding& f = found[k];
       if (f.out_of_time) continue;  // the budget ended before its render: not checked, not counted
       const Program& program = picks[k].program;
-      guide_.learn(picks[k], f.features);
+      guide_.learn(picks[k], f.features, f.render_seconds);
       target_.add(f.features, clock_.seconds(), picks[k].origin());
       coverage_.add(program);
       batch.counts.count(f, program.meta_value("observed") != nullptr);

@@ -229,6 +229,7 @@ void judge(DataSetRuns& d, const std::vector<KernelOutcome>& outs, Finding& f) {
   std::optional<size_t> failed;
   f.out_of_time = outs[0].out_of_time;  // a render is every data set's
   f.features = outs[0].features;
+  f.render_seconds = outs[0].render_seconds;
   for (size_t k = 0; k < d.runs.size(); ++k) {
     const KernelStatus s = outs[k].status;
     if (s != KernelStatus::compile_error && s != KernelStatus::render_error) ++f.runs;

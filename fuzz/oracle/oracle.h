@@ -80,6 +80,7 @@ struct Finding {
   bool out_of_time = false;
   // What of the target its render reached (KernelOutcome::features): a protocol-2 plug-in's `used`.
   std::vector<std::string> features;
+  double render_seconds = 0;  // KernelOutcome::render_seconds
   bool defined() const { return !undefined; }
   // The program that fails as `observation` says: `checked` (the program given to check) or its copy.
   const Program& failing(const Program& checked) const { return input_program ? *input_program : checked; }

@@ -57,6 +57,8 @@ TEST_F(GuidedCampaign, CountsTheTargetsFeaturesAndKeepsSeeds) {
   EXPECT_EQ(s["guide"]["mode"], "coverage");
   EXPECT_GT(s["guide"]["seeds_kept"].get<int64_t>(), 10);
   EXPECT_EQ(static_cast<int64_t>(seed_files()), s["guide"]["seeds_kept"].get<int64_t>());
+  for (const auto& e : fs::directory_iterator(dir / "corpus" / "seeds"))  // each with its render's time, measured
+    EXPECT_GT(nlohmann::json::parse(read_text(e.path()))["seconds"].get<double>(), 0) << e.path();
   EXPECT_GT(s["guide"]["derived_programs"].get<int64_t>(), 0);
   // the event log has a `feature` line per feature, and samples count them
   size_t features = 0;
@@ -141,7 +143,9 @@ TEST_F(GuidedCampaign, TimeRunsFitTheStepRangeToTheTarget) {
   for (const auto& path : s["saved"]) {
     const std::string text = read_text(path.get<std::string>());
     const size_t at = text.find("meta steps = ");
-    if (at != std::string::npos) EXPECT_TRUE(text.compare(at, 18, "meta steps = 2..10") == 0 || text.compare(at, 18, "meta steps = 5..20") == 0) << text;
+    if (at != std::string::npos) {
+      EXPECT_TRUE(text.compare(at, 18, "meta steps = 2..10") == 0 || text.compare(at, 18, "meta steps = 5..20") == 0) << text;
+    }
   }
 
   std::ofstream(dir / "fixed.policy.json") << R"({"adapt_size": false})";

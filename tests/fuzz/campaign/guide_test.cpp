@@ -2,8 +2,10 @@
 // features are handed to the guide as a render would report them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "core/error.h"
@@ -181,12 +183,53 @@ TEST(Guide, ProgramSeedsKeepToTheWithoutSetAndAreSplitBetweenWorkers) {
   EXPECT_EQ(as_is.size(), 7u);  // every one by one worker (sin.uop too: no --without here)
 }
 
+// AFL's speed factor: of two seeds that reached as much, the one the target renders 100 times slower
+// is derived from far less (its children would be as slow to check and to reduce).
+TEST(Guide, SlowSeedsAreDerivedFromLess) {
+  Guide g(options(GuideMode::coverage));
+  Guide::Pick slow = g.next(GenPolicy{}), fast = g.next(GenPolicy{});
+  g.learn(slow, {"a.py:1"}, 10.0);
+  g.learn(fast, {"b.py:1"}, 0.1);
+  ASSERT_EQ(g.seeds().size(), 2u);
+  EXPECT_EQ(g.seeds()[0].seconds, 10.0);
+  std::map<int, int> picked;
+  for (int i = 0; i < 400; ++i) {
+    Guide::Pick p = g.next(GenPolicy{});
+    if (p.seed >= 0) ++picked[p.seed];
+    g.learn(p, {}, 1.0);  // the target's typical program: 1 s
+  }
+  EXPECT_GT(picked[1], 5 * picked[0]) << picked[0] << " from the slow seed, " << picked[1] << " from the fast";
+  EXPECT_GT(picked[0], 0);  // weighed down, never out
+}
+
+// Program seeds are checked as they are smallest first: the cheapest to render come first.
+TEST(Guide, ProgramSeedsAreCheckedSmallestFirst) {
+  TempDir tmp{"uopfuzz-guide-order"};
+  const std::string dir = (tmp.path() / "seeds").string();
+  fs::create_directories(dir);
+  std::vector<size_t> sizes;
+  for (int k = 0; k < 5; ++k) {
+    const std::string text = print_program(generate(60 + k));
+    std::ofstream(dir + "/k" + std::to_string(k) + ".uop") << text;
+  }
+  Guide g(options(GuideMode::coverage, dir));
+  for (int i = 0; i < 200 && sizes.size() < 5; ++i) {
+    Guide::Pick p = g.next(GenPolicy{});
+    if (p.as_is) sizes.push_back(g.seeds()[static_cast<size_t>(p.seed)].program.size());
+    g.learn(p, {});
+  }
+  ASSERT_EQ(sizes.size(), 5u);
+  EXPECT_TRUE(std::is_sorted(sizes.begin(), sizes.end()));
+  EXPECT_NE(sizes.front(), sizes.back());  // the test's programs differ in size
+}
+
 TEST(Guide, ASeedFileRoundTripsAndABadOneIsAUserError) {
   TempDir tmp{"uopfuzz-seed-file"};
   Seed s;
   s.choices = Choices{42, {0, 1, ~uint64_t{0}, 0x0123456789abcdefull}};
   s.features = {"a.py:1", "b.py:2#2"};
   s.program = "uops 1\n";
+  s.seconds = 2.5;
   const fs::path path = tmp.path() / "s.seed";
   std::ofstream(path) << seed_text(s);
   const Seed back = read_seed(path.string());
@@ -194,6 +237,7 @@ TEST(Guide, ASeedFileRoundTripsAndABadOneIsAUserError) {
   EXPECT_EQ(back.choices.draws, s.choices.draws);
   EXPECT_EQ(back.features, s.features);
   EXPECT_EQ(back.name, "s.seed");
+  EXPECT_EQ(back.seconds, 2.5);
   std::ofstream(path) << R"({"format": 1, "seed": 1, "draws": "not base64!", "features": []})";
   EXPECT_THROW(read_seed(path.string()), UserError);
   EXPECT_THROW(read_seed((tmp.path() / "missing.seed").string()), UserError);

@@ -1,4 +1,4 @@
-// Seconds since construction, on the monotonic clock: the campaign's --time and batch timings.
+// Seconds since construction, on the monotonic clock: a campaign's --time, batch and render timings.
 #pragma once
 #include <chrono>
 
