@@ -23,6 +23,9 @@ constexpr int kSeedFormat = 1;
 // derived programs follows where new features were found lately (about the last 100 programs).
 constexpr double kDiscount = 0.99;
 constexpr double kMinShare = 0.1, kMaxShare = 0.9;  // each arm keeps being tried
+// Of the derived arm's turns while program seeds wait to be checked as they are, the share that checks
+// one: a directory of a target's 874 kernels must not hold derivation off for a whole campaign.
+constexpr double kAsIsShare = 0.5;
 constexpr int kTargetNear = 20;                       // --target-rules: a feature within this many lines is near
 constexpr double kMinSpeed = 0.1, kMaxSpeed = 3;      // a seed's speed factor, AFL's bounds (perf_score 10..300 %)
 
@@ -190,8 +193,10 @@ void Guide::sync() {
       if (program && !without_violation(parse_program(s.program), o_.without).empty()) continue;  // not for this target
       for (const std::string& f : s.features) ++reached_[f];
       const std::string name = std::filesystem::path(path).filename();
-      if (program && static_cast<int>(fnv1a(name) % static_cast<uint32_t>(std::max(1, o_.workers))) == o_.worker)
+      if (program && static_cast<int>(fnv1a(name) % static_cast<uint32_t>(std::max(1, o_.workers))) == o_.worker) {
         unchecked_.push_back(static_cast<int>(seeds_.size()));
+        s.to_check = true;
+      }
       seeds_.push_back(std::move(s));
     } catch (const UserError&) {}  // a file being written, or not ours: not a seed
   }
@@ -209,11 +214,15 @@ Guide::Pick Guide::next(const GenPolicy& policy) {
   }
   const double r_fresh = (wins_[0] + 1) / (tries_[0] + 2), r_derived = (wins_[1] + 1) / (tries_[1] + 2);
   const double share = std::clamp(r_derived / (r_fresh + r_derived), kMinShare, kMaxShare);
-  // A program seed as it is (what it reaches decides its weight) takes a derived program's turn: the
-  // fresh stream goes on beside the seeds, so what blind programs find is found about as early.
-  if (!unchecked_.empty() && rng_.chance(share)) {
+  const bool can_derive = seeds_.size() > unchecked_.size();  // some seed is not waiting for its check
+  const bool derived_turn = (can_derive || !unchecked_.empty()) && rng_.chance(share);
+  // A program seed as it is (what it reaches decides its weight) takes half the derived turns while any
+  // waits: the fresh stream goes on beside the seeds, so what blind programs find is found about as
+  // early, and derivation from the seeds already known goes on too.
+  if (derived_turn && !unchecked_.empty() && (!can_derive || rng_.chance(kAsIsShare))) {
     p.seed = unchecked_.front();
     unchecked_.erase(unchecked_.begin());
+    seeds_[static_cast<size_t>(p.seed)].to_check = false;
     p.as_is = true;
     p.from = seeds_[static_cast<size_t>(p.seed)].name;
     p.choices = Choices{rng_.next(), {}};  // its other data sets' stream
@@ -221,7 +230,7 @@ Guide::Pick Guide::next(const GenPolicy& policy) {
     p.program.set_meta("derived", p.from);
     return p;
   }
-  if (seeds_.empty() || !unchecked_.empty() || !rng_.chance(share)) {
+  if (!derived_turn) {
     p.choices = Choices{program_seed(o_.campaign_seed, static_cast<uint64_t>(o_.worker), static_cast<uint64_t>(fresh_++)), {}};
   } else {
     p.seed = pick_seed();
@@ -261,7 +270,7 @@ Guide::Pick Guide::derive_program(Pick& p, const Seed& from, const GenPolicy& po
 
 int Guide::pick_seed() {
   std::vector<double> w;
-  for (const Seed& s : seeds_) w.push_back(seed_weight(s));
+  for (const Seed& s : seeds_) w.push_back(s.to_check ? 0 : seed_weight(s));
   return rng_.weighted(w);
 }
 
@@ -300,15 +309,15 @@ std::vector<std::string> Guide::learn(Pick& pick, const std::vector<std::string>
     if (reached_[f]++ == 0) fresh.push_back(f);
   if (o_.mode == GuideMode::none) return fresh;
   if (seconds > 0) ++timed_, timed_seconds_ += seconds;
-  if (pick.as_is) {  // now it weighs by what it reached, and how fast
+  if (pick.as_is) {  // a seed already; now it weighs by what it reached, and how fast
     seeds_[static_cast<size_t>(pick.seed)].features = features;
     seeds_[static_cast<size_t>(pick.seed)].seconds = seconds;
+    return fresh;  // and says nothing of how deriving pays: the bandit does not count it
   }
-  const int arm = pick.seed >= 0 ? 1 : 0;  // a seed checked as it is plays the derived arm too
+  const int arm = pick.seed >= 0 ? 1 : 0;
   for (int a = 0; a < 2; ++a) tries_[a] *= kDiscount, wins_[a] *= kDiscount;
   tries_[arm] += 1;
   wins_[arm] += fresh.empty() ? 0 : 1;
-  if (pick.as_is) return fresh;  // a seed already
   if (pick.seed >= 0) {
     ++derived_;
     ++seeds_[static_cast<size_t>(pick.seed)].picked;

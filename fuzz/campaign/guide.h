@@ -46,6 +46,7 @@ struct Seed {
   std::string program;                // its .uop text (for a person: the seed file is readable)
   bool has_choices = true;            // false: a `.uop` file given as a seed, mutated as a program (mutate.h)
   double seconds = 0;                 // its render when it was checked (0: not known, as for a `.uop` file)
+  bool to_check = false;              // a program seed this worker checks as it is before deriving from it
   int64_t picked = 0;                 // programs derived from it
   int64_t paid = 0;                   // of those, programs that reached something new
 };

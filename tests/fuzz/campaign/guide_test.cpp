@@ -223,6 +223,35 @@ TEST(Guide, ProgramSeedsAreCheckedSmallestFirst) {
   EXPECT_NE(sizes.front(), sizes.back());  // the test's programs differ in size
 }
 
+// A directory of many kernels does not hold derivation off until each is checked: derived turns go
+// half to checking them, half to deriving from seeds already checked (never from one still waiting).
+TEST(Guide, DerivesWhileProgramSeedsWaitToBeChecked) {
+  TempDir tmp{"uopfuzz-guide-many"};
+  const std::string dir = (tmp.path() / "seeds").string();
+  fs::create_directories(dir);
+  for (int k = 0; k < 100; ++k) std::ofstream(dir + "/k" + std::to_string(k) + ".uop") << print_program(generate(200 + k));
+  Guide g(options(GuideMode::coverage, dir));
+  std::set<std::string> checked;
+  int as_is = 0, derived = 0, fresh = 0;
+  for (int i = 0; i < 100; ++i) {
+    Guide::Pick p = g.next(GenPolicy{});
+    if (p.as_is) {
+      ++as_is;
+      checked.insert(p.from);
+    } else if (p.seed >= 0) {
+      ++derived;
+      EXPECT_TRUE(checked.count(p.from) || p.from.ends_with(".seed")) << p.from << " derived from before its check";
+    } else {
+      ++fresh;
+    }
+    g.learn(p, {"f.py:" + std::to_string(i)});  // each program reaches something new: every arm pays
+  }
+  EXPECT_GT(derived, 10) << as_is << " checked as they are, " << fresh << " fresh";
+  EXPECT_GT(as_is, 10);
+  EXPECT_LT(as_is, 100);  // still some waiting: derivation did not wait for them
+  EXPECT_GT(fresh, 10);
+}
+
 TEST(Guide, ASeedFileRoundTripsAndABadOneIsAUserError) {
   TempDir tmp{"uopfuzz-seed-file"};
   Seed s;
