@@ -117,7 +117,8 @@ const UOp* Gen::alu_step() {
   const int k = rng.weighted(alu_weight_);
   if (k < 0) return nullptr;
   const Op op = static_cast<Op>(k);
-  return alu_node(op, pick_dtype([op](DType t) { return op_accepts(op, t); }), nullptr);
+  const DType d = pick_dtype([op](DType t) { return op_accepts(op, t); });
+  return op == Op::WHERE ? where_node(d, operand(d)) : alu_node(op, d, nullptr);
 }
 
 // A long dependent chain: each op takes the previous result as its first operand (any dtype it
@@ -134,7 +135,26 @@ const UOp* Gen::alu_on(const UOp* v) {
   for (int o = 0; o < kNumOps; ++o)
     if (is_alu(static_cast<Op>(o)) && op_accepts(static_cast<Op>(o), v->dtype)) w[o] = pol.op_weight[o];
   const int k = rng.weighted(w);
-  return k < 0 ? nullptr : alu_node(static_cast<Op>(k), v->dtype, v);
+  if (k < 0) return nullptr;
+  return static_cast<Op>(k) == Op::WHERE ? where_node(v->dtype, v) : alu_node(static_cast<Op>(k), v->dtype, v);
+}
+
+// A scalar step's WHERE on values of dtype d, its true value `t`, in one of the shapes of
+// where_shape_weight (each where its ops fit d and are not banned; else a plain select).
+const UOp* Gen::where_node(DType d, const UOp* t) {
+  const auto shape = static_cast<WhereShape>(rng.weighted(pol.where_shape_weight));
+  auto usable = [&](Op op) { return op_accepts(op, d) && !pol.op_banned[static_cast<size_t>(op)]; };
+  if (shape == WhereShape::ZeroSplit && usable(Op::ADD)) {
+    const UOp* c = operand(DType::Bool);
+    const UOp* zero = constant(d, Scalar::zero());
+    return make(Op::ADD, {make(Op::WHERE, {c, t, zero}), make(Op::WHERE, {c, zero, operand(d)})});
+  }
+  if (shape == WhereShape::MaxOfConst && usable(Op::CMPLT)) {
+    const UOp* a = constant(d, random_value(d, pol.const_value_weight));
+    if (rng.chance(pol.p_max_const_first)) return make(Op::WHERE, {make(Op::CMPLT, {a, t}), t, a});
+    return make(Op::WHERE, {make(Op::CMPLT, {t, a}), a, t});
+  }
+  return make(Op::WHERE, {operand(DType::Bool), t, operand(d)});
 }
 
 // A node of `op` on operand dtype d; its first operand is `first` when given, else drawn.
@@ -157,7 +177,7 @@ const UOp* Gen::alu_node(Op op, DType d, const UOp* first) {
       const UOp* a = edge ? constant(from, rounding_edge(from, to)) : lead();
       return op == Op::CAST ? cast_to(a, to) : bitcast_to(a, to);
     }
-    case Op::WHERE: {
+    case Op::WHERE: {  // a plain select (a scalar step draws its shape: where_node)
       const UOp* c = operand(DType::Bool);
       const UOp* a = lead();
       return make(op, {c, a, operand(d)});

@@ -129,6 +129,7 @@ class Gen {
   // ---- ALU nodes and operands (alu.cpp)
   const UOp* alu_step();
   const UOp* alu_node(Op op, DType d, const UOp* first);
+  const UOp* where_node(DType d, const UOp* t);
   // One more ALU op on v (its first operand), drawn by op_weight among those that accept v's dtype;
   // null when none does.
   const UOp* alu_on(const UOp* v);
@@ -187,6 +188,7 @@ class Gen {
   // Sets `outer` to the pools after the outer levels' RANGEs (what an inner reduction truncates to).
   LoopNest open_loops(const LoopPlan& plan, const LoopMemories& mem, PoolMark& outer);
   const UOp* loop_index(const LoopAccess& a, int64_t len, const UOp* j, const UOp** gate);
+  const UOp* masked(const UOp* v, const UOp* j, int64_t P, int64_t k);
   const UOp* loop_store(const LoopPlan& plan, const LoopMemories& mem, const LoopNest& nest, const UOp* idx_flat, const UOp* v,
                         std::span<const UOp* const> ranges);
   // A reduction's END (a nest: the outer levels' store's) and, for a whole-nest one, its result: a

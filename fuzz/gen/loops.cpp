@@ -1,8 +1,8 @@
 // The Loop step: a kernel over fresh BUFFERs, in tinygrad's shapes (docs/semantics.md, "Loops").
 //
 // A loop nest of depth 1..3 (trip counts from kTripCounts, some loaded from a BUFFER at run time) with
-// the flat index j = (r0*W1 + r1)*W2 + r2, reading an input at j, j+k, j // K, j % K or padded through a
-// gated LOAD, and either mapping into an output (some stores gated), into the buffer it reads (a[j] =
+// the flat index j = (r0*W1 + r1)*W2 + r2, reading an input at j, j+k, j // K, j % K, S*(j+k),
+// (j // K + k) // (k+1), padded through a gated LOAD or masked after the load, and either mapping into an output (some stores gated), into the buffer it reads (a[j] =
 // f(a[j+k])), or reducing into an accumulator (sum, max, product), in a nest once per outer iteration.
 //
 // Scope: a value computed inside a loop never escapes it. The value pools are truncated when a loop is
@@ -22,6 +22,10 @@ namespace uf::gen {
 namespace {
 
 constexpr int64_t kDivisors[] = {2, 3, 4, 5, 7, 8, 16};
+constexpr int64_t kMaxScaledReach = 512;  // a nest of more iterations reads at an offset instead of a stride
+
+// The stride S of a Scaled read S*(j+k): 2 or 3.
+int64_t scale_of(int64_t K) { return 2 + K % 2; }
 
 // The elements a read of shape r needs, for a flat index in 0..P-1.
 int64_t read_len(LoopRead r, int64_t P, int64_t k, int64_t K) {
@@ -29,6 +33,8 @@ int64_t read_len(LoopRead r, int64_t P, int64_t k, int64_t K) {
     case LoopRead::Offset: return P + k;
     case LoopRead::Div: return (P - 1) / K + 1;
     case LoopRead::Mod: return K;
+    case LoopRead::Scaled: return scale_of(K) * (P - 1 + k) + 1;
+    case LoopRead::DivOfDiv: return ((P - 1) / K + k) / (k + 1) + 1;
     default: return P;  // Flat, and the padded reads (out of bounds only where the gate is false)
   }
 }
@@ -158,8 +164,10 @@ std::optional<LoopPlan> Gen::draw_loop_plan() {
   for (int l = 0; l < plan.s; ++l) plan.P_out *= plan.widths[l];
 
   auto draw_read = [&] {
-    return LoopAccess{static_cast<LoopRead>(std::max(0, rng.weighted(pol.loop_read_weight))),
-                      rng.range(1, std::max(1, pol.max_loop_offset)), rng.pick(kDivisors)};
+    LoopAccess a{static_cast<LoopRead>(std::max(0, rng.weighted(pol.loop_read_weight))),
+                 rng.range(1, std::max(1, pol.max_loop_offset)), rng.pick(kDivisors)};
+    if (a.shape == LoopRead::Scaled && plan.P > kMaxScaledReach) a.shape = LoopRead::Offset;  // a small input
+    return a;
   };
   plan.reads.push_back(draw_read());
   if (rng.chance(pol.p_second_read)) plan.reads.push_back(draw_read());
@@ -224,10 +232,20 @@ LoopNest Gen::open_loops(const LoopPlan& plan, const LoopMemories& mem, PoolMark
     const UOp* gate = nullptr;
     const UOp* addr = make(Op::INDEX, {mem.in, loop_index(r, mem.in->len, nest.j, &gate)});
     loaded.push_back(gate ? make(Op::LOAD, {addr, operand(plan.d), gate}) : make(Op::LOAD, {addr}));
+    const bool can_mask = !pol.op_banned[static_cast<size_t>(Op::WHERE)] && !pol.op_banned[static_cast<size_t>(Op::CMPLT)];
+    if (r.shape == LoopRead::Masked && can_mask) loaded.back() = masked(loaded.back(), nest.j, plan.P, r.k);
   }
   const UOp* first = loaded.size() > 1 ? combine(plan.d, loaded[0], loaded[1]) : loaded[0];
   nest.f = loop_body_value(first, plan.d, nest.j);
   return nest;
+}
+
+// A loaded value masked by the flat index, as tinygrad's front end pads: WHERE(j < M, v, 0) for an M in
+// 1..P, or WHERE(k-1 < j, 0, v).
+const UOp* Gen::masked(const UOp* v, const UOp* j, int64_t P, int64_t k) {
+  const UOp* zero = constant(v->dtype, Scalar::zero());
+  if (rng.chance(pol.p_mask_below)) return make(Op::WHERE, {make(Op::CMPLT, {j, i32(rng.range(1, std::max<int64_t>(P, 1)))}), v, zero});
+  return make(Op::WHERE, {make(Op::CMPLT, {i32(k - 1), j}), zero, v});
 }
 
 // The index of a read (or a map's write) of shape a at flat index j; a padded one sets *gate.
@@ -237,6 +255,8 @@ const UOp* Gen::loop_index(const LoopAccess& a, int64_t len, const UOp* j, const
     case LoopRead::Offset: x = make(Op::ADD, {j, i32(a.k)}); break;
     case LoopRead::Div: x = make(Op::FLOORDIV, {j, i32(a.K)}); break;
     case LoopRead::Mod: x = make(Op::FLOORMOD, {j, i32(a.K)}); break;
+    case LoopRead::Scaled: x = make(Op::MUL, {i32(scale_of(a.K)), make(Op::ADD, {j, i32(a.k)})}); break;
+    case LoopRead::DivOfDiv: x = make(Op::FLOORDIV, {make(Op::ADD, {make(Op::FLOORDIV, {j, i32(a.K)}), i32(a.k)}), i32(a.k + 1)}); break;
     case LoopRead::PadAfter:
       x = make(Op::ADD, {j, i32(a.k)});
       *gate = make(Op::CMPLT, {x, i32(len)});

@@ -53,12 +53,19 @@ UF_POLICY_ENUM(Divisor, UF_DIVISORS)
 // How a float that may be NaN or +-inf is made safe before CAST to an int (or NaN-free before BITCAST).
 #define UF_FLOAT_GUARDS(X) X(WhereAnd) X(WhereMul) X(Constant)
 UF_POLICY_ENUM(FloatGuard, UF_FLOAT_GUARDS)
+// How a WHERE is written: one select, two selects of complementary zero branches summed
+// (c ? t : 0) + (c ? 0 : f), or a maximum written as a select on a comparison with a constant
+// (a < x ? x : a, x < a ? a : x).
+#define UF_WHERE_SHAPES(X) X(Select) X(ZeroSplit) X(MaxOfConst)
+UF_POLICY_ENUM(WhereShape, UF_WHERE_SHAPES)
 // The update of an accumulator chain (a dot product: acc = a*b + acc).
 #define UF_ACC_UPDATES(X) X(MulAcc) X(AddMul) X(Other)
 UF_POLICY_ENUM(AccUpdate, UF_ACC_UPDATES)
 // The element a loop reads for its flat index j (in a nest j = (r0*W1 + r1)*W2 + r2): j, j+k, j // K,
-// j % K, or a padded read j+k / j-k through a gated LOAD (the index out of bounds where the gate is false).
-#define UF_LOOP_READS(X) X(Flat) X(Offset) X(Div) X(Mod) X(PadAfter) X(PadBefore)
+// j % K, a padded read j+k / j-k through a gated LOAD (the index out of bounds where the gate is false),
+// j masked after the load (WHERE(j < M, a[j], 0) or WHERE(k-1 < j, 0, a[j]): tinygrad's front end writes
+// its pads so), a strided read S*(j+k), or a split division (j // K + k) // (k+1).
+#define UF_LOOP_READS(X) X(Flat) X(Offset) X(Div) X(Mod) X(PadAfter) X(PadBefore) X(Masked) X(Scaled) X(DivOfDiv)
 UF_POLICY_ENUM(LoopRead, UF_LOOP_READS)
 // What a loop computes: an elementwise map into an output, the same into the buffer it reads (at an
 // offset: a[j] = f(a[j+k])), or a reduction (sum, max, product) into an accumulator.

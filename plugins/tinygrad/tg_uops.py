@@ -12,7 +12,7 @@ from tinygrad.device import Compiler
 from tinygrad.dtype import AddrSpace, dtypes
 from tinygrad.helpers import Target
 from tinygrad.uop.ops import AxisType, KernelInfo, Ops, UOp
-from tg_reduce import identity, reductions
+from tg_reduce import identity, reductions, users_of
 from uopfuzz_plugin import DTYPES
 
 
@@ -159,6 +159,23 @@ WEAK_COMPARE = {"CMPLT", "CMPNE", "CMPEQ"}  # a mask on index ranges: bool, as o
 REDUCE_FORM = "loop"
 
 
+# How loads are built (uopfuzz_tinygrad.py --load): "explicit", a LOAD of every INDEX as our IR has them, or
+# "index" as tinygrad's front end builds kernels: the INDEX is the loaded value until its pipeline adds the
+# LOADs late (pm_add_loads), so its rules that match a value of memory (where_on_load's move of a WHERE into
+# the load's gate) see it. A LOAD that gates, orders or indexes something stays explicit (implicit_loads).
+LOAD_FORM = "explicit"
+
+
+def implicit_loads(program):
+  """The ids of the LOADs built as their INDEX (LOAD_FORM "index"): ungated, and used only as operands of
+  ALU ops or as the value of a STORE, where tinygrad's pm_add_loads puts the LOAD back."""
+  if LOAD_FORM != "index": return set()
+  users = users_of(program)
+  def value_use(u, n): return u.op.is_alu or (u.op.name == "STORE" and all(s is not n for i, s in enumerate(u.sources) if i != 1))
+  return {n.id for n in program.nodes if n.op.name == "LOAD" and len(n.sources) == 1 and users[n.id]
+          and all(value_use(u, n) for u in users[n.id])}
+
+
 def weak_form(n, w, axis_type=AxisType.LOOP):
   """The weakint form of i32 node n from the weak forms `w` of its sources, or None when it has none: a
   RANGE with a constant end, WEAK_OPS of weak operands or constants (FLOORDIV and FLOORMOD by a positive
@@ -183,12 +200,14 @@ def build(program, fname, renderer=None):
   """The program's nodes as a tinygrad SINK (its ENDs merged as tinygrad needs them), for the renderer: a
   dtype outside its supported_dtypes(), or a MULACC it has no instruction for, is Unsupported. With
   INDEX_FORM "weak", i32 loop variables and index arithmetic are weakint (weak_form), cast to int32 where
-  a value is used as data. With REDUCE_FORM "int", an integer accumulator loop's result is a REDUCE over
+  a value is used as data. With LOAD_FORM "index", a LOAD used only as data is its INDEX (implicit_loads).
+  With REDUCE_FORM "int", an integer accumulator loop's result is a REDUCE over
   ranges of AxisType.REDUCE (tg_reduce.py)."""
   supported = renderer.supported_dtypes() if renderer is not None else None
   u, stored, w = {}, {}, {}
   reduced = reductions(program) if REDUCE_FORM == "int" else {}
   reduce_axes = {r.id for x in reduced.values() for r in x.ranges}
+  as_index = implicit_loads(program)
   for n in program.nodes:
     where, op = f"line {n.line}", n.op.name
     axis_type = AxisType.REDUCE if n.id in reduce_axes else AxisType.LOOP
@@ -211,7 +230,7 @@ def build(program, fname, renderer=None):
     elif op == "LOAD":
       # gated, tinygrad's way: the gate is the validity of the index, an invalid load gives 0, so the alt
       # comes in through a WHERE
-      u[n.id] = srcs[0].load() if len(srcs) == 1 else srcs[2].where(gated(srcs[0], srcs[2]).load(), srcs[1])
+      u[n.id] = srcs[0] if n.id in as_index else srcs[0].load() if len(srcs) == 1 else srcs[2].where(gated(srcs[0], srcs[2]).load(), srcs[1])
     elif op == "STORE":
       addr = srcs[0]
       # tinygrad's memory coalescing keys stores by memory and index, and asserts one STORE per global

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-# uopfuzz_tinygrad.py [--backend clang|llvm|x86|python] [--index i32|weak] [--emulate long] [--reduce loop|int] ...:
+# uopfuzz_tinygrad.py [--backend clang|llvm|x86|python] [--index i32|weak] [--emulate long] [--reduce loop|int]
+#   [--load explicit|index] ...:
 # a protocol-2 plug-in (docs/format.md, section 5;
 # on the SDK, plugins/uopfuzz_plugin.py) that puts tinygrad's own code generators under test. It builds the
 # program as tinygrad UOps (our op names are tinygrad's; tg_uops.py) and runs tinygrad's own to_program
@@ -35,9 +36,10 @@ BACKENDS = ("clang", "llvm", "x86", "python")
 # The adapter's own options, each with its default and what it may be (README.md): the backend, the form of
 # index arithmetic (tg_uops.INDEX_FORM), the dtypes tinygrad emulates (its EMULATED_DTYPES: `long`, i64 and
 # u64 as two 32-bit words, exact, as tinygrad does for targets without 64-bit integers), and the form of
-# accumulator loops (tg_uops.REDUCE_FORM: `int`, integer ones as tinygrad's REDUCE, tg_reduce.py).
+# accumulator loops (tg_uops.REDUCE_FORM: `int`, integer ones as tinygrad's REDUCE, tg_reduce.py), and the
+# form of loads (tg_uops.LOAD_FORM: `index`, a load used as data is its INDEX, as tinygrad's front end writes).
 OPTIONS = {"backend": ("clang", BACKENDS), "index": ("i32", ("i32", "weak")), "emulate": ("", ("", "long")),
-           "reduce": ("loop", ("loop", "int"))}
+           "reduce": ("loop", ("loop", "int")), "load": ("explicit", ("explicit", "index"))}
 
 
 def options_and_args(argv):
@@ -84,5 +86,6 @@ if __name__ == "__main__":
   from tinygrad.helpers import EMULATED_DTYPES
   tg_uops.INDEX_FORM = options["index"]
   tg_uops.REDUCE_FORM = options["reduce"]
+  tg_uops.LOAD_FORM = options["load"]
   EMULATED_DTYPES.value = options["emulate"]  # before the backend computes its --without set from its renderer
   plugin(importlib.import_module(f"backend_{options['backend']}")).main(args)

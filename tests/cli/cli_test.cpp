@@ -188,7 +188,8 @@ TEST_F(Cli, DominantRenderErrorNamesTheWithout) {
   EXPECT_EQ(most.code, 1) << most.out;
   EXPECT_NE(most.out.find("uopfuzz: hint: most programs fail the same way: render-error ("), std::string::npos) << most.out;
   EXPECT_NE(most.out.find("; --without alloc would avoid it"), std::string::npos) << most.out;
-  const Ran some = run_uopfuzz_isolated(common + " --corpus " + (dir / "c2").string(), dir / "cache");
+  const std::string few = file("few.json", R"({"step_weight": {"Scratch": 0.3, "Accumulate": 0.2}})");
+  const Ran some = run_uopfuzz_isolated(common + " --corpus " + (dir / "c2").string() + " --policy " + few, dir / "cache");
   EXPECT_NE(some.out.find("render-error"), std::string::npos) << some.out;
   EXPECT_EQ(some.out.find("hint:"), std::string::npos) << some.out;
 }

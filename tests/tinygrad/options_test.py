@@ -5,8 +5,10 @@
 # index rules (symbolic, div-and-mod) the i32 form does not. `--emulate long` has tinygrad emulate i64 as
 # two 32-bit words: its handshake drops f64 (tinygrad's renderer then lacks double), i64 arithmetic still
 # agrees, and tinygrad's long decomposition rules fire. `--reduce int` gives integer accumulator loops to
-# tinygrad as its REDUCE: every example loop keeps its verdict, and tinygrad's reduction rules fire. A bad
-# value is exit 2.
+# tinygrad as its REDUCE: every example loop keeps its verdict, and tinygrad's reduction rules fire.
+# `--load index` builds a load used as data as its INDEX (tinygrad adds the LOADs late): every example loop
+# keeps its verdict, and a WHERE over a loaded value moves into the load's gate (where_on_load, both
+# polarities), which no explicit LOAD lets it do. A bad value is exit 2.
 import glob, json, os, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -33,8 +35,9 @@ def used(path, index, *more):
 
 
 for path in sorted(glob.glob("tests/programs/loop_*.uop")) + ["tests/programs/divmod_fast.uop"]:
-  a, b = verdict(path, "i32"), verdict(path, "weak", "--reduce int")  # both options at once: one run less each
-  check(a == b, f"{os.path.basename(path)}: --index weak --reduce int gives {b}, as --index i32 gives {a}")
+  # the options at once: one run less each
+  a, b = verdict(path, "i32"), verdict(path, "weak", "--reduce int --load index")
+  check(a == b, f"{os.path.basename(path)}: --index weak --reduce int --load index gives {b}, as --index i32 gives {a}")
 weak, narrow = used("tests/programs/loop_nest_divmod.uop", "weak"), used("tests/programs/loop_nest_divmod.uop", "i32")
 new = sorted(weak - narrow)
 check(any(n.startswith(("uop/symbolic.py", "uop/divandmod.py")) for n in new),
@@ -48,8 +51,13 @@ check(len(long_rules) >= 5, f"--emulate long fires tinygrad's long decomposition
 as_reduce = used("tests/programs/loop_sum.uop", "weak", "--reduce", "int") - used("tests/programs/loop_sum.uop", "weak")
 check(any(n.startswith(("codegen/__init__.py", "codegen/simplify.py")) for n in as_reduce),
       f"--reduce int: an i32 accumulator loop is tinygrad's REDUCE, its rules fire: {sorted(as_reduce)[:8]}")
+MASKED = "tests/programs/loop_masked_read.uop"
+as_index = used(MASKED, "weak", "--load", "index") - used(MASKED, "weak")
+source = json.loads(subprocess.run([ADAPTER, "--backend", "x86", "--uopfuzz-describe"], capture_output=True, text=True, timeout=60).stdout)["switch_source"]
+moved = sorted(n for n in as_index if "where_on_load" in source.get(n, ""))
+check(len(moved) == 2, f"--load index: a WHERE over a loaded value moves into the load's gate, both polarities: {moved} of {sorted(as_index)}")
 for args, says in ((["--index", "wide"], "unknown index 'wide'"), (["--emulate", "int"], "unknown emulate 'int'"),
-                   (["--reduce", "float"], "unknown reduce 'float'")):
+                   (["--reduce", "float"], "unknown reduce 'float'"), (["--load", "lazy"], "unknown load 'lazy'")):
   bad = subprocess.run([ADAPTER, *args, "--uopfuzz-describe"], capture_output=True, text=True, timeout=60)
   check(bad.returncode == 2 and says in bad.stderr, f"{' '.join(args)}: exit {bad.returncode}, {bad.stderr.strip()}")
 finish()

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <string>
 
 #include "core/loops.h"
 #include "fuzz/gen/generator.h"
@@ -143,6 +144,38 @@ TEST(GeneratorLoops, IterationBoundHolds) {
     ASSERT_NO_THROW(verify(p)) << "seed " << seed;
     EXPECT_LE(shapes_of(p).iterations, 40) << "seed " << seed;
   }
+}
+
+// The shapes of tinygrad's front end that its rewrite rules are written for, each in some programs (read
+// off the nodes): a load masked by a WHERE with a zero arm, a strided index S*(j+k), a split division
+// (x // c + a) // d, two selects of complementary zero arms summed, and a maximum written as a select.
+TEST(GeneratorLoops, FrontEndShapesOccur) {
+  auto is = [](const UOp* u, Op op) { return u->op == op; };
+  auto zero = [](const UOp* u) { return u->op == Op::CONST && u->value.bits() == 0; };
+  std::map<std::string, int> programs;
+  for (uint64_t seed = 0; seed < kSeeds; ++seed) {
+    const Program p = generate(seed, GenPolicy{});
+    std::set<std::string> found;
+    for (const UOp* u : linearize(p)) {
+      if (is(u, Op::WHERE) && ((is(u->src[1], Op::LOAD) && zero(u->src[2])) || (zero(u->src[1]) && is(u->src[2], Op::LOAD))))
+        found.insert("masked load");
+      if (is(u, Op::INDEX) && is(u->src[1], Op::MUL) && is(u->src[1]->src[0], Op::CONST) && is(u->src[1]->src[1], Op::ADD))
+        found.insert("strided index");
+      if (is(u, Op::FLOORDIV) && is(u->src[0], Op::ADD) && is(u->src[0]->src[0], Op::FLOORDIV)) found.insert("split division");
+      if (is(u, Op::ADD) && is(u->src[0], Op::WHERE) && is(u->src[1], Op::WHERE) && u->src[0]->src[0] == u->src[1]->src[0] &&
+          zero(u->src[0]->src[2]) && zero(u->src[1]->src[1]))
+        found.insert("complementary selects");
+      if (is(u, Op::WHERE) && is(u->src[0], Op::CMPLT)) {
+        const UOp* a = u->src[0]->src[0];
+        const UOp* b = u->src[0]->src[1];
+        if ((is(a, Op::CONST) && u->src[1] == b && u->src[2] == a) || (is(b, Op::CONST) && u->src[1] == b && u->src[2] == a))
+          found.insert("maximum as a select");
+      }
+    }
+    for (const std::string& f : found) ++programs[f];
+  }
+  for (const char* f : {"masked load", "strided index", "split division", "complementary selects", "maximum as a select"})
+    EXPECT_GE(programs[f], 5) << f << " in " << programs[f] << " of " << kSeeds << " programs";
 }
 
 }  // namespace
