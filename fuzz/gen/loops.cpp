@@ -227,15 +227,18 @@ LoopNest Gen::open_loops(const LoopPlan& plan, const LoopMemories& mem, PoolMark
   }
   for (int l = plan.s; l < plan.depth(); ++l) nest.ranges.push_back(loop_range(plan.trips[l], mem.ends[l]));
   nest.j = flat_index(nest.ranges, plan.widths);
+  auto allowed = [this](Op op) { return !pol.op_banned[static_cast<size_t>(op)]; };
+  const bool can_mask = allowed(Op::WHERE) && allowed(Op::CMPLT);
   std::vector<const UOp*> loaded;
   for (const LoopAccess& r : plan.reads) {
     const UOp* gate = nullptr;
     const UOp* addr = make(Op::INDEX, {mem.in, loop_index(r, mem.in->len, nest.j, &gate)});
     loaded.push_back(gate ? make(Op::LOAD, {addr, operand(plan.d), gate}) : make(Op::LOAD, {addr}));
-    const bool can_mask = !pol.op_banned[static_cast<size_t>(Op::WHERE)] && !pol.op_banned[static_cast<size_t>(Op::CMPLT)];
     if (r.shape == LoopRead::Masked && can_mask) loaded.back() = masked(loaded.back(), nest.j, plan.P, r.k);
   }
   const UOp* first = loaded.size() > 1 ? combine(plan.d, loaded[0], loaded[1]) : loaded[0];
+  if (can_mask && allowed(Op::ADD) && op_accepts(Op::ADD, plan.d) && rng.chance(pol.p_masked_term))
+    first = make(Op::ADD, {first, masked(operand(plan.d), nest.j, plan.P, plan.reads[0].k)});
   nest.f = loop_body_value(first, plan.d, nest.j);
   return nest;
 }

@@ -147,8 +147,9 @@ TEST(GeneratorLoops, IterationBoundHolds) {
 }
 
 // The shapes of tinygrad's front end that its rewrite rules are written for, each in some programs (read
-// off the nodes): a load masked by a WHERE with a zero arm, a strided index S*(j+k), a split division
-// (x // c + a) // d, two selects of complementary zero arms summed, and a maximum written as a select.
+// off the nodes): a load masked by a WHERE with a zero arm, a masked term added (j < M ? x : 0), a
+// strided index S*(j+k), a split division (x // c + a) // d, two selects of complementary zero arms
+// summed, and a maximum written as a select.
 TEST(GeneratorLoops, FrontEndShapesOccur) {
   auto is = [](const UOp* u, Op op) { return u->op == op; };
   auto zero = [](const UOp* u) { return u->op == Op::CONST && u->value.bits() == 0; };
@@ -159,6 +160,9 @@ TEST(GeneratorLoops, FrontEndShapesOccur) {
     for (const UOp* u : linearize(p)) {
       if (is(u, Op::WHERE) && ((is(u->src[1], Op::LOAD) && zero(u->src[2])) || (zero(u->src[1]) && is(u->src[2], Op::LOAD))))
         found.insert("masked load");
+      if (is(u, Op::ADD) && !is(u->src[0], Op::WHERE) && is(u->src[1], Op::WHERE) && is(u->src[1]->src[0], Op::CMPLT) &&
+          !is(u->src[1]->src[1], Op::LOAD) && zero(u->src[1]->src[2]))
+        found.insert("masked term");
       if (is(u, Op::INDEX) && is(u->src[1], Op::MUL) && is(u->src[1]->src[0], Op::CONST) && is(u->src[1]->src[1], Op::ADD))
         found.insert("strided index");
       if (is(u, Op::FLOORDIV) && is(u->src[0], Op::ADD) && is(u->src[0]->src[0], Op::FLOORDIV)) found.insert("split division");
@@ -174,7 +178,7 @@ TEST(GeneratorLoops, FrontEndShapesOccur) {
     }
     for (const std::string& f : found) ++programs[f];
   }
-  for (const char* f : {"masked load", "strided index", "split division", "complementary selects", "maximum as a select"})
+  for (const char* f : {"masked load", "masked term", "strided index", "split division", "complementary selects", "maximum as a select"})
     EXPECT_GE(programs[f], 5) << f << " in " << programs[f] << " of " << kSeeds << " programs";
 }
 

@@ -42,6 +42,7 @@ TEST(Mutate, EveryMutantIsValidAndMostDiffer) {
 TEST(Mutate, EveryRowApplies) {
   Rng rng(5);
   std::map<std::string, int> made;
+  int grown = 0;
   for (uint64_t s = 0; s < 400; ++s) {
     const Program p = generate(s);
     std::string row;
@@ -50,12 +51,16 @@ TEST(Mutate, EveryRowApplies) {
     ++made[row];
     const size_t before = lines(bare_text(p)).size(), after = lines(bare_text(*q)).size();
     if (row == "grow") {
-      EXPECT_GE(after, before + 1) << bare_text(*q);  // the constant may be one p has
+      // Mostly one node more (two, unless the constant is one p has); the grown op may be one p has too,
+      // then hash-consing merges its user with an existing node.
+      EXPECT_NE(bare_text(p), bare_text(*q));
+      grown += after >= before + 1;
     } else if (row == "operand") {
       EXPECT_NE(bare_text(p), bare_text(*q));
     }
   }
   for (const std::string& name : mutation_names()) EXPECT_GT(made[name], 0) << name;
+  EXPECT_GE(grown * 10, made["grow"] * 9) << grown << " of " << made["grow"] << " grows added a node";
 }
 
 TEST(Mutate, ValuesAreOfTheirDtype) {
