@@ -5,7 +5,8 @@
 # index rules (symbolic, div-and-mod) the i32 form does not. `--emulate long` has tinygrad emulate i64 as
 # two 32-bit words: its handshake drops f64 (tinygrad's renderer then lacks double), i64 arithmetic still
 # agrees, and tinygrad's long decomposition rules fire. `--reduce int` gives integer accumulator loops to
-# tinygrad as its REDUCE: every example loop keeps its verdict, and tinygrad's reduction rules fire.
+# tinygrad as its REDUCE: every example loop keeps its verdict, and tinygrad's reduction rules fire (a
+# masked sum of a loop-invariant value, tinygrad's arange shape, collapses).
 # `--load index` builds a load used as data as its INDEX (tinygrad adds the LOADs late): every example loop
 # keeps its verdict, and a WHERE over a loaded value moves into the load's gate (where_on_load, both
 # polarities), which no explicit LOAD lets it do. A bad value is exit 2.
@@ -51,6 +52,9 @@ check(len(long_rules) >= 5, f"--emulate long fires tinygrad's long decomposition
 as_reduce = used("tests/programs/loop_sum.uop", "weak", "--reduce", "int") - used("tests/programs/loop_sum.uop", "weak")
 check(any(n.startswith(("codegen/__init__.py", "codegen/simplify.py")) for n in as_reduce),
       f"--reduce int: an i32 accumulator loop is tinygrad's REDUCE, its rules fire: {sorted(as_reduce)[:8]}")
+SUM = "tests/programs/loop_masked_sum.uop"
+collapsed = sorted(n for n in used(SUM, "weak", "--reduce", "int", "--load", "index") if n.startswith("codegen/simplify.py"))
+check(len(collapsed) >= 2, f"--reduce int: a masked sum of a loop-invariant value collapses (reduce_load_collapse): {collapsed}")
 MASKED = "tests/programs/loop_masked_read.uop"
 as_index = used(MASKED, "weak", "--load", "index") - used(MASKED, "weak")
 source = json.loads(subprocess.run([ADAPTER, "--backend", "x86", "--uopfuzz-describe"], capture_output=True, text=True, timeout=60).stdout)["switch_source"]
