@@ -109,7 +109,7 @@ const UOp* Gen::combine(DType d, const UOp* a, const UOp* b) {
     if (op_accepts(kOps[i], d)) w[i] = pol.op_weight[static_cast<size_t>(kOps[i])];
   int k = rng.weighted(w);
   for (size_t i = 0; k < 0 && i < std::size(kOps); ++i)  // none drawn: the first the target has
-    if (op_accepts(kOps[i], d) && !pol.op_banned[static_cast<size_t>(kOps[i])]) k = static_cast<int>(i);
+    if (usable(kOps[i], d)) k = static_cast<int>(i);
   return make(k < 0 ? Op::ADD : kOps[k], {a, b});
 }
 
@@ -143,13 +143,12 @@ const UOp* Gen::alu_on(const UOp* v) {
 // where_shape_weight (each where its ops fit d and are not banned; else a plain select).
 const UOp* Gen::where_node(DType d, const UOp* t) {
   const auto shape = static_cast<WhereShape>(rng.weighted(pol.where_shape_weight));
-  auto usable = [&](Op op) { return op_accepts(op, d) && !pol.op_banned[static_cast<size_t>(op)]; };
-  if (shape == WhereShape::ZeroSplit && usable(Op::ADD)) {
+  if (shape == WhereShape::ZeroSplit && usable(Op::ADD, d)) {
     const UOp* c = operand(DType::Bool);
     const UOp* zero = constant(d, Scalar::zero());
     return make(Op::ADD, {make(Op::WHERE, {c, t, zero}), make(Op::WHERE, {c, zero, operand(d)})});
   }
-  if (shape == WhereShape::MaxOfConst && usable(Op::CMPLT)) {
+  if (shape == WhereShape::MaxOfConst && usable(Op::CMPLT, d)) {
     const UOp* a = constant(d, random_value(d, pol.const_value_weight));
     if (rng.chance(pol.p_max_const_first)) return make(Op::WHERE, {make(Op::CMPLT, {a, t}), t, a});
     return make(Op::WHERE, {make(Op::CMPLT, {t, a}), a, t});

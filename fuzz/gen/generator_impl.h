@@ -112,6 +112,9 @@ class Gen {
   const UOp* note(const UOp* u);
   const UOp* constant(DType d, Scalar v);
   const UOp* i32(int64_t v) { return constant(DType::I32, Scalar::of_int(v)); }
+  // Whether `--without` bans op, and whether op may be built on operands of dtype d (accepted, not banned).
+  bool banned(Op op) const { return pol.op_banned[static_cast<size_t>(op)]; }
+  bool usable(Op op, DType d) const { return op_accepts(op, d) && !banned(op); }
   Facts& facts(const UOp* u) { return facts_[u->id]; }
 
   // ---- values (values.cpp)

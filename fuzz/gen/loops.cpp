@@ -2,8 +2,9 @@
 //
 // A loop nest of depth 1..3 (trip counts from kTripCounts, some loaded from a BUFFER at run time) with
 // the flat index j = (r0*W1 + r1)*W2 + r2, reading an input at j, j+k, j // K, j % K, S*(j+k),
-// (j // K + k) // (k+1), padded through a gated LOAD or masked after the load, and either mapping into an output (some stores gated), into the buffer it reads (a[j] =
-// f(a[j+k])), or reducing into an accumulator (sum, max, product), in a nest once per outer iteration.
+// (j // K + k) // (k+1), padded through a gated LOAD or masked after the load, and either mapping into an
+// output (some stores gated), into the buffer it reads (a[j] = f(a[j+k])), or reducing into an
+// accumulator (sum, max, product), in a nest once per outer iteration.
 //
 // Scope: a value computed inside a loop never escapes it. The value pools are truncated when a loop is
 // closed, and operands inside a loop never load from earlier memories (their accesses would have to be
@@ -38,9 +39,6 @@ int64_t read_len(LoopRead r, int64_t P, int64_t k, int64_t K) {
     default: return P;  // Flat, and the padded reads (out of bounds only where the gate is false)
   }
 }
-
-// Whether a loop may reduce dtype t with op (--without OP bans it here too).
-bool reduces(const GenPolicy& pol, Op op, DType t) { return op_accepts(op, t) && !pol.op_banned[static_cast<size_t>(op)]; }
 
 Scalar identity(Op op, DType d) {
   if (op == Op::MUL) return normalize(d, is_float(d) ? Scalar::of_float(1.0) : Scalar::of_int(1));
@@ -154,7 +152,7 @@ std::optional<LoopPlan> Gen::draw_loop_plan() {
   plan.kind = static_cast<LoopKind>(std::max(0, rng.weighted(pol.loop_kind_weight)));
   auto reducible = [this](DType t) {
     for (Op op : kReduceOps)
-      if (reduces(pol, op, t)) return true;
+      if (usable(op, t)) return true;
     return false;
   };
   if (plan.kind == LoopKind::Reduce && !reducible(DType::F32) && !reducible(DType::I32)) plan.kind = LoopKind::Map;
@@ -218,7 +216,7 @@ LoopNest Gen::open_loops(const LoopPlan& plan, const LoopMemories& mem, PoolMark
   if (mem.acc) {
     std::vector<Op> ops;
     for (Op op : kReduceOps)
-      if (reduces(pol, op, plan.d)) ops.push_back(op);
+      if (usable(op, plan.d)) ops.push_back(op);
     nest.rop = rng.pick(ops);
     const UOp* v = rng.chance(pol.p_identity_init) ? constant(plan.d, identity(nest.rop, plan.d)) : operand(plan.d);
     // In a nest the accumulator is initialised once per outer iteration: AFTER(acc, outer range).
@@ -227,8 +225,7 @@ LoopNest Gen::open_loops(const LoopPlan& plan, const LoopMemories& mem, PoolMark
   }
   for (int l = plan.s; l < plan.depth(); ++l) nest.ranges.push_back(loop_range(plan.trips[l], mem.ends[l]));
   nest.j = flat_index(nest.ranges, plan.widths);
-  auto allowed = [this](Op op) { return !pol.op_banned[static_cast<size_t>(op)]; };
-  const bool can_mask = allowed(Op::WHERE) && allowed(Op::CMPLT);
+  const bool can_mask = !banned(Op::WHERE) && !banned(Op::CMPLT);  // --without OP bans it here too
   std::vector<const UOp*> loaded;
   for (const LoopAccess& r : plan.reads) {
     const UOp* gate = nullptr;
@@ -237,18 +234,19 @@ LoopNest Gen::open_loops(const LoopPlan& plan, const LoopMemories& mem, PoolMark
     if (r.shape == LoopRead::Masked && can_mask) loaded.back() = masked(loaded.back(), nest.j, plan.P, r.k);
   }
   const UOp* first = loaded.size() > 1 ? combine(plan.d, loaded[0], loaded[1]) : loaded[0];
-  if (can_mask && allowed(Op::ADD) && op_accepts(Op::ADD, plan.d) && rng.chance(pol.p_masked_term))
+  if (can_mask && usable(Op::ADD, plan.d) && rng.chance(pol.p_masked_term))
     first = make(Op::ADD, {first, masked(operand(plan.d), nest.j, plan.P, plan.reads[0].k)});
   nest.f = loop_body_value(first, plan.d, nest.j);
   return nest;
 }
 
-// A loaded value masked by the flat index, as tinygrad's front end pads: WHERE(j < M, v, 0) for an M in
-// 1..P, or WHERE(k-1 < j, 0, v).
+// v masked by the flat index, as tinygrad's front end pads: WHERE(j < M, v, 0) for an M in 1..P, or
+// WHERE(k-1 < j, 0, v).
 const UOp* Gen::masked(const UOp* v, const UOp* j, int64_t P, int64_t k) {
   const UOp* zero = constant(v->dtype, Scalar::zero());
-  if (rng.chance(pol.p_mask_below)) return make(Op::WHERE, {make(Op::CMPLT, {j, i32(rng.range(1, std::max<int64_t>(P, 1)))}), v, zero});
-  return make(Op::WHERE, {make(Op::CMPLT, {i32(k - 1), j}), zero, v});
+  if (!rng.chance(pol.p_mask_below)) return make(Op::WHERE, {make(Op::CMPLT, {i32(k - 1), j}), zero, v});
+  const UOp* below = make(Op::CMPLT, {j, i32(rng.range(1, std::max<int64_t>(P, 1)))});
+  return make(Op::WHERE, {below, v, zero});
 }
 
 // The index of a read (or a map's write) of shape a at flat index j; a padded one sets *gate.
@@ -259,7 +257,9 @@ const UOp* Gen::loop_index(const LoopAccess& a, int64_t len, const UOp* j, const
     case LoopRead::Div: x = make(Op::FLOORDIV, {j, i32(a.K)}); break;
     case LoopRead::Mod: x = make(Op::FLOORMOD, {j, i32(a.K)}); break;
     case LoopRead::Scaled: x = make(Op::MUL, {i32(scale_of(a.K)), make(Op::ADD, {j, i32(a.k)})}); break;
-    case LoopRead::DivOfDiv: x = make(Op::FLOORDIV, {make(Op::ADD, {make(Op::FLOORDIV, {j, i32(a.K)}), i32(a.k)}), i32(a.k + 1)}); break;
+    case LoopRead::DivOfDiv:
+      x = make(Op::FLOORDIV, {make(Op::ADD, {make(Op::FLOORDIV, {j, i32(a.K)}), i32(a.k)}), i32(a.k + 1)});
+      break;
     case LoopRead::PadAfter:
       x = make(Op::ADD, {j, i32(a.k)});
       *gate = make(Op::CMPLT, {x, i32(len)});

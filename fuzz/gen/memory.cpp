@@ -164,7 +164,6 @@ void Gen::accumulate_step() {
     const UOp* y = ys ? load(*ys, i32(k % ys->mem->len)) : operand(d);
     auto kind = static_cast<AccUpdate>(rng.weighted(pol.acc_update_weight));
     if (is_bool(d) && kind == AccUpdate::MulAcc) kind = AccUpdate::AddMul;  // MULACC has no bool
-    auto banned = [this](Op op) { return pol.op_banned[static_cast<size_t>(op)]; };
     if (kind == AccUpdate::MulAcc && banned(Op::MULACC)) kind = AccUpdate::AddMul;
     if (kind == AccUpdate::AddMul && (banned(Op::ADD) || banned(Op::MUL))) kind = AccUpdate::Other;
     const UOp* u;

@@ -64,7 +64,6 @@ const UOp* Gen::nonneg_numerator(DType d) {
   if (!r || facts(r).ints.lo < 0) {  // AndMask, or a CAST u8 -> i8 that wrapped
     const auto m = fitting(d, {0x7f, 0xff, 0x7fff, 0xffff, 0x7fffffff, dtype_range(d).hi, 0xf, 1});
     const UOp* v = r ? r : operand(d);
-    auto banned = [this](Op op) { return pol.op_banned[static_cast<size_t>(op)]; };
     if (!banned(Op::AND))
       r = make(Op::AND, {v, constant(d, int_scalar(d, rng.pick(m)))});
     else if (!banned(Op::MAX))  // --without and: the wrapped cast is clamped instead
