@@ -153,7 +153,7 @@ const UOp* Gen::where_node(DType d, const UOp* t) {
     if (rng.chance(pol.p_max_const_first)) return make(Op::WHERE, {make(Op::CMPLT, {a, t}), t, a});
     return make(Op::WHERE, {make(Op::CMPLT, {t, a}), a, t});
   }
-  return make(Op::WHERE, {operand(DType::Bool), t, operand(d)});
+  return alu_node(Op::WHERE, d, t);
 }
 
 // A node of `op` on operand dtype d; its first operand is `first` when given, else drawn.

@@ -172,8 +172,7 @@ TEST(GeneratorLoops, FrontEndShapesOccur) {
       if (is(u, Op::WHERE) && is(u->src[0], Op::CMPLT)) {
         const UOp* a = u->src[0]->src[0];
         const UOp* b = u->src[0]->src[1];
-        if ((is(a, Op::CONST) && u->src[1] == b && u->src[2] == a) || (is(b, Op::CONST) && u->src[1] == b && u->src[2] == a))
-          found.insert("maximum as a select");
+        if (u->src[1] == b && u->src[2] == a && (is(a, Op::CONST) || is(b, Op::CONST))) found.insert("maximum as a select");
       }
     }
     for (const std::string& f : found) ++programs[f];
