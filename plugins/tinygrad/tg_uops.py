@@ -10,7 +10,8 @@ import tinygrad
 from tinygrad.codegen import do_to_program
 from tinygrad.device import Compiler
 from tinygrad.dtype import AddrSpace, dtypes
-from tinygrad.helpers import Target
+from tinygrad.helpers import EMULATED_DTYPES, Target
+from tinygrad.uop import GroupOp
 from tinygrad.uop.ops import AxisType, KernelInfo, Ops, UOp
 from tg_reduce import identity, reductions, users_of
 from uopfuzz_plugin import DTYPES
@@ -45,16 +46,34 @@ def cpu_target(renderer_name):
   return Target(device="CPU", renderer=renderer_name, arch=arch)
 
 
+# The dtypes tinygrad's kernel pipeline can emulate (the ones its codegen/decomp/dtype.py pm_dtype_decomps
+# detects), by the names its EMULATED_DTYPES takes: fp8 as half (as float without half), bf16 and half as
+# float, long (i64 and u64) as two 32-bit words. It emulates one when EMULATED_DTYPES names it or the
+# renderer lacks it; the adapter takes one (--emulate) only when EMULATED_DTYPES names it.
+EMULABLE = ("long", "half", "bfloat16", "fp8e4m3", "fp8e5m2", "fp8e4m3fnuz", "fp8e5m2fnuz")
+
+
+def emulated():
+  """The dtypes the adapter's --emulate (tinygrad's EMULATED_DTYPES) names, u64 with long."""
+  named = {getattr(dtypes, n) for n in EMULATED_DTYPES.tolist()}
+  return named | ({dtypes.ulong} if dtypes.long in named else set())
+
+
+def takes(renderer):
+  """The dtypes a kernel for this renderer may have: its own and the ones --emulate names."""
+  return renderer.supported_dtypes() | emulated()
+
+
 def without(renderer, extra=()):
   """A backend's --without set, from what its renderer takes: vectors (not mapped); MULACC unless the
   renderer has it (tinygrad makes MULACC itself, late, only for a renderer that has it: given to the
   pipeline for one that has not, it is not decomposed); what tinygrad computes with its own approximations
   for this renderer (POW always, xpow in symbolic; SIN and LOG2 when the renderer has no instruction for
-  them, its polynomials; SQRT when it has none, xpow(x, 0.5)); the dtypes outside its supported_dtypes();
-  and extra (a toolchain's limits)."""
-  ops, ok = renderer.code_for_op, renderer.supported_dtypes()
+  them, its polynomials; SQRT when it has none, xpow(x, 0.5)); the dtypes it does not take (takes); and
+  extra (a toolchain's limits), but a dtype --emulate names (tinygrad emulates it, the toolchain never sees it)."""
+  ops, ok = renderer.code_for_op, takes(renderer)
   names = ["vector"] + ["mulacc"] * (Ops.MULACC not in ops) + ["sin"] * (Ops.SIN not in ops) + ["log2"] * (Ops.LOG2 not in ops)
-  names += ["sqrt"] * (Ops.SQRT not in ops) + ["pow"] + list(extra)
+  names += ["sqrt"] * (Ops.SQRT not in ops) + ["pow"] + [x for x in extra if x not in DTYPES or tg_dtype(x) not in emulated()]
   names += [name for name in DTYPES if name != "void" and tg_dtype(name) not in ok]
   return list(dict.fromkeys(names))
 
@@ -176,6 +195,24 @@ def implicit_loads(program):
           and all(value_use(u, n) for u in users[n.id])}
 
 
+# How gated stores are built (uopfuzz_tinygrad.py --store): "index", the gate is the validity of the
+# STORE's index, or "value" as tinygrad's front end writes a masked store (setitem, a pad with Invalid): the
+# value is Invalid where the gate is false, put on an operand of the value's op when the store is that op's
+# only user, so tinygrad's pm_data_invalid moves the gate out to the store (uop/symbolic.py:75-91, :460);
+# "both", one or the other by the STORE's node id (even: value), so both forms occur in one campaign.
+STORE_FORM = "index"
+
+
+def invalid_where_not(value, gate, only_user, pick):
+  """value (a STORE's, gated by gate) as Invalid where gate is false (STORE_FORM "value"): on its operand
+  number pick (modulo their count) when the store is its only user and it is an ALU op or a cast, else on
+  the value itself."""
+  if only_user and (value.op in GroupOp.ALU or value.op in (Ops.CAST, Ops.BITCAST)):
+    k = pick % len(value.src)
+    return value.replace(src=tuple(s.valid(gate) if i == k else s for i, s in enumerate(value.src)))
+  return value.valid(gate)
+
+
 def weak_form(n, w, axis_type=AxisType.LOOP):
   """The weakint form of i32 node n from the weak forms `w` of its sources, or None when it has none: a
   RANGE with a constant end, WEAK_OPS of weak operands or constants (FLOORDIV and FLOORMOD by a positive
@@ -198,16 +235,18 @@ def weak_form(n, w, axis_type=AxisType.LOOP):
 
 def build(program, fname, renderer=None):
   """The program's nodes as a tinygrad SINK (its ENDs merged as tinygrad needs them), for the renderer: a
-  dtype outside its supported_dtypes(), or a MULACC it has no instruction for, is Unsupported. With
+  dtype it does not take (takes), or a MULACC it has no instruction for, is Unsupported. With
   INDEX_FORM "weak", i32 loop variables and index arithmetic are weakint (weak_form), cast to int32 where
   a value is used as data. With LOAD_FORM "index", a LOAD used only as data is its INDEX (implicit_loads).
+  With STORE_FORM "value" (or "both"), a gated STORE's value is Invalid where the gate is false
+  (invalid_where_not).
   With REDUCE_FORM "int", an integer accumulator loop's result is a REDUCE over
   ranges of AxisType.REDUCE (tg_reduce.py)."""
-  supported = renderer.supported_dtypes() if renderer is not None else None
+  supported = takes(renderer) if renderer is not None else None
   u, stored, w = {}, {}, {}
   reduced = reductions(program) if REDUCE_FORM == "int" else {}
   reduce_axes = {r.id for x in reduced.values() for r in x.ranges}
-  as_index = implicit_loads(program)
+  as_index, users = implicit_loads(program), users_of(program)
   for n in program.nodes:
     where, op = f"line {n.line}", n.op.name
     axis_type = AxisType.REDUCE if n.id in reduce_axes else AxisType.LOOP
@@ -241,7 +280,9 @@ def build(program, fname, renderer=None):
       if base is not None and base.op is Ops.PARAM:
         prev = stored.get(base)
         if prev is not None and not prev.ranges: addr = addr.src[0].after(prev).index(*addr.src[1:])
-      u[n.id] = (addr if len(srcs) == 2 else gated(addr, srcs[2])).store(srcs[1])
+      if len(srcs) == 3 and (STORE_FORM == "value" or STORE_FORM == "both" and n.id % 2 == 0):
+        u[n.id] = addr.store(invalid_where_not(srcs[1], srcs[2], users[n.sources[1].id] == [n], n.id // 2))
+      else: u[n.id] = (addr if len(srcs) == 2 else gated(addr, srcs[2])).store(srcs[1])
       if base is not None and base.op is Ops.PARAM: stored[base] = u[n.id]
     elif op == "AFTER":
       # tinygrad orders the memory, not an address: AFTER(INDEX(m, i), deps) is INDEX(AFTER(m, deps), i)

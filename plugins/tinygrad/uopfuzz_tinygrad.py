@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-# uopfuzz_tinygrad.py [--backend clang|llvm|x86|python] [--index i32|weak] [--emulate long] [--reduce loop|int]
-#   [--load explicit|index] ...:
+# uopfuzz_tinygrad.py [--backend clang|llvm|x86|python] [--index i32|weak] [--emulate DTYPE,...] [--reduce loop|int]
+#   [--load explicit|index] [--store index|value|both] ...:
 # a protocol-2 plug-in (docs/format.md, section 5;
 # on the SDK, plugins/uopfuzz_plugin.py) that puts tinygrad's own code generators under test. It builds the
 # program as tinygrad UOps (our op names are tinygrad's; tg_uops.py) and runs tinygrad's own to_program
@@ -34,24 +34,31 @@ BACKENDS = ("clang", "llvm", "x86", "python")
 
 
 # The adapter's own options, each with its default and what it may be (README.md): the backend, the form of
-# index arithmetic (tg_uops.INDEX_FORM), the dtypes tinygrad emulates (its EMULATED_DTYPES: `long`, i64 and
-# u64 as two 32-bit words, exact, as tinygrad does for targets without 64-bit integers), and the form of
+# index arithmetic (tg_uops.INDEX_FORM), the dtypes tinygrad emulates (its EMULATED_DTYPES, a comma list of
+# tg_uops.EMULABLE: `long`, i64 and u64 as two 32-bit words, exact, as tinygrad does for targets without
+# 64-bit integers; `bfloat16`, `half` and the fp8s as wider floats, which the adapter then takes), the form of
 # accumulator loops (tg_uops.REDUCE_FORM: `int`, integer ones as tinygrad's REDUCE, tg_reduce.py), and the
-# form of loads (tg_uops.LOAD_FORM: `index`, a load used as data is its INDEX, as tinygrad's front end writes).
-OPTIONS = {"backend": ("clang", BACKENDS), "index": ("i32", ("i32", "weak")), "emulate": ("", ("", "long")),
-           "reduce": ("loop", ("loop", "int")), "load": ("explicit", ("explicit", "index"))}
+# form of loads (tg_uops.LOAD_FORM: `index`, a load used as data is its INDEX, as tinygrad's front end writes)
+# and of gated stores (tg_uops.STORE_FORM: `value`, the value is Invalid where the gate is false, as
+# tinygrad's front end writes a masked store; `both`, each gated store one of the two forms).
+from tg_uops import EMULABLE  # noqa: E402
+OPTIONS = {"backend": ("clang", BACKENDS), "index": ("i32", ("i32", "weak")), "emulate": ("", EMULABLE),
+           "reduce": ("loop", ("loop", "int")), "load": ("explicit", ("explicit", "index")),
+           "store": ("index", ("index", "value", "both"))}
+LISTS = {"emulate"}  # options that take a comma list of their values
 
 
 def options_and_args(argv):
-  """--backend NAME, --index FORM, --emulate DTYPES (or --KEY=VALUE), in any order, before uopfuzz's own
+  """--backend NAME, --index FORM, --emulate DTYPE,... (or --KEY=VALUE), in any order, before uopfuzz's own
   arguments: ({key: value}, the rest)."""
   found, rest = {k: default for k, (default, _) in OPTIONS.items()}, list(argv)
   while rest and rest[0].split("=", 1)[0][2:] in OPTIONS and rest[0].startswith("--"):
     key, eq, value = rest[0][2:].partition("=")
     if not eq and len(rest) > 1: value, rest = rest[1], rest[1:]
     found[key], rest = value, rest[1:]
-  for key, (_, allowed) in OPTIONS.items():
-    if found[key] not in allowed:
+  for key, (default, allowed) in OPTIONS.items():
+    values = found[key].split(",") if key in LISTS and found[key] else [found[key]]
+    if any(v not in allowed and v != default for v in values):
       print(f"uopfuzz_tinygrad: unknown {key} {found[key]!r} (one of {', '.join(a or '(none)' for a in allowed)})", file=sys.stderr)
       sys.exit(2)
   return found, rest
@@ -80,12 +87,17 @@ def plugin(backend):
   return Plugin(render=render, one_unit=backend.ONE_UNIT, **common)
 
 
-if __name__ == "__main__":
-  options, args = options_and_args(sys.argv[1:])
+def apply(options):
+  """Sets the adapter's options where tinygrad and tg_uops read them, before a backend module is imported
+  (it computes its --without set from its renderer, which EMULATED_DTYPES changes)."""
   import tg_uops
   from tinygrad.helpers import EMULATED_DTYPES
-  tg_uops.INDEX_FORM = options["index"]
-  tg_uops.REDUCE_FORM = options["reduce"]
-  tg_uops.LOAD_FORM = options["load"]
-  EMULATED_DTYPES.value = options["emulate"]  # before the backend computes its --without set from its renderer
+  tg_uops.INDEX_FORM, tg_uops.REDUCE_FORM = options["index"], options["reduce"]
+  tg_uops.LOAD_FORM, tg_uops.STORE_FORM = options["load"], options["store"]
+  EMULATED_DTYPES.value = options["emulate"]
+
+
+if __name__ == "__main__":
+  options, args = options_and_args(sys.argv[1:])
+  apply(options)
   plugin(importlib.import_module(f"backend_{options['backend']}")).main(args)

@@ -9,7 +9,11 @@
 # masked sum of a loop-invariant value, tinygrad's arange shape, collapses).
 # `--load index` builds a load used as data as its INDEX (tinygrad adds the LOADs late): every example loop
 # keeps its verdict, and a WHERE over a loaded value moves into the load's gate (where_on_load, both
-# polarities), which no explicit LOAD lets it do. A bad value is exit 2.
+# polarities), which no explicit LOAD lets it do. `--store value` writes a gated store's value as Invalid
+# where the gate is false (tinygrad's masked stores): the example loops keep their verdicts (`--store
+# both`), and tinygrad moves the gate out through the value's op to the store. `--emulate bfloat16` has the
+# adapter take bf16, which tinygrad emulates as float: a bf16 kernel agrees on every backend's renderer
+# here, and the float decomposition rules fire. A bad value is exit 2.
 import glob, json, os, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -37,8 +41,8 @@ def used(path, index, *more):
 
 for path in sorted(glob.glob("tests/programs/loop_*.uop")) + ["tests/programs/divmod_fast.uop"]:
   # the options at once: one run less each
-  a, b = verdict(path, "i32"), verdict(path, "weak", "--reduce int --load index")
-  check(a == b, f"{os.path.basename(path)}: --index weak --reduce int --load index gives {b}, as --index i32 gives {a}")
+  a, b = verdict(path, "i32"), verdict(path, "weak", "--reduce int --load index --store both")
+  check(a == b, f"{os.path.basename(path)}: --index weak --reduce int --load index --store both gives {b}, as --index i32 gives {a}")
 weak, narrow = used("tests/programs/loop_nest_divmod.uop", "weak"), used("tests/programs/loop_nest_divmod.uop", "i32")
 new = sorted(weak - narrow)
 check(any(n.startswith(("uop/symbolic.py", "uop/divandmod.py")) for n in new),
@@ -60,7 +64,20 @@ as_index = used(MASKED, "weak", "--load", "index") - used(MASKED, "weak")
 source = json.loads(subprocess.run([ADAPTER, "--backend", "x86", "--uopfuzz-describe"], capture_output=True, text=True, timeout=60).stdout)["switch_source"]
 moved = sorted(n for n in as_index if "where_on_load" in source.get(n, ""))
 check(len(moved) == 2, f"--load index: a WHERE over a loaded value moves into the load's gate, both polarities: {moved} of {sorted(as_index)}")
+GATED = "tests/programs/loop_gated_store.uop"
+check(verdict(GATED, "i32", "--store value") == "ok", "--store value: a gated store in a loop agrees")
+by_value = used(GATED, "i32", "--store", "value") - used(GATED, "i32")
+moved = sorted(n for n in by_value if "invalid_gate" in source.get(n, ""))
+check("uop/symbolic.py:460" in by_value and moved, f"--store value: the gate moves out of the value's op ({moved}) to the store: {sorted(by_value)}")
+BF16 = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bf16_ops.uop")
+emulate = json.loads(subprocess.run([ADAPTER, "--backend", "x86", "--emulate", "long,bfloat16", "--uopfuzz-describe"], capture_output=True,
+                                    text=True, timeout=60).stdout)["without"]
+check("bf16" not in emulate and "f64" in emulate and "fp8e4m3" in emulate, f"--emulate long,bfloat16: the handshake takes bf16: without {emulate}")
+check(verdict(BF16, "i32", "--emulate bfloat16") == "ok", "--emulate bfloat16: bf16 ADD, MUL and casts agree")
+float_rules = sorted(n for n in used(BF16, "i32", "--emulate", "bfloat16") if n.startswith("codegen/decomp/dtype.py"))
+check(len(float_rules) >= 6, f"--emulate bfloat16 fires tinygrad's float decomposition: {float_rules}")
 for args, says in ((["--index", "wide"], "unknown index 'wide'"), (["--emulate", "int"], "unknown emulate 'int'"),
+                   (["--emulate", "long,f16"], "unknown emulate 'long,f16'"), (["--store", "gate"], "unknown store 'gate'"),
                    (["--reduce", "float"], "unknown reduce 'float'"), (["--load", "lazy"], "unknown load 'lazy'")):
   bad = subprocess.run([ADAPTER, *args, "--uopfuzz-describe"], capture_output=True, text=True, timeout=60)
   check(bad.returncode == 2 and says in bad.stderr, f"{' '.join(args)}: exit {bad.returncode}, {bad.stderr.strip()}")
