@@ -3,7 +3,9 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -156,6 +158,18 @@ void insert_nodes(std::vector<std::string>& lines, size_t at, const std::vector<
   lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(at), fresh.begin(), fresh.end());
 }
 
+// Nodes inserted before the line of use u (insert_nodes), u's own line renumbered and each of its sources
+// `points` names (a word index and which new node, 0-based) pointed at a new node.
+std::string insert_operands(std::vector<std::string>& lines, Use& u, const std::vector<std::string>& rests,
+                            const std::vector<std::pair<size_t, size_t>>& points) {
+  const size_t at = u.line, first = node_number(u.words[0]), n = rests.size();
+  insert_nodes(lines, at, rests);
+  u.words[0] = "%" + std::to_string(first + n);  // its sources are earlier nodes: their numbers stay
+  for (const auto& [word, k] : points) u.words[word] = "%" + std::to_string(first + k);
+  lines[at + n] = joined(u.words);
+  return join_lines(lines);
+}
+
 // One source x of an ALU node replaced by `x OP c`, a binary op of x's dtype and a new constant: nested
 // index arithmetic ((x//c)//d, (x+c)+y, x*c+x) that tinygrad's symbolic and div-and-mod rules rewrite.
 std::string grow_mutation(const Program& p, Rng& r) {
@@ -170,14 +184,61 @@ std::string grow_mutation(const Program& p, Rng& r) {
     if (info(op).arity == 2 && info(op).result == ResultRule::SAME) grow.push_back(op);
   const Op op = r.pick(grow);
   const Scalar c = mutation_value(*d, r);  // an edge, small or random constant, as every mutation draws them
-  const size_t at = u->line, first = node_number(u->words[0]);
-  insert_nodes(lines, at, {"= CONST " + dt + " " + format_scalar(*d, c), "= " + std::string(name(op)) + " " + dt + " " + x + " %" + std::to_string(first)});
-  u->words[0] = "%" + std::to_string(first + 2);
-  for (size_t i = 4; i < u->words.size(); ++i)
-    if (u->words[i].size() > 1 && node_number(u->words[i]) >= first) u->words[i] = "%" + std::to_string(node_number(u->words[i]) + 2);
-  u->words[u->source] = "%" + std::to_string(first + 1);
-  lines[at + 2] = joined(u->words);
-  return join_lines(lines);
+  const std::string first = "%" + std::to_string(node_number(u->words[0]));
+  return insert_operands(lines, *u, {"= CONST " + dt + " " + format_scalar(*d, c), "= " + std::string(name(op)) + " " + dt + " " + x + " " + first},
+                         {{u->source, 1}});
+}
+
+// Every node line's id and the RANGEs its value depends on (lines are canonical: sources come first).
+std::map<std::string, std::set<std::string>> ranges_under(const std::vector<std::string>& lines) {
+  std::map<std::string, std::set<std::string>> under;
+  for (const std::string& l : lines) {
+    const auto w = words(l);
+    if (w.size() < 4 || w[0][0] != '%') continue;
+    std::set<std::string>& mine = under[w[0]];
+    if (w[2] == "RANGE") mine.insert(w[0]);
+    for (size_t i = 4; i < w.size(); ++i)
+      if (auto it = under.find(w[i]); it != under.end() && w[i] != w[0]) mine.insert(it->second.begin(), it->second.end());
+  }
+  return under;
+}
+
+// One source x of an ALU node inside a loop replaced by `c != r ? 0 : x`, r a RANGE it depends on and c a
+// constant in r's trip count: tinygrad's one-hot select (a gather, an embedding), which its reduction
+// rules collapse (codegen/simplify.py, pm_reduce_load_collapse).
+std::string one_hot_mutation(const Program& p, Rng& r) {
+  auto lines = uf::lines(bare_text(p));
+  std::optional<Use> u = draw_use(lines, r);
+  if (!u) return "";
+  const auto under = ranges_under(lines);
+  const auto it = under.find(u->words[0]);
+  if (it == under.end() || it->second.empty()) return "";
+  const std::string range = *std::next(it->second.begin(), static_cast<std::ptrdiff_t>(r.below(it->second.size())));
+  const std::string x = u->words[u->source], dt = dtype_of(lines, x), rdt = dtype_of(lines, range);
+  const auto d = parse_dtype(dt), rd = parse_dtype(rdt);
+  if (!d || !rd) return "";
+  const std::string first = "%" + std::to_string(node_number(u->words[0]));
+  auto id = [&](int k) { return "%" + std::to_string(node_number(first) + k); };
+  return insert_operands(lines, *u,
+                         {"= CONST " + rdt + " " + format_scalar(*rd, normalize(*rd, Scalar::of_int(r.range(0, 3)))),
+                          "= CMPNE bool " + id(0) + " " + range, "= CONST " + dt + " " + format_scalar(*d, Scalar::zero()),
+                          "= WHERE " + dt + " " + id(1) + " " + id(2) + " " + x},
+                         {{u->source, 3}});
+}
+
+// One bool source x of an ALU node replaced by its logical not as tinygrad writes it, `x != true`; both
+// sources of a bool AND: `!x & !y`, which tinygrad's late rewrites turn into `!(x | y)`.
+std::string not_mutation(const Program& p, Rng& r) {
+  auto lines = uf::lines(bare_text(p));
+  std::optional<Use> u = draw_use(lines, r);
+  if (!u || dtype_of(lines, u->words[u->source]) != "bool") return "";
+  const bool both = u->words[2] == "AND" && u->words.size() == 6 && dtype_of(lines, u->words[4]) == "bool" &&
+                    dtype_of(lines, u->words[5]) == "bool";
+  auto id = [&](int k) { return "%" + std::to_string(node_number(u->words[0]) + k); };
+  const std::string t = "= CONST bool " + format_scalar(DType::Bool, Scalar::of_uint(1));
+  if (!both) return insert_operands(lines, *u, {t, "= CMPNE bool " + u->words[u->source] + " " + id(0)}, {{u->source, 1}});
+  return insert_operands(lines, *u, {t, "= CMPNE bool " + u->words[4] + " " + id(0), "= CMPNE bool " + u->words[5] + " " + id(0)},
+                         {{4, 1}, {5, 2}});
 }
 
 struct Mutation {
@@ -188,7 +249,7 @@ struct Mutation {
 constexpr Mutation kMutations[] = {
     {"data", 22, element_mutation}, {"fill", 6, fill_mutation},       {"const", 25, const_mutation},
     {"op", 15, op_mutation},        {"swap", 10, swap_mutation},      {"operand", 12, operand_mutation},
-    {"grow", 12, grow_mutation},
+    {"grow", 12, grow_mutation},    {"one-hot", 6, one_hot_mutation}, {"not", 4, not_mutation},
 };
 
 }  // namespace

@@ -7,7 +7,9 @@
 //  - op:       an ALU op replaced by another of the same arity and result rule (ADD -> FLOORDIV, CMPLT -> CMPNE);
 //  - swap:     the two operands of a binary op exchanged;
 //  - operand:  one operand of an ALU op replaced by an earlier node of its dtype (x+x, x%x, (x^y)^y);
-//  - grow:     one operand x of an ALU op replaced by `x OP c`, a new binary op with a new constant.
+//  - grow:     one operand x of an ALU op replaced by `x OP c`, a new binary op with a new constant;
+//  - one-hot:  one operand x of an ALU op inside a loop replaced by `c != r ? 0 : x`, r one of its RANGEs;
+//  - not:      one bool operand x replaced by `x != true` (both of a bool AND: `!x & !y`).
 // A result reads and verifies (else the mutation counts as not applying); the reference may still find it
 // UNDEFINED (a division by a new zero), which a campaign skips as any other.
 #pragma once

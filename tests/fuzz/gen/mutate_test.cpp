@@ -39,10 +39,20 @@ TEST(Mutate, EveryMutantIsValidAndMostDiffer) {
 
 // Every row of the table makes valid mutants; `grow` adds a node and its constant before the use, `operand`
 // points an operand at another node: both keep the number of ALU nodes' uses consistent (they verify).
+// `one-hot` adds a WHERE on `c != RANGE`, `not` a CMPNE with true.
 TEST(Mutate, EveryRowApplies) {
   Rng rng(5);
   std::map<std::string, int> made;
-  int grown = 0;
+  int grown = 0, one_hot = 0, negated = 0;
+  auto count = [](const Program& x, auto want) {
+    int n = 0;
+    for (const UOp* u : linearize(x)) n += want(u);
+    return n;
+  };
+  auto is_one_hot = [](const UOp* u) {
+    return u->op == Op::WHERE && u->src[0]->op == Op::CMPNE && u->src[0]->src[1]->op == Op::RANGE;
+  };
+  auto is_not = [](const UOp* u) { return u->op == Op::CMPNE && u->src[1]->op == Op::CONST && u->src[1]->dtype == DType::Bool; };
   for (uint64_t s = 0; s < 400; ++s) {
     const Program p = generate(s);
     std::string row;
@@ -57,10 +67,16 @@ TEST(Mutate, EveryRowApplies) {
       grown += after >= before + 1;
     } else if (row == "operand") {
       EXPECT_NE(bare_text(p), bare_text(*q));
+    } else if (row == "one-hot") {
+      one_hot += count(*q, is_one_hot) > count(p, is_one_hot);
+    } else if (row == "not") {
+      negated += count(*q, is_not) > count(p, is_not);
     }
   }
   for (const std::string& name : mutation_names()) EXPECT_GT(made[name], 0) << name;
   EXPECT_GE(grown * 10, made["grow"] * 9) << grown << " of " << made["grow"] << " grows added a node";
+  EXPECT_EQ(one_hot, made["one-hot"]);
+  EXPECT_EQ(negated, made["not"]);
 }
 
 TEST(Mutate, ValuesAreOfTheirDtype) {
