@@ -2,6 +2,7 @@
 # unittest, for the backend's device and renderer (the CPU device's ClangRenderer, CPULLVMRenderer or
 # X86Renderer, built by the test itself: no DEV needed; the PYTHON device's emulator).
 from uopfuzz_plugin import RenderError
+from tinygrad.dtype import storage_fmt_for_dtype
 from tinygrad.helpers import EMULATED_DTYPES
 from tinygrad.uop.render import pyrender
 from tg_uops import Unsupported, build, tg_dtype, tinygrad_version
@@ -15,7 +16,7 @@ from dataclasses import replace
 from tinygrad import Device
 from tinygrad.codegen import to_program
 from tinygrad.device import Buffer
-from tinygrad.dtype import AddrSpace, ConstFloat, Invalid, dtypes
+from tinygrad.dtype import AddrSpace, ConstFloat, Invalid, dtypes, from_storage_scalar, storage_fmt_for_dtype, to_storage_scalar
 from tinygrad.engine.realize import get_runtime
 from @MODULE@ import @RENDERER@
 from tinygrad.uop.ops import AxisType, KernelInfo, Ops, ParamArg, UOp
@@ -25,16 +26,22 @@ DEVICE = "@DEVICE@"
 TEST_BODY = """
 
 
-def same(fmt, got, want):
-  \"\"\"Bit for bit, but any NaN equals any NaN (and any byte but 0 is a true bool, as struct reads it).\"\"\"
+def same(dt, got, want):
+  \"\"\"Bit for bit in dt's storage, but any NaN equals any NaN (and any byte but 0 is a true bool, as struct reads it).\"\"\"
   if isinstance(got, float) and math.isnan(got) and math.isnan(want): return True
-  return struct.pack("<" + fmt, got) == struct.pack("<" + fmt, want)
+  fmt = "<" + storage_fmt_for_dtype(dt)
+  return struct.pack(fmt, to_storage_scalar(got, dt)) == struct.pack(fmt, to_storage_scalar(want, dt))
+
+
+def storage(dt, data):
+  \"\"\"Values of dt as the bytes of a Buffer of dt (bf16 and fp8 through tinygrad's own storage conversions).\"\"\"
+  return struct.pack(f"<{len(data)}{storage_fmt_for_dtype(dt)}", *[to_storage_scalar(x, dt) for x in data])
 
 
 class TestUopfuzzFinding(unittest.TestCase):
   def test_kernel(self):
     renderer = @MAKE_RENDERER@  # the finding's renderer whatever DEV says
-    bufs = {slot: Buffer(DEVICE, len(data), dt, initial_value=struct.pack(f"<{len(data)}{dt.fmt}", *data)) for slot, (dt, data, _) in BUFFERS.items()}
+    bufs = {slot: Buffer(DEVICE, len(data), dt, initial_value=storage(dt, data)) for slot, (dt, data, _) in BUFFERS.items()}
     prg = to_program(kernel(), renderer)
     global_size, local_size = prg.arg.launch_dims({})
     # the buffers in the order the kernel's C function takes them: its LINEAR's PARAMs (as to_elf's signature lists them).
@@ -44,8 +51,8 @@ class TestUopfuzzFinding(unittest.TestCase):
                             vals=prg.arg.vals({}))
     wrong = []
     for slot, (dt, _, want) in sorted(BUFFERS.items()):
-      got = [v for (v,) in struct.iter_unpack("<" + dt.fmt, bytes(bufs[slot].as_memoryview()))]
-      wrong += [f"buf{slot}[{k}] = {g} expected {w}" for k, (g, w) in enumerate(zip(got, want or got)) if not same(dt.fmt, g, w)]
+      got = [from_storage_scalar(v, dt) for (v,) in struct.iter_unpack("<" + storage_fmt_for_dtype(dt), bytes(bufs[slot].as_memoryview()))]
+      wrong += [f"buf{slot}[{k}] = {g} expected {w}" for k, (g, w) in enumerate(zip(got, want or got)) if not same(dt, g, w)]
     if wrong: self.fail("\\n".join(wrong[:20] + [f"({len(wrong)} elements differ)"] * (len(wrong) > 20)))
 if __name__ == "__main__":
   unittest.main()
@@ -98,7 +105,7 @@ def export_tinygrad(program, backend):
   table = []
   for b in program.buffers:
     dt = tg_dtype(b.dtype.name)
-    if not dt.fmt: raise RenderError(f"unsupported: BUFFER slot {b.slot} of {b.dtype.name}: Python's struct has no {dt!r}")
+    if not storage_fmt_for_dtype(dt): raise RenderError(f"unsupported: BUFFER slot {b.slot} of {b.dtype.name}: Python's struct has no {dt!r}")
     data, want = program.data.get(b.slot, [0] * b.length), program.expect.get(b.slot)
     table.append(f"  {b.slot}: ({dt!r}, {data!r}, {want!r}),")
   found = [f"# {k}: {v}" for k, v in program.meta if k in ("tinygrad", "about", "signature", "status", "found", "seed")]
