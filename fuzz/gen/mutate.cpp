@@ -170,6 +170,9 @@ std::string insert_operands(std::vector<std::string>& lines, Use& u, const std::
   return join_lines(lines);
 }
 
+// The id the k-th node insert_operands puts before use u takes (0-based).
+std::string new_id(const Use& u, size_t k) { return "%" + std::to_string(node_number(u.words[0]) + k); }
+
 // One source x of an ALU node replaced by `x OP c`, a binary op of x's dtype and a new constant: nested
 // index arithmetic ((x//c)//d, (x+c)+y, x*c+x) that tinygrad's symbolic and div-and-mod rules rewrite.
 std::string grow_mutation(const Program& p, Rng& r) {
@@ -184,9 +187,10 @@ std::string grow_mutation(const Program& p, Rng& r) {
     if (info(op).arity == 2 && info(op).result == ResultRule::SAME) grow.push_back(op);
   const Op op = r.pick(grow);
   const Scalar c = mutation_value(*d, r);  // an edge, small or random constant, as every mutation draws them
-  const std::string first = "%" + std::to_string(node_number(u->words[0]));
-  return insert_operands(lines, *u, {"= CONST " + dt + " " + format_scalar(*d, c), "= " + std::string(name(op)) + " " + dt + " " + x + " " + first},
-                         {{u->source, 1}});
+  return insert_operands(
+      lines, *u,
+      {"= CONST " + dt + " " + format_scalar(*d, c), "= " + std::string(name(op)) + " " + dt + " " + x + " " + new_id(*u, 0)},
+      {{u->source, 1}});
 }
 
 // Every node line's id and the RANGEs its value depends on (lines are canonical: sources come first).
@@ -204,8 +208,8 @@ std::map<std::string, std::set<std::string>> ranges_under(const std::vector<std:
 }
 
 // One source x of an ALU node inside a loop replaced by `c != r ? 0 : x`, r a RANGE it depends on and c a
-// constant in r's trip count: tinygrad's one-hot select (a gather, an embedding), which its reduction
-// rules collapse (codegen/simplify.py, pm_reduce_load_collapse).
+// constant of 0 to 3 (most trip counts are larger): tinygrad's one-hot select (a gather, an embedding),
+// which its reduction rules collapse (codegen/simplify.py, pm_reduce_load_collapse).
 std::string one_hot_mutation(const Program& p, Rng& r) {
   auto lines = uf::lines(bare_text(p));
   std::optional<Use> u = draw_use(lines, r);
@@ -217,13 +221,12 @@ std::string one_hot_mutation(const Program& p, Rng& r) {
   const std::string x = u->words[u->source], dt = dtype_of(lines, x), rdt = dtype_of(lines, range);
   const auto d = parse_dtype(dt), rd = parse_dtype(rdt);
   if (!d || !rd) return "";
-  const std::string first = "%" + std::to_string(node_number(u->words[0]));
-  auto id = [&](int k) { return "%" + std::to_string(node_number(first) + k); };
-  return insert_operands(lines, *u,
-                         {"= CONST " + rdt + " " + format_scalar(*rd, normalize(*rd, Scalar::of_int(r.range(0, 3)))),
-                          "= CMPNE bool " + id(0) + " " + range, "= CONST " + dt + " " + format_scalar(*d, Scalar::zero()),
-                          "= WHERE " + dt + " " + id(1) + " " + id(2) + " " + x},
-                         {{u->source, 3}});
+  return insert_operands(
+      lines, *u,
+      {"= CONST " + rdt + " " + format_scalar(*rd, normalize(*rd, Scalar::of_int(r.range(0, 3)))),
+       "= CMPNE bool " + new_id(*u, 0) + " " + range, "= CONST " + dt + " " + format_scalar(*d, Scalar::zero()),
+       "= WHERE " + dt + " " + new_id(*u, 1) + " " + new_id(*u, 2) + " " + x},
+      {{u->source, 3}});
 }
 
 // One bool source x of an ALU node replaced by its logical not as tinygrad writes it, `x != true`; both
@@ -234,11 +237,12 @@ std::string not_mutation(const Program& p, Rng& r) {
   if (!u || dtype_of(lines, u->words[u->source]) != "bool") return "";
   const bool both = u->words[2] == "AND" && u->words.size() == 6 && dtype_of(lines, u->words[4]) == "bool" &&
                     dtype_of(lines, u->words[5]) == "bool";
-  auto id = [&](int k) { return "%" + std::to_string(node_number(u->words[0]) + k); };
   const std::string t = "= CONST bool " + format_scalar(DType::Bool, Scalar::of_uint(1));
-  if (!both) return insert_operands(lines, *u, {t, "= CMPNE bool " + u->words[u->source] + " " + id(0)}, {{u->source, 1}});
-  return insert_operands(lines, *u, {t, "= CMPNE bool " + u->words[4] + " " + id(0), "= CMPNE bool " + u->words[5] + " " + id(0)},
-                         {{4, 1}, {5, 2}});
+  if (!both)
+    return insert_operands(lines, *u, {t, "= CMPNE bool " + u->words[u->source] + " " + new_id(*u, 0)}, {{u->source, 1}});
+  return insert_operands(
+      lines, *u, {t, "= CMPNE bool " + u->words[4] + " " + new_id(*u, 0), "= CMPNE bool " + u->words[5] + " " + new_id(*u, 0)},
+      {{4, 1}, {5, 2}});
 }
 
 struct Mutation {
