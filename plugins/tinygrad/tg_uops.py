@@ -185,11 +185,10 @@ REDUCE_FORM = "loop"
 LOAD_FORM = "explicit"
 
 
-def implicit_loads(program):
+def implicit_loads(program, users):
   """The ids of the LOADs built as their INDEX (LOAD_FORM "index"): ungated, and used only as operands of
-  ALU ops or as the value of a STORE, where tinygrad's pm_add_loads puts the LOAD back."""
+  ALU ops or as the value of a STORE, where tinygrad's pm_add_loads puts the LOAD back; users: users_of(program)."""
   if LOAD_FORM != "index": return set()
-  users = users_of(program)
   def value_use(u, n): return u.op.is_alu or (u.op.name == "STORE" and all(s is not n for i, s in enumerate(u.sources) if i != 1))
   return {n.id for n in program.nodes if n.op.name == "LOAD" and len(n.sources) == 1 and users[n.id]
           and all(value_use(u, n) for u in users[n.id])}
@@ -246,7 +245,8 @@ def build(program, fname, renderer=None):
   u, stored, w = {}, {}, {}
   reduced = reductions(program) if REDUCE_FORM == "int" else {}
   reduce_axes = {r.id for x in reduced.values() for r in x.ranges}
-  as_index, users = implicit_loads(program), users_of(program)
+  users = users_of(program)
+  as_index = implicit_loads(program, users)
   for n in program.nodes:
     where, op = f"line {n.line}", n.op.name
     axis_type = AxisType.REDUCE if n.id in reduce_axes else AxisType.LOOP
