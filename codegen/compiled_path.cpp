@@ -120,6 +120,7 @@ std::vector<std::optional<std::string>> render_units(const std::vector<const Pro
     if (!r[i].ok) {
       out[i]->status = KernelStatus::render_error;
       out[i]->message = std::move(r[i].message);
+      out[i]->bucket = std::move(r[i].bucket);
       out[i]->out_of_time = budget_over;
     }
   }
@@ -207,6 +208,7 @@ void run_on_target(const std::vector<const Program*>& firsts, const std::vector<
       if (!r.ok) {
         o.status = KernelStatus::render_error;
         o.message = r.message;
+        o.bucket = r.bucket;
         o.out_of_time = budget_over;
         continue;
       }

@@ -45,6 +45,8 @@ struct KernelOutcome {
   KernelStatus status = KernelStatus::ok;
   int signal = 0;
   std::string message;
+  // A render_error's name given by the plug-in (protocol 2's `bucket`: one per cause), "" when none.
+  std::string bucket;
   std::map<int64_t, Values> buffers;  // when ok: every BUFFER by slot
   // What of the target the kernel's render reached: a protocol-2 plug-in's `used` (tinygrad: the rewrite
   // rules that fired), or with `remarks` the C compiler's remarks on the kernel's lines. The campaign's

@@ -26,8 +26,9 @@ inline constexpr size_t kMaxPluginOutput = size_t{32} << 20;
 
 struct PluginResult {
   bool ok = false;
-  std::string source;   // when ok: the translation unit
-  std::string message;  // when not ok: what happened, with the plug-in's stderr
+  std::string source;             // when ok: the translation unit
+  std::string message;            // when not ok: what happened, with the plug-in's stderr
+  std::string bucket;             // when not ok: a server's name for the failure, the same for one cause ("" none)
   std::vector<std::string> used;  // a server's reply: the switches that took effect (handshake "switches")
   double seconds = 0;             // how long its render took (in a batch process: the process's time shared out)
 };

@@ -1,6 +1,7 @@
 // Protocol 2's server messages (see plugin_messages.h).
 #include "codegen/plugin_messages.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "codegen/runtime/base64.h"
@@ -30,6 +31,19 @@ std::string read_used(const nlohmann::json& j, std::vector<std::string>& used) {
   return "";
 }
 
+// The reply's optional `bucket` into `bucket`; why it is malformed, or "". It becomes part of a signature,
+// a corpus file's name and a summary key, so it is short and printable.
+std::string read_bucket(const nlohmann::json& j, std::string& bucket) {
+  const auto it = j.find("bucket");
+  if (it == j.end()) return "";
+  const std::string text = it->is_string() ? it->get<std::string>() : "";
+  const bool printable = std::all_of(text.begin(), text.end(), [](char c) { return c >= ' ' && c <= '~'; });
+  if (text.empty() || text.size() > 160 || !printable)
+    return "a reply whose 'bucket' is not one line of 1 to 160 printable ASCII characters";
+  bucket = text;
+  return "";
+}
+
 // Why `j` is not a reply with exactly one of the string keys `key` and `error` ("" when it is).
 std::string check_one_of(const nlohmann::json& j, const char* key, bool& has_key) {
   const auto k = j.find(key), error = j.find("error");
@@ -46,6 +60,7 @@ std::string check_reply(const nlohmann::json& j, PluginResult& out) {
   if (has_source && !j["source"].is_string()) return "a reply whose 'source' is not a string";
   out.ok = has_source;
   (out.ok ? out.source : out.message) = j[out.ok ? "source" : "error"].get<std::string>();
+  if (std::string bad = out.ok ? "" : read_bucket(j, out.bucket); !bad.empty()) return bad;
   return read_used(j, out.used);
 }
 

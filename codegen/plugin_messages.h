@@ -21,6 +21,8 @@ std::string check_id(const std::string& line, uint64_t id, nlohmann::json& j);
 std::string read_used(const nlohmann::json& j, std::vector<std::string>& used);
 // Exactly one of the keys `key` and `error` (a string); has_key says which.
 std::string check_one_of(const nlohmann::json& j, const char* key, bool& has_key);
+// An error reply's optional `bucket` (one line of at most 160 printable characters), into `bucket`.
+std::string read_bucket(const nlohmann::json& j, std::string& bucket);
 // A render or export reply, read into `out`.
 std::string check_reply(const nlohmann::json& j, PluginResult& out);
 // A reach reply (`reachable`: "kernel" or `level`; `detail`: one line), read into `out`: its source the

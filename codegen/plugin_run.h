@@ -19,6 +19,7 @@ struct PluginRunOutcome {
 struct PluginRunResult {
   bool ok = false;
   std::string message;
+  std::string bucket;  // when not ok: the plug-in's name for the failure ("" none), as PluginResult's
   std::vector<PluginRunOutcome> outcomes;
   std::vector<std::string> used;
 };

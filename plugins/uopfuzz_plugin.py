@@ -39,7 +39,40 @@ RUN_FAILURE_CLASSES = ("crash", "timeout", "compile-error")
 
 
 class RenderError(Exception):
-  """This program cannot be rendered (or run): a render-error of this program alone, with the message."""
+  """This program cannot be rendered (or run): a render-error of this program alone, with the message.
+  bucket, when given, names the failure's cause in one short line (the same for every program it fails
+  on): a server reply carries it and the signature becomes `render-error BUCKET`."""
+
+  def __init__(self, message, bucket=None):
+    super().__init__(message)
+    self.bucket = bucket
+
+
+class Failure(str):
+  """A program's error message (a str) with the bucket its error reply carries (None: none)."""
+
+  def __new__(cls, message, bucket=None):
+    self = super().__new__(cls, message)
+    self.bucket = bucket
+    return self
+
+
+def raised_at(e, root=None):
+  """`TYPE at FILE:LINE`, the usual bucket of a target's crash: the exception's type and the innermost frame
+  of its traceback under root (named relative to root), or of all when root is None or none is under it
+  (named by its folder and file)."""
+  def under(f): return root is not None and os.path.abspath(f.filename).startswith(os.path.abspath(root) + os.sep)
+  frames = traceback.extract_tb(e.__traceback__)
+  if not frames: return type(e).__name__
+  f = ([f for f in frames if under(f)] or frames)[-1]
+  name = os.path.relpath(f.filename, root) if under(f) else "/".join(os.path.normpath(f.filename).split(os.sep)[-2:])
+  return f"{type(e).__name__} at {name}:{f.lineno}"
+
+
+def error_reply(error):
+  """The reply of a failed request: its message, and its bucket when it has one."""
+  bucket = getattr(error, "bucket", None)
+  return {"error": str(error)} if bucket is None else {"error": str(error), "bucket": bucket}
 
 
 Rendered = collections.namedtuple("Rendered", "source used", defaults=(None,))  # render's output and the switches that took effect
@@ -246,7 +279,8 @@ class Plugin:
     except Exception as e:  # a RenderError, or a bug of the plug-in or its target
       cause = e.__cause__ if isinstance(e, RenderError) else e
       if os.environ.get("UOPFUZZ_PLUGIN_TRACE") and cause: traceback.print_exception(type(cause), cause, cause.__traceback__)
-      return None, str(e) if isinstance(e, RenderError) else f"{type(e).__name__}: {e}"
+      if isinstance(e, RenderError): return None, Failure(str(e), e.bucket)
+      return None, Failure(f"{type(e).__name__}: {e}", raised_at(e))
 
   def main(self, argv=None):
     args = sys.argv[1:] if argv is None else list(argv)
@@ -350,7 +384,7 @@ class Plugin:
     off = request.get("off") or []
     error = self.bad_off(off)
     source, error, used = (None, error, None) if error else self.render_text(request["program"], request["function"], off=off)
-    if error is not None: return {"error": error}
+    if error is not None: return error_reply(error)
     if not isinstance(source, str): source = base64.b64encode(bytes(source)).decode("ascii")  # x86-64 machine code
     return {"source": source} if used is None else {"source": source, "used": list(used)}
 
@@ -364,7 +398,7 @@ class Plugin:
     except UopSyntaxError as e: return {"error": str(e)}
     except ValueError as e: return {"error": f"bad request: {e}"}
     out, error = self.call(self.run, program, function, inputs, **self.off_arg(off))
-    if error is not None: return {"error": error}
+    if error is not None: return error_reply(error)
     outputs, used = (out.outputs, out.used) if isinstance(out, Ran) else (out, None)
     try: reply = {"outputs": encode_outputs(outputs, len(inputs), buffer_sizes(program))}
     except ValueError as e: return {"error": f"{self.prog}: {e}"}  # a wrong return is this program's error, not garbage

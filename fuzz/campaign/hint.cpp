@@ -64,7 +64,7 @@ std::string dominant_failure_hint(const CampaignSummary& s) {
   const int64_t programs = s.counts.programs;
   if (programs < 20) return "";
   for (const auto& [sig, n] : s.bucket_hits) {
-    if (sig != "render-error" && sig != "compile-error") continue;
+    if (sig.rfind("render-error", 0) != 0 && sig != "compile-error") continue;  // render errors may name a bucket
     if (2 * n < programs) continue;
     std::string hint =
         "most programs fail the same way: " + sig + " (" + std::to_string(n) + " of " + std::to_string(programs) + ")";

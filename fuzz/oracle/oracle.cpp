@@ -283,6 +283,11 @@ std::string verdict_name(Verdict v) {
   return "mismatch";
 }
 
+bool same_signature(const std::string& recorded, const std::string& observed) {
+  static const std::string bare = verdict_name(Verdict::render_error);
+  return observed == recorded || (recorded == bare && observed.rfind(bare + " ", 0) == 0);
+}
+
 Observation compare(const Program& p, const RefResult& ref, const KernelOutcome& out) {
   Observation o;
   o.verdict = verdict_of(out.status);
@@ -293,6 +298,9 @@ Observation compare(const Program& p, const RefResult& ref, const KernelOutcome&
     case KernelStatus::ok: break;
     case KernelStatus::crash:  // signal 0: the kernel exited, or broke the ABI (checked_call.h)
       o.signature = "crash " + (out.signal ? signal_name(out.signal) : out.message.rfind(kBrokeAbi, 0) == 0 ? "ABI" : "exit");
+      return o;
+    case KernelStatus::render_error:
+      o.signature = verdict_name(o.verdict) + (out.bucket.empty() ? "" : " " + out.bucket);
       return o;
     default: o.signature = verdict_name(o.verdict); return o;
   }

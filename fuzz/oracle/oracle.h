@@ -9,7 +9,8 @@
 // of every live value (core/probe.h: inside loops once per iteration), run both ways, and the value that
 // differs first in execution order names the bucket, e.g. `mismatch CAST f64>u32`, `mismatch MAX f16`,
 // `mismatch RANGE i32` (a loop ran too few or too many times). A store to the wrong place with every
-// value right is `mismatch STORE f32 address`. Crashes bucket by signal (`crash SIGFPE`), the other
+// value right is `mismatch STORE f32 address`. Crashes bucket by signal (`crash SIGFPE`), a render error
+// by the bucket its plug-in names (`render-error KeyError at codegen/late/regalloc.py:118`), the other
 // classes by class alone.
 #pragma once
 #include <optional>
@@ -38,6 +39,10 @@ struct Observation {
   std::map<int64_t, Values> expect;  // reference result (every BUFFER)
   std::map<int64_t, Values> got;     // compiled result, for the buffers that differ
 };
+
+// Whether an observed signature is the recorded one: equal, or the recorded one is a bare `render-error`
+// (a file from before plug-ins named their render errors' buckets) and the observed a render error.
+bool same_signature(const std::string& recorded, const std::string& observed);
 
 // Compares one compiled outcome with the reference result (which must be defined).
 Observation compare(const Program& p, const RefResult& ref, const KernelOutcome& out);

@@ -71,7 +71,7 @@ std::vector<TriageRow> triage(const Program& p, const std::string& signature, co
       row.outcome = Blame::undefined;
     else if (f.observation.verdict != Verdict::ok) {
       row.signature = f.observation.signature;
-      row.outcome = signature.empty() || row.signature == signature ? Blame::same : Blame::other;
+      row.outcome = signature.empty() || same_signature(signature, row.signature) ? Blame::same : Blame::other;
     }
     rows.push_back(std::move(row));
   }

@@ -5,13 +5,14 @@ import functools
 import gc
 import linecache
 import os
+import re
 import types
 
 import tinygrad
 from tinygrad.uop.ops import PatternMatcher
 import tinygrad.uop.ops as tg_ops
 import tinygrad.uop.upat as tg_upat
-from uopfuzz_plugin import RenderError, parse_program
+from uopfuzz_plugin import RenderError, parse_program, raised_at
 from tg_uops import Unsupported
 
 # ---- switches: tinygrad's rewrite rules, each of which a render can switch off ------------------------
@@ -167,6 +168,13 @@ def switched(fn, program, fname, off=()):
   return with_off(fn, program, fname, {*off, *env})
 
 
+def failure_bucket(e):
+  """Where tinygrad raised e, as FILE:LINE of its package (one bucket per cause, not one for every render
+  error); its verifier raises for any op at one line, so a verification failure names the op too."""
+  op = re.search(r"verification failed at \d+ on Ops\.(\w+)", str(e))
+  return raised_at(e, ROOT) + (f" on {op.group(1)}" if op else "")
+
+
 def with_off(fn, program, fname, off):
   global OFF
   OFF = frozenset(off)
@@ -174,6 +182,6 @@ def with_off(fn, program, fname, off):
   try: value = fn(program, fname)
   except Unsupported as e: raise RenderError(f"unsupported: {e}") from None
   except Exception as e:  # tinygrad's pipeline rejected or crashed on the program: a render error (a finding)
-    raise RenderError(f"tinygrad failed: {type(e).__name__}: {e}") from e
+    raise RenderError(f"tinygrad failed: {type(e).__name__}: {e}", failure_bucket(e)) from e
   finally: OFF = frozenset()
   return value, sorted(USED, key=NAME_KEYS.get)

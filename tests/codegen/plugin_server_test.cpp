@@ -105,6 +105,23 @@ TEST_F(PluginServerTest, EachFaultCostsExactlyItsProgramAndTheServerRestarts) {
   }
 }
 
+// An error reply's `bucket` names the render error's cause; one that could not be a signature's word (a
+// line break, too long) is a protocol error of that program alone.
+TEST_F(PluginServerTest, ARefusalCarriesItsBucket) {
+  std::vector<Program> three(programs.begin(), programs.begin() + 3);
+  for (Program& p : three) p.set_meta("fault", "refuse");
+  three[0].set_meta("bucket", "KeyError at late/regalloc.py:118");
+  three[2].set_meta("bucket", std::string(161, 'x'));
+  const auto out = run_compiled({&three[0], &three[1], &three[2]}, config());
+  ASSERT_EQ(out[0].status, KernelStatus::render_error);
+  EXPECT_EQ(out[0].bucket, "KeyError at late/regalloc.py:118");
+  ASSERT_EQ(out[1].status, KernelStatus::render_error);
+  EXPECT_EQ(out[1].bucket, "");
+  ASSERT_EQ(out[2].status, KernelStatus::render_error);
+  EXPECT_EQ(out[2].bucket, "");
+  EXPECT_NE(out[2].message.find("protocol error: a reply whose 'bucket' is not one line"), std::string::npos) << out[2].message;
+}
+
 TEST_F(PluginServerTest, AServerThatDiesAtStartBacksOffWithinTheBudget) {
   ::setenv("UOPFUZZ_FAULT_AT_START", "1", 1);
   CompiledPathConfig cfg = config();

@@ -264,9 +264,11 @@ class Modes(unittest.TestCase):
     self.assertEqual(r["id"], 7)
     self.assertIn("void kernel0(int32_t* p0)", r["source"])
     self.assertEqual(server.render(8, with_meta("refuse", "no")), {"id": 8, "error": "refused: no"})
-    r = server.render(9, with_meta("raise", "boom"))
-    self.assertEqual((r["id"], sorted(r)), (9, ["error", "id"]))
+    self.assertEqual(server.render(8, "meta bucket = why\n" + with_meta("refuse", "no")), {"id": 8, "error": "refused: no", "bucket": "why"})
+    r = server.render(9, with_meta("raise", "boom"))  # a bug of the plug-in: bucketed where it raised
+    self.assertEqual((r["id"], sorted(r)), (9, ["bucket", "error", "id"]))
     self.assertIn("RuntimeError: boom", r["error"])
+    self.assertRegex(r["bucket"], r"^RuntimeError at plugins/sdk_plugin\.py:\d+$")
     self.assertIn("<program>:2: unknown line 'nope'", server.render(10, "uops 1\nnope\n")["error"])
     self.assertIn("void kernel1(", server.render(11, with_meta("print", "noise"), "kernel1")["source"])  # its print is not a reply
     self.assertEqual(server.render(12, PROGRAM, "bad name")["id"], 12)

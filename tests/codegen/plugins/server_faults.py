@@ -2,7 +2,8 @@
 # A protocol-2 plug-in for the server tests (tests/codegen/plugin_server_test.cpp), on the SDK: uopfuzz's own
 # renderer (`$UOPFUZZ render`), so its kernels agree with the built-in path, except where asked to fail.
 #   meta fault = F on a program, in server mode: exit (exit 3), segv (SIGSEGV), hang, garbage (a line that
-#     is not JSON before the reply), wrong-id (the reply's id is off by one), refuse (an `error` reply).
+#     is not JSON before the reply), wrong-id (the reply's id is off by one), refuse (an `error` reply; its
+#     `bucket` the program's `meta bucket`, when it has one).
 #   $UOPFUZZ_FAULT_AT_START=1: every server process exits at once, before reading a request.
 #   $UOPFUZZ_HANG_EVERY=N: each server process hangs on its N-th, 2N-th, ... request.
 #   $UOPFUZZ_RENDER_SECONDS=S: every render takes S seconds more (a slow target).
@@ -39,7 +40,7 @@ def render(program, function):
     sys.__stdout__.write("this is not JSON\n")
     sys.__stdout__.flush()
   if fault == "refuse":
-    raise RenderError("refused as asked")
+    raise RenderError("refused as asked", program.meta_value("bucket"))
   time.sleep(float(os.environ.get("UOPFUZZ_RENDER_SECONDS", "0")))
   source = uopfuzz_render(program, function)
   if os.environ.get("UOPFUZZ_BREAK_MUL"):

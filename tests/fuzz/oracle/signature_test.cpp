@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "core/text.h"
+#include "fuzz/oracle/oracle.h"
 #include "tests/support/files.h"
 #include "tests/support/paths.h"
 #include "tests/support/uopfuzz.h"
@@ -21,6 +23,25 @@ TEST(Signature, AWrongConstantIsSignedByTheConstant) {
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.out.find("verdict: mismatch (mismatch CONST f64)"), std::string::npos) << r.out;
   EXPECT_EQ(run_uopfuzz_isolated("run " + program, tmp.path() / "cache").code, 0);  // the built-in renderer agrees
+}
+
+// A render error is signed by the bucket its plug-in names (protocol 2's `bucket`), so two causes are two
+// buckets; a file recorded before buckets existed (`render-error` alone) still matches any render error.
+TEST(Signature, ARenderErrorIsSignedByItsPluginsBucket) {
+  const Program p = parse_program("uops 1\n%0 = SINK void\n");
+  KernelOutcome out;
+  out.status = KernelStatus::render_error;
+  EXPECT_EQ(compare(p, RefResult{}, out).signature, "render-error");
+  out.bucket = "KeyError at codegen/late/regalloc.py:118";
+  const std::string keyed = compare(p, RefResult{}, out).signature;
+  EXPECT_EQ(keyed, "render-error KeyError at codegen/late/regalloc.py:118");
+  EXPECT_TRUE(same_signature(keyed, keyed));
+  EXPECT_TRUE(same_signature("render-error", keyed));
+  EXPECT_FALSE(same_signature(keyed, "render-error"));
+  EXPECT_FALSE(same_signature(keyed, "render-error RuntimeError at uop/spec.py:44 on AFTER"));
+  EXPECT_FALSE(same_signature("render-error", "render-errors"));
+  EXPECT_FALSE(same_signature("compile-error", "compile-error x"));
+  EXPECT_FALSE(same_signature("mismatch ADD i32", "mismatch ADD i32 address"));
 }
 
 }  // namespace
