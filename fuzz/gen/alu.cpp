@@ -13,8 +13,12 @@ DType Gen::pick_dtype(const std::function<bool(DType)>& ok) {
   for (DType d : kValueDTypes)
     if (ok(d)) w[static_cast<size_t>(d)] = pol.dtype_weight[static_cast<size_t>(d)];
   int k = rng.weighted(w);
-  if (k < 0) {  // the swarm left no dtype this caller can use: fall back to the table's own
-    for (DType d : kValueDTypes) w[static_cast<size_t>(d)] = ok(d);  // all alike
+  if (k < 0) {  // the swarm left no dtype this caller can use: fall back to the target's, all alike
+    for (DType d : kValueDTypes) w[static_cast<size_t>(d)] = ok(d) && target_has(d);
+    k = rng.weighted(w);
+  }
+  if (k < 0) {  // nor has the target one: the caller's need comes first (a shape's own dtypes, docs/format.md)
+    for (DType d : kValueDTypes) w[static_cast<size_t>(d)] = ok(d);
     k = rng.weighted(w);
   }
   ensure(k >= 0, "some dtype satisfies the caller");
@@ -172,7 +176,8 @@ const UOp* Gen::alu_node(Op op, DType d, const UOp* first) {
           !first && op == Op::CAST && is_float(to) && bytes(to) <= 2 && !is_bool(d) && rng.chance(pol.p_narrow_cast_edge);
       // Wider sources are the ones with a double-rounding band: binary64 and 64-bit integers, mostly.
       const DType wide[] = {DType::F64, DType::F64, DType::I64, d};
-      const DType from = edge ? rng.pick(wide) : d;
+      const DType drawn = edge ? rng.pick(wide) : d;
+      const DType from = target_has(drawn) ? drawn : d;  // a target without f64 gets the edge in d
       const UOp* a = edge ? constant(from, rounding_edge(from, to)) : lead();
       return op == Op::CAST ? cast_to(a, to) : bitcast_to(a, to);
     }

@@ -54,6 +54,7 @@ void Gen::ensure(bool ok, const char* what) {
 
 Gen::Gen(const Choices& choices, const GenPolicy& base, std::vector<uint64_t>* record)
     : choices_(choices), rng(choices_.seed, choices_.draws, record), pol(swarm(base, rng)), seed(choices.seed), g(*prog.graph), pool_(kNumDTypes) {
+  for (DType d : kValueDTypes) target_dtypes_[static_cast<size_t>(d)] = base.dtype_weight[static_cast<size_t>(d)] > 0;
   // An ALU op is drawn with its weight times the weight of the dtypes it accepts.
   for (Op op : kAluOps) {
     const auto o = static_cast<size_t>(op);

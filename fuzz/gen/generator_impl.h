@@ -115,6 +115,9 @@ class Gen {
   // Whether `--without` bans op, and whether op may be built on operands of dtype d (accepted, not banned).
   bool banned(Op op) const { return pol.op_banned[static_cast<size_t>(op)]; }
   bool usable(Op op, DType d) const { return op_accepts(op, d) && !banned(op); }
+  // Whether the target has dtype d: the policy draws it (`--without f64` zeroes its weight; a program's
+  // swarm may drop it too, which says nothing about the target).
+  bool target_has(DType d) const { return target_dtypes_[static_cast<size_t>(d)]; }
   Facts& facts(const UOp* u) { return facts_[u->id]; }
 
   // ---- values (values.cpp)
@@ -232,6 +235,7 @@ class Gen {
   const Choices choices_;  // what rng replays: owned here, so it outlives the caller's
   Rng rng;
   GenPolicy pol;
+  std::array<bool, kNumDTypes> target_dtypes_{};  // by dtype: target_has
   uint64_t seed;
   Program prog;
   Graph& g;
