@@ -215,14 +215,15 @@ def invalid_where_not(value, gate, only_user, pick):
 def weak_form(n, w, axis_type=AxisType.LOOP):
   """The weakint form of i32 node n from the weak forms `w` of its sources, or None when it has none: a
   RANGE with a constant end, WEAK_OPS of weak operands or constants (FLOORDIV and FLOORMOD by a positive
-  constant only: our edge cases stay ours) whose every value fits int32 (tinygrad's bounds, so no wrap of
-  our i32 is lost), or a comparison of such."""
+  constant only: our edge cases stay ours) of i32 whose every value fits int32 (tinygrad's bounds, so no
+  wrap of our i32 is lost), or a comparison of such."""
   op = n.op.name
   def weak(s): return w.get(s.id) if s.op.name != "CONST" else UOp.const(s.arg, dtypes.weakint)
   if op == "RANGE":
     end = n.sources[0]
     return UOp.range(UOp.const(end.arg, dtypes.weakint), n.arg, axis_type) if end.op.name == "CONST" else None
   if op not in WEAK_OPS | WEAK_COMPARE or any(weak(s) is None for s in n.sources): return None
+  if op in WEAK_OPS and n.dtype.name != "i32": return None  # a bool ADD is our OR: no index arithmetic
   if op in WEAK_COMPARE and n.sources[0].dtype.name != "i32": return None
   if op in ("FLOORDIV", "FLOORMOD") and not (n.sources[1].op.name == "CONST" and n.sources[1].arg > 0): return None
   a = [weak(s) for s in n.sources]
