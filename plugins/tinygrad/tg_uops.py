@@ -222,9 +222,9 @@ def weak_form(n, w, axis_type=AxisType.LOOP):
   if op == "RANGE":
     end = n.sources[0]
     return UOp.range(UOp.const(end.arg, dtypes.weakint), n.arg, axis_type) if end.op.name == "CONST" else None
-  if op not in WEAK_OPS | WEAK_COMPARE or any(weak(s) is None for s in n.sources): return None
-  if op in WEAK_OPS and n.dtype.name != "i32": return None  # a bool ADD is our OR: no index arithmetic
-  if op in WEAK_COMPARE and n.sources[0].dtype.name != "i32": return None
+  if op not in WEAK_OPS | WEAK_COMPARE: return None
+  # i32 arithmetic and comparisons of it only (a bool ADD is our OR; a float constant has no weakint form)
+  if (n.sources[0] if op in WEAK_COMPARE else n).dtype.name != "i32" or any(weak(s) is None for s in n.sources): return None
   if op in ("FLOORDIV", "FLOORMOD") and not (n.sources[1].op.name == "CONST" and n.sources[1].arg > 0): return None
   a = [weak(s) for s in n.sources]
   if op in WEAK_COMPARE: return UOp(getattr(Ops, op), dtypes.bool, tuple(a))
