@@ -27,6 +27,9 @@ TENSOR_OPS = {
   "SIN": "{0}.sin()", "TRUNC": "{0}.trunc()", "WHERE": "{0}.where({1}, {2})", "MULACC": "({0} * {1} + {2})",
   "CAST": "{0}.cast({T})", "BITCAST": "{0}.bitcast({T})",
 }
+# Where a bool's Tensor operator means something else: tinygrad's `a - b` on bools is `a + ~b` (its neg of a
+# bool is logical not), ours is exec_alu's XOR; our NEG of a bool is the bool itself.
+BOOL_TENSOR_OPS = {"SUB": "({0} ^ {1})", "NEG": "{0}"}
 
 
 class NoTensorForm(Exception):
@@ -99,7 +102,8 @@ def tensor_lines(program, device):
     elif op == "SINK": break
     elif op in TENSOR_OPS:  # named by what it is and its node's number
       names[n.id] = f"{op.lower()}{n.id}"
-      lines.append(f"{names[n.id]} = " + TENSOR_OPS[op].format(*src, T=repr(dt)))
+      form = BOOL_TENSOR_OPS.get(op, TENSOR_OPS[op]) if n.dtype.name == "bool" else TENSOR_OPS[op]
+      lines.append(f"{names[n.id]} = " + form.format(*src, T=repr(dt)))
     else: raise NoTensorForm(f"%{n.id}: {op}")
   for at, (_, ordered_after) in stored.items():  # a store to an element also loaded must come after those loads
     if not loads_of_element.get(at, set()) <= ordered_after:

@@ -3,9 +3,10 @@
 # `tinygrad`): a standalone unittest that builds the program's UOps, runs them through tinygrad's own CPU
 # pipeline and compares every BUFFER with the program's expect lines. Each finding of corpus/tinygrad/
 # exported and run outside the repository (only tinygrad on PYTHONPATH) fails, a mismatch naming the element
-# its `got` line says differs (by slot, `buf1[5]`) and a compile error raised as such, with DEV unset (the
-# test builds its renderer; x86's findings too); each example program (tests/programs) the
-# adapter renders right passes, and the two that hit known tinygrad bugs fail. Run from the repository root
+# its `got` line says differs (by slot, `buf1[5]`), a render error raising where its signature says and a
+# compile error raised as such, with DEV unset (the test builds its renderer; x86's findings too); each
+# example program (tests/programs) the adapter renders right passes, and the two that hit known tinygrad
+# bugs fail. Run from the repository root
 # with tinygrad on PYTHONPATH (or UOPFUZZ_TINYGRAD); exit 77 without tinygrad or clang.
 import glob, json, os, re, shutil, subprocess, sys, tempfile
 
@@ -97,8 +98,10 @@ for f in sorted(glob.glob("corpus/tinygrad/x86/*.uop")):
   if program.meta_value("class") == "mismatch":
     element = first_wrong(program)
     check(code == 1 and "FAILED (failures=1)" in out and element in out, f"{f}: with DEV unset fails naming {element}...: {gist(out)}")
-  elif program.meta_value("class") == "render-error":  # tinygrad raises in its pipeline: the test errs
-    check(code == 1 and "FAILED (errors=1)" in out and "AssertionError" not in out, f"{f}: with DEV unset tinygrad raises: {gist(out)}")
+  elif program.meta_value("class") == "render-error":  # tinygrad raises in its pipeline, where the signature says
+    where = re.match(r"render-error (\w+) at (\S+):(\d+)", program.meta_value("signature") or "")
+    raised = where is not None and where.group(1) in out and f'{where.group(2)}", line {where.group(3)}' in out
+    check(code == 1 and "FAILED" in out and raised, f"{f}: with DEV unset tinygrad raises as its signature says: {gist(out)}")
   else:
     check(code != 0 and "AssertionError" not in out, f"{f}: with DEV unset ends as a {program.meta_value('class')} (exit {code}): {gist(out)}")
 
