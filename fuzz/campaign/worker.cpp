@@ -89,12 +89,16 @@ class Worker {
  private:
   // When a --time run starts its last batch: early enough that a bucket found in it is still reduced in
   // the budget (a reduction takes about as long as this worker's longest so far, or 200 renders of a
-  // slow plug-in, at most --reduce-time and a quarter of --time), so no bucket is left unreduced by
-  // the clock alone.
+  // slow plug-in, at most --reduce-time), and so are the reductions still queued, this worker's share of
+  // them at its mean reduction so far (on a bug-dense target new buckets keep a resumed reduction waiting
+  // until generation ends); all at most a quarter of --time. So no bucket is left unreduced by the clock
+  // alone.
   double generation_end() const {
     if (!o_.reduce) return o_.time_s;
-    const double expected = std::max(longest_reduction_s_, 200 * mean_render_seconds(cfg_));
-    return o_.time_s - std::min({o_.reduce_time_s, expected, 0.25 * o_.time_s});
+    const double one = std::min(o_.reduce_time_s, std::max(longest_reduction_s_, 200 * mean_render_seconds(cfg_)));
+    const double mean = reductions_ > 0 ? std::min(o_.reduce_time_s, reduction_seconds_ / reductions_) : one;
+    const double queued = queue_.outstanding() * mean / o_.jobs;
+    return o_.time_s - std::min(one + queued, 0.25 * o_.time_s);
   }
 
   // The next batch's size, or nullopt to stop: --time would end before a worthwhile batch does.
