@@ -205,8 +205,10 @@ STORE_FORM = "index"
 def invalid_where_not(value, gate, only_user, pick):
   """value (a STORE's, gated by gate) as Invalid where gate is false (STORE_FORM "value"): on its operand
   number pick (modulo their count) when the store is its only user and it is an ALU op or a cast, else on
-  the value itself. A WHERE's on its condition: an Invalid branch poisons only where it is chosen."""
-  if only_user and (value.op in GroupOp.ALU or value.op in (Ops.CAST, Ops.BITCAST)):
+  the value itself. A WHERE's on its condition: an Invalid branch poisons only where it is chosen. Not a
+  comparison's: tinygrad never poisons one with Invalid (uop/symbolic.py:82 leaves comparisons out), so
+  once a constant gate folds (:104) its Invalid operand would outlive every rule."""
+  if only_user and ((value.op in GroupOp.ALU and value.op not in GroupOp.Comparison) or value.op in (Ops.CAST, Ops.BITCAST)):
     k = 0 if value.op is Ops.WHERE else pick % len(value.src)
     return value.replace(src=tuple(s.valid(gate) if i == k else s for i, s in enumerate(value.src)))
   return value.valid(gate)
