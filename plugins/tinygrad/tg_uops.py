@@ -110,7 +110,8 @@ def edges(op, dt, a, b):
     out = UOp(Ops.CMPLT, dtypes.bool, (a, UOp.const(0, dt))).where(UOp.const(-1, dt), UOp.const(0, dt)) if op == "SHR" and signed else UOp.const(0, dt)
     return big.where(out, r)
   o = getattr(Ops, op)
-  if b.op is Ops.CONST and b.arg != 0 and not (signed and b.arg == -1): return alu(o, a, b)
+  # by -1 only MIN needs the guard: tinygrad's own bound says when a cannot be MIN (then `x // -1 -> -x`)
+  if b.op is Ops.CONST and b.arg != 0 and not (signed and b.arg == -1 and a.vmin <= dt.min): return alu(o, a, b)
   zero = UOp(Ops.CMPEQ, dtypes.bool, (b, UOp.const(0, dt)))
   minus1 = UOp(Ops.CMPEQ, dtypes.bool, (b, UOp.const(-1, dt))) if signed else UOp.const(False, dtypes.bool)
   if op in ("FLOORDIV", "CDIV"):  # MIN / -1 divides by 1 instead
@@ -153,6 +154,13 @@ def merge_ends(sink):
     merged = UOp.group(*(e.src[0] for e in es)).end(*rs)
     subs.update({e: merged for e in es})
   return sink.substitute(subs) if subs else sink
+
+
+# How SUB and NEG are built (uopfuzz_tinygrad.py --neg): "op", as tinygrad's ops where the renderer has them;
+# "front", always as tinygrad's front end writes them (x * -1, a + b * -1), which its decomp/op.py turns
+# back into NEG and SUB, and its symbolic rules on `-1 * (...)` see first; "both", by the node's id (even:
+# front), so both forms occur in one campaign.
+NEG_FORM = "op"
 
 
 def frontend_form(op, dt, srcs):
@@ -297,7 +305,8 @@ def build(program, fname, renderer=None):
     elif op == "CAST": u[n.id] = float_to_int(srcs[0], dt) if dtypes.is_float(srcs[0].dtype) and dtypes.is_int(dt) else srcs[0].cast(dt)
     elif op == "BITCAST": u[n.id] = srcs[0].bitcast(dt)
     elif op in EDGES: u[n.id] = edges(op, dt, *srcs)
-    elif op in ("SUB", "NEG") and renderer is not None and getattr(Ops, op) not in renderer.code_for_op: u[n.id] = frontend_form(op, dt, srcs)
+    elif op in ("SUB", "NEG") and (renderer is not None and getattr(Ops, op) not in renderer.code_for_op or
+                                   NEG_FORM == "front" or NEG_FORM == "both" and n.id % 2 == 0): u[n.id] = frontend_form(op, dt, srcs)
     elif op == "MULACC" and renderer is not None and Ops.MULACC not in renderer.code_for_op: raise Unsupported(f"{where}: MULACC (pass --without mulacc)")
     elif op in UNSUPPORTED_OPS: raise Unsupported(f"{where}: {op} ({UNSUPPORTED_OPS[op]})")
     elif n.op.is_alu and hasattr(Ops, RENAMED.get(op, op)): u[n.id] = UOp(getattr(Ops, RENAMED.get(op, op)), dt, tuple(srcs))

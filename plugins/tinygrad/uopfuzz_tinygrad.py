@@ -40,11 +40,12 @@ BACKENDS = ("clang", "llvm", "x86", "python")
 # accumulator loops (tg_uops.REDUCE_FORM: `int`, integer ones as tinygrad's REDUCE, tg_reduce.py), and the
 # form of loads (tg_uops.LOAD_FORM: `index`, a load used as data is its INDEX, as tinygrad's front end writes)
 # and of gated stores (tg_uops.STORE_FORM: `value`, the value is Invalid where the gate is false, as
-# tinygrad's front end writes a masked store; `both`, each gated store one of the two forms).
+# tinygrad's front end writes a masked store; `both`, each gated store one of the two forms), and of SUB and
+# NEG (tg_uops.NEG_FORM: `front`, x * -1 as tinygrad's front end writes them; `both`, each one of the two).
 from tg_uops import EMULABLE  # noqa: E402
 OPTIONS = {"backend": ("clang", BACKENDS), "index": ("i32", ("i32", "weak")), "emulate": ("", EMULABLE),
            "reduce": ("loop", ("loop", "int")), "load": ("explicit", ("explicit", "index")),
-           "store": ("index", ("index", "value", "both"))}
+           "store": ("index", ("index", "value", "both")), "neg": ("op", ("op", "front", "both"))}
 LISTS = {"emulate"}  # options that take a comma list of their values
 
 
@@ -93,7 +94,7 @@ def apply(options):
   import tg_uops
   from tinygrad.helpers import EMULATED_DTYPES
   tg_uops.INDEX_FORM, tg_uops.REDUCE_FORM = options["index"], options["reduce"]
-  tg_uops.LOAD_FORM, tg_uops.STORE_FORM = options["load"], options["store"]
+  tg_uops.LOAD_FORM, tg_uops.STORE_FORM, tg_uops.NEG_FORM = options["load"], options["store"], options["neg"]
   EMULATED_DTYPES.value = options["emulate"]
 
 

@@ -13,7 +13,10 @@
 # where the gate is false (tinygrad's masked stores): the example loops keep their verdicts (`--store
 # both`), and tinygrad moves the gate out through the value's op to the store. `--emulate bfloat16` has the
 # adapter take bf16, which tinygrad emulates as float: a bf16 kernel agrees on x86 (bf16_ops.uop; clang,
-# llvm and python agree too, checked by hand), and the float decomposition rules fire. A bad value is exit 2.
+# llvm and python agree too, checked by hand), and the float decomposition rules fire. `--neg front` writes
+# NEG and SUB as x * -1 (tinygrad's front end): the example loops keep their verdicts (`--neg both`), and
+# its rules on -1 * (x + c) fire. A division by -1 of a numerator tinygrad bounds above MIN needs no guard:
+# its x // -1 rule fires. A bad value is exit 2.
 import glob, json, os, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -41,8 +44,8 @@ def used(path, index, *more):
 
 for path in sorted(glob.glob("tests/programs/loop_*.uop")) + ["tests/programs/divmod_fast.uop"]:
   # the options at once: one run less each
-  a, b = verdict(path, "i32"), verdict(path, "weak", "--reduce int --load index --store both")
-  check(a == b, f"{os.path.basename(path)}: --index weak --reduce int --load index --store both gives {b}, as --index i32 gives {a}")
+  a, b = verdict(path, "i32"), verdict(path, "weak", "--reduce int --load index --store both --neg both")
+  check(a == b, f"{os.path.basename(path)}: --index weak --reduce int --load index --store both --neg both gives {b}, as --index i32 gives {a}")
 weak, narrow = used("tests/programs/loop_nest_divmod.uop", "weak"), used("tests/programs/loop_nest_divmod.uop", "i32")
 new = sorted(weak - narrow)
 check(any(n.startswith(("uop/symbolic.py", "uop/divandmod.py")) for n in new),
@@ -76,7 +79,14 @@ check("bf16" not in emulate and "f64" in emulate and "fp8e4m3" in emulate, f"--e
 check(verdict(BF16, "i32", "--emulate bfloat16") == "ok", "--emulate bfloat16: bf16 ADD, MUL and casts agree")
 float_rules = sorted(n for n in used(BF16, "i32", "--emulate", "bfloat16") if n.startswith("codegen/decomp/dtype.py"))
 check(len(float_rules) >= 6, f"--emulate bfloat16 fires tinygrad's float decomposition: {float_rules}")
-for args, says in ((["--index", "wide"], "unknown index 'wide'"), (["--emulate", "int"], "unknown emulate 'int'"),
+NEG = "tests/programs/neg_of_sums.uop"
+check(verdict(NEG, "i32", "--neg front") == "ok", "--neg front: NEG and SUB of sums as x * -1 agree")
+fronted = used(NEG, "i32", "--neg", "front") - used(NEG, "i32")
+check({"uop/symbolic.py:241", "uop/symbolic.py:472"} <= fronted, f"--neg front: -1 * (x + c) and -1 * (x + y) fire: {sorted(fronted)}")
+BY_MINUS_ONE = "tests/programs/floordiv_by_minus_one_bounded.uop"
+check(verdict(BY_MINUS_ONE, "i32") == "ok", "a division by -1 of max(x, -5) agrees")
+check("uop/symbolic.py:116" in used(BY_MINUS_ONE, "i32"), "a division by -1 of a numerator above MIN is x // -1: its rule fires")
+for args, says in ((["--neg", "minus"], "unknown neg 'minus'"), (["--index", "wide"], "unknown index 'wide'"), (["--emulate", "int"], "unknown emulate 'int'"),
                    (["--emulate", "long,f16"], "unknown emulate 'long,f16'"), (["--store", "gate"], "unknown store 'gate'"),
                    (["--reduce", "float"], "unknown reduce 'float'"), (["--load", "lazy"], "unknown load 'lazy'")):
   bad = subprocess.run([ADAPTER, *args, "--uopfuzz-describe"], capture_output=True, text=True, timeout=60)
