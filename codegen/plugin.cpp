@@ -29,6 +29,7 @@ void write_new(const std::string& path, const std::string& text) {
 PluginResult failure(const std::string& cmd, const ProcessResult& r, const std::string& what = "") {
   PluginResult res;
   res.message = "renderer '" + cmd + "'" + what + " " + r.describe();
+  if (r.timed_out) res.bucket = std::string(kTimeoutBucket);
   if (!r.err.empty()) res.message += ":\n" + r.err;
   return res;
 }

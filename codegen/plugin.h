@@ -16,6 +16,7 @@
 // milliseconds (Python), and a reduction renders hundreds of candidates, so this is the fast form.
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/program.h"
@@ -23,6 +24,10 @@
 namespace uf {
 
 inline constexpr size_t kMaxPluginOutput = size_t{32} << 20;
+
+// The bucket of a render that outlasted --render-timeout (the plug-in never named one): one cause, a
+// render too slow, kept apart from the plug-in's own buckets and from its other failures.
+inline constexpr std::string_view kTimeoutBucket = "timeout";
 
 struct PluginResult {
   bool ok = false;

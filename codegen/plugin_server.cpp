@@ -219,6 +219,7 @@ std::optional<nlohmann::json> PluginServer::exchange(nlohmann::json request, con
     case Read::eof: failed = fault(what_for, exit_description(deadline)); return std::nullopt;
     case Read::timeout:
       failed = fault(what_for, "timed out after " + seconds_text(std::chrono::duration<double>(deadline - sent).count()) + " s");
+      failed.bucket = std::string(kTimeoutBucket);
       return std::nullopt;
     case Read::too_long:
       failed = fault(what_for, "protocol error: a reply line over " + std::to_string(kMaxPluginOutput) + " bytes");
@@ -256,6 +257,7 @@ PluginRunResult PluginServer::run(const Program& p, const std::string& fn_name, 
   const std::optional<nlohmann::json> reply = exchange(std::move(req), what_for, deadline, failed);
   if (!reply) {
     r.message = std::move(failed.message);
+    r.bucket = std::move(failed.bucket);
     return r;
   }
   const auto protocol_error = [&](const std::string& bad) {

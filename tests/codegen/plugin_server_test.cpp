@@ -95,6 +95,7 @@ TEST_F(PluginServerTest, EachFaultCostsExactlyItsProgramAndTheServerRestarts) {
     EXPECT_EQ(out[2].status, KernelStatus::ok) << out[2].message;
     ASSERT_EQ(out[1].status, KernelStatus::render_error);
     EXPECT_NE(out[1].message.find(f.says), std::string::npos) << out[1].message;
+    EXPECT_EQ(out[1].bucket, std::string(f.name) == "hang" ? "timeout" : "");  // a render too slow is its own bucket
     const bool killed = std::string(f.name) != "refuse";
     EXPECT_EQ(starts().size(), killed ? 2u : 1u);  // the one before (or still running) and a restarted one
     if (std::string(f.name) == "exit") {

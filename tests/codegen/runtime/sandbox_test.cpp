@@ -95,6 +95,7 @@ TEST(CodegenSandbox, HangingRendererTimesOut) {
   EXPECT_LT(Clock::now() - t0, std::chrono::seconds(10));
   EXPECT_EQ(o.status, KernelStatus::render_error);
   EXPECT_NE(o.message.find("timed out"), std::string::npos) << o.message;
+  EXPECT_EQ(o.bucket, "timeout");  // its signature: `render-error timeout`
 }
 
 // A compiler that hangs (clang on some of tinygrad's IR at -O2): its own timeout makes it a compile
