@@ -160,9 +160,33 @@ const UOp* Gen::where_node(DType d, const UOp* t) {
   return alu_node(Op::WHERE, d, t);
 }
 
+// tinygrad's algebra matches an op on an op, (x % y) % y, (x // c1) // c2, -(x + c), 1/(x * c), which a
+// drawn operand seldom is: now and then a drawn first operand is made one (nullptr: draw it as usual).
+const UOp* Gen::idiom_operand(Op op, DType d) {
+  if (nesting_) return nullptr;
+  if (is_binary_alu(op) && info(op).result == ResultRule::SAME && rng.chance(pol.p_nest_op)) {
+    nesting_ = true;
+    const UOp* inner = alu_node(op, d, nullptr);
+    nesting_ = false;
+    return inner;
+  }
+  if (is_unary_alu(op) && !is_conversion(op) && rng.chance(pol.p_unary_of_affine)) {
+    const Op by = rng.chance(0.5) ? Op::MUL : Op::ADD;
+    if (!usable(by, d)) return nullptr;
+    const UOp* x = operand(d);
+    return make(by, {x, rng.chance(pol.p_affine_const) ? constant(d, random_value(d, pol.const_value_weight)) : operand(d)});
+  }
+  return nullptr;
+}
+
 // A node of `op` on operand dtype d; its first operand is `first` when given, else drawn.
 const UOp* Gen::alu_node(Op op, DType d, const UOp* first) {
+  const UOp* shared = nullptr;  // a nested node's second operand, when the outer one takes it too
+  if (!first && !is_conversion(op) && op != Op::WHERE && (first = idiom_operand(op, d)) && first->op == op &&
+      rng.chance(pol.p_nest_shared))
+    shared = first->src[1];
   auto lead = [&] { return first ? first : operand(d); };
+  auto second = [&](auto draw) { return shared ? shared : draw(); };
   switch (op) {
     case Op::CAST:
     case Op::BITCAST: {
@@ -189,14 +213,15 @@ const UOp* Gen::alu_node(Op op, DType d, const UOp* first) {
     case Op::SHL:
     case Op::SHR: {
       const UOp* a = lead();
-      return make(op, {a, shift_amount(d)});
+      return make(op, {a, second([&] { return shift_amount(d); })});
     }
     case Op::POW: {  // integer exponents must not be negative; float ones small, so the power rarely overflows
       const UOp* a = lead();
-      if (!is_float(d)) return make(op, {a, shift_amount(d)});
+      if (!is_float(d)) return make(op, {a, second([&] { return shift_amount(d); })});
       static constexpr double kExponents[] = {-3, -2, -1, -0.5, 0, 0.5, 1, 1.5, 2, 3, 4, 0.25, -0.25};
-      const UOp* b =
-          rng.chance(pol.p_pow_operand_exponent) ? operand(d) : constant(d, normalize(d, Scalar::of_float(rng.pick(kExponents))));
+      const UOp* b = second([&] {
+        return rng.chance(pol.p_pow_operand_exponent) ? operand(d) : constant(d, normalize(d, Scalar::of_float(rng.pick(kExponents))));
+      });
       return make(op, {a, b});
     }
     case Op::FLOORDIV:
@@ -204,14 +229,14 @@ const UOp* Gen::alu_node(Op op, DType d, const UOp* first) {
     case Op::CDIV:
     case Op::CMOD: {
       const UOp* a = !first && rng.chance(pol.p_nonneg_numerator) ? nonneg_numerator(d) : lead();
-      return make(op, {a, divisor(d)});
+      return make(op, {a, second([&] { return divisor(d); })});
     }
     default: break;
   }
   const int arity = info(op).arity;
   const UOp* a = lead();
   if (arity == 1) return make(op, {a});
-  const UOp* b = operand(d);
+  const UOp* b = second([&] { return operand(d); });
   if (arity == 2) return make(op, {a, b});
   return make(op, {a, b, operand(d)});
 }

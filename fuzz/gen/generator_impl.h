@@ -135,6 +135,7 @@ class Gen {
   // ---- ALU nodes and operands (alu.cpp)
   const UOp* alu_step();
   const UOp* alu_node(Op op, DType d, const UOp* first);
+  const UOp* idiom_operand(Op op, DType d);
   const UOp* where_node(DType d, const UOp* t);
   // One more ALU op on v (its first operand), drawn by op_weight among those that accept v's dtype;
   // null when none does.
@@ -250,8 +251,9 @@ class Gen {
   int64_t next_alloc_slot_ = 0;
   int64_t next_buffer_slot_ = 0;  // slots of BUFFERs made after make_buffers (loops)
   int64_t next_axis_ = 0;         // RANGE axes: distinct, so no two loops are interned as one
-  int64_t loop_iterations_ = 0;
-  int no_loads_ = 0;  // NoLoadsInside guards alive                // iterations of the loops made so far (max_loop_iterations)
+  int64_t loop_iterations_ = 0;  // iterations of the loops made so far (max_loop_iterations)
+  int no_loads_ = 0;         // NoLoadsInside guards alive
+  bool nesting_ = false;     // inside idiom_operand's inner node: no idiom of an idiom
   std::array<double, kNumOps> alu_weight_{};  // op weight x weight of the dtypes it accepts
   std::vector<uint32_t> mark_;                // DFS stamps for reachability, by node id
   uint32_t stamp_ = 0;

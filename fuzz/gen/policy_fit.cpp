@@ -45,6 +45,14 @@ void count_kernel(const Program& p, KernelShapes& s) {
       s.ops[static_cast<size_t>(u->op)] += 1;
       s.dtypes[static_cast<size_t>(operand_dtype(u))] += 1;
     }
+    if (is_binary_alu(u->op) && info(u->op).result == ResultRule::SAME) {
+      s.binary += 1;
+      s.nested += u->src[0]->op == u->op || u->src[1]->op == u->op;
+    }
+    if (is_unary_alu(u->op) && !is_conversion(u->op)) {
+      s.unary += 1;
+      s.unary_of_affine += u->src[0]->op == Op::ADD || u->src[0]->op == Op::MUL;
+    }
     if (u->op == Op::RANGE) {
       ++ranges;
       if (u->src[0]->op == Op::CONST) s.trips[trip_class(u->src[0]->value.i)] += 1;
@@ -97,6 +105,11 @@ GenPolicy fit_policy(const GenPolicy& base, const KernelShapes& shapes, double w
   blend(p.loop_depth_weight, shapes.depths, weight);
   blend(p.trip_weight, shapes.trips, weight);
   blend(p.loop_read_weight, shapes.reads, weight);
+  const auto share = [weight](double& knob, double part, double whole) {
+    if (whole > 0) knob = (1 - weight) * knob + weight * part / whole;
+  };
+  share(p.p_nest_op, shapes.nested, shapes.binary);
+  share(p.p_unary_of_affine, shapes.unary_of_affine, shapes.unary);
   return p;
 }
 

@@ -10,9 +10,11 @@
 //   trip_weight        RANGEs with a constant end, at the nearest trip count class (kTripCounts, log scale)
 //   loop_read_weight   LOADs whose index depends on a RANGE: gated -> PadAfter and PadBefore (half each),
 //                      an index with FLOORDIV -> Div, with FLOORMOD -> Mod, `x + CONST` -> Offset, else Flat
+//   p_nest_op          binary ALU nodes of their operands' dtype: the share with an operand of the same op
+//   p_unary_of_affine  unary ALU nodes (no conversion): the share whose operand is an ADD or a MUL
 // fit_policy blends each table: (1 - weight) * base + weight * measured, the measured counts scaled to
 // the base table's total, so nothing the kernels lack is dropped and an entry the base zeroes (a
-// --without op) stays zero.
+// --without op) stays zero; each share the same way.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -28,6 +30,8 @@ struct KernelShapes {
   DepthWeights depths{};
   TripWeights trips{};
   Weights<LoopRead> reads{};
+  double binary = 0, nested = 0;          // p_nest_op: of the binary nodes, those nested
+  double unary = 0, unary_of_affine = 0;  // p_unary_of_affine
   int64_t kernels = 0;
 };
 

@@ -155,13 +155,13 @@ TEST(Guide, ProgramSeedsKeepToTheWithoutSetAndAreSplitBetweenWorkers) {
   const std::string sin_kernel = "uops 1\n%0 = BUFFER f32[1] slot=0\n%1 = CONST i32 0\n%2 = INDEX f32 %0 %1\n"
                                  "%3 = LOAD f32 %2\n%4 = SIN f32 %3\n%5 = STORE void %2 %4\n%6 = SINK void %5\n";
   std::ofstream(dir + "/sin.uop") << sin_kernel;
-  for (int k = 0; k < 6; ++k) std::ofstream(dir + "/k" + std::to_string(k) + ".uop") << print_program(generate(40 + k));
+  GenPolicy no_sin;
+  without(no_sin, "sin");  // the campaign's policy: fresh programs keep to it too
+  for (int k = 0; k < 6; ++k) std::ofstream(dir + "/k" + std::to_string(k) + ".uop") << print_program(generate(40 + k, no_sin));
   Guide::Options o = options(GuideMode::coverage, dir);
   o.without = {"sin"};
   Guide lone(o);
   EXPECT_EQ(lone.seeds().size(), 6u);  // sin.uop is not for this target
-  GenPolicy no_sin;
-  without(no_sin, "sin");  // the campaign's policy: fresh programs keep to it too
   for (int i = 0; i < 200; ++i) {
     Guide::Pick p = lone.next(no_sin);
     EXPECT_EQ(without_violation(p.program, {"sin"}), "") << print_program(p.program);

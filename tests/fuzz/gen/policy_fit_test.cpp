@@ -59,6 +59,36 @@ TEST(PolicyFit, CountsTheShapesOfAKernel) {
   EXPECT_EQ(s.trips[3], 1) << "8 iterations: nearest (log scale) to kTripCounts[3] = 7";
   EXPECT_EQ(s.reads[at(LoopRead::Mod)], 2) << "both loads index i * 4 + j % 4";
   EXPECT_EQ(std::accumulate(s.reads.begin(), s.reads.end(), 0.0), 2);
+  EXPECT_EQ(s.binary, 6) << "two MULs, two ADDs, the FLOORDIV and the FLOORMOD (not the comparison)";
+  EXPECT_EQ(s.nested, 0) << "no op on its own op: an ADD of a MUL is not nested";
+  EXPECT_EQ(s.unary, 0);
+}
+
+// The shares of nested ops and of unary ops on a sum: (x % 5) % 5 and -(x + 3), one each.
+TEST(PolicyFit, CountsNestedOpsAndUnaryOpsOnASum) {
+  const KernelShapes s = measure_shapes({parse_program(R"(uops 1
+%0 = BUFFER i32[1] slot=0
+%1 = CONST i32 0
+%2 = INDEX i32 %0 %1
+%3 = LOAD i32 %2
+%4 = CONST i32 5
+%5 = FLOORMOD i32 %3 %4
+%6 = FLOORMOD i32 %5 %4
+%7 = CONST i32 3
+%8 = ADD i32 %3 %7
+%9 = NEG i32 %8
+%10 = ADD i32 %6 %9
+%11 = STORE void %2 %10
+%12 = SINK void %11
+)")});
+  EXPECT_EQ(s.binary, 4);
+  EXPECT_EQ(s.nested, 1) << "the outer FLOORMOD";
+  EXPECT_EQ(s.unary, 1);
+  EXPECT_EQ(s.unary_of_affine, 1);
+  GenPolicy base;
+  const GenPolicy half = fit_policy(base, s, 0.5);
+  EXPECT_NEAR(half.p_nest_op, (base.p_nest_op + 0.25) / 2, 1e-12);
+  EXPECT_NEAR(half.p_unary_of_affine, (base.p_unary_of_affine + 1.0) / 2, 1e-12);
 }
 
 TEST(PolicyFit, BlendsEachTableTowardTheKernels) {
