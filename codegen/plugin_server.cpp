@@ -94,17 +94,19 @@ bool PluginServer::start(Clock::time_point deadline, std::string& why) {
       return false;
     }
   }
-  if (!stderr_file_) {
+  if (!stderr_) {  // appended to by each process in turn; emptied at each start
     const char* tmpdir = std::getenv("TMPDIR");
     std::string path = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/uopfuzz-server-XXXXXX.err";
-    UniqueFd fd(::mkstemps(path.data(), 4));
+    UniqueFd fd(::mkostemps(path.data(), 4, O_APPEND | O_CLOEXEC));
     if (!fd) throw UserError("cannot create a temporary file " + path + ": " + strerror(errno));
-    stderr_file_.emplace(path);
+    ::unlink(path.c_str());
+    stderr_ = std::move(fd);
   }
+  if (::ftruncate(stderr_.get(), 0) != 0) throw UserError(std::string("cannot empty a temporary file: ") + strerror(errno));
   ++starts_;
   replied_ = false;
   pending_.clear();
-  std::optional<PipedProcess> started = spawn_piped(argv_, stderr_file_->path(), ProcessOptions{}, why);
+  std::optional<PipedProcess> started = spawn_piped(argv_, stderr_.get(), ProcessOptions{}, why);
   if (!started) {
     ++failed_starts_;
     return false;
@@ -176,13 +178,11 @@ std::string PluginServer::exit_description(Clock::time_point deadline) {
 }
 
 std::string PluginServer::stderr_tail() const {
-  if (!stderr_file_) return "";
-  UniqueFd fd(::open(stderr_file_->path().c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd) return "";
-  const off_t size = ::lseek(fd.get(), 0, SEEK_END);
-  ::lseek(fd.get(), std::max<off_t>(0, size - static_cast<off_t>(kServerStderrTail)), SEEK_SET);
+  if (!stderr_) return "";
+  const off_t size = ::lseek(stderr_.get(), 0, SEEK_END);  // O_APPEND: where we read is no matter to the writer
+  ::lseek(stderr_.get(), std::max<off_t>(0, size - static_cast<off_t>(kServerStderrTail)), SEEK_SET);
   std::string tail;
-  read_all(fd.get(), tail, kServerStderrTail);
+  read_all(stderr_.get(), tail, kServerStderrTail);
   return tail;
 }
 
@@ -318,7 +318,6 @@ void PluginServer::stop() {
 void PluginServer::abandon() {
   if (child_) child_->group.release();
   child_.reset();
-  if (stderr_file_) stderr_file_->release();
 }
 
 namespace {

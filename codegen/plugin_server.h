@@ -76,7 +76,7 @@ class PluginServer {
 
   std::string cmd_;
   std::vector<std::string> argv_;
-  std::optional<RemovedOnExit> stderr_file_;
+  UniqueFd stderr_;  // the servers' stderr: a temporary file unlinked at once, so none is ever left behind
   std::optional<PipedProcess> child_;
   std::string pending_;  // bytes of stdout read past the last reply line
   uint64_t next_id_ = 1;

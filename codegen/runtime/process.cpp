@@ -156,10 +156,10 @@ void redirect_standard_streams(SpawnFileActions& fa, int out_fd, int err_fd) {
 }
 
 // stdin and stdout from and into the given pipe ends, stderr into a file of its own (truncated).
-void redirect_to_pipes_and_file(SpawnFileActions& fa, int in_fd, int out_fd, const std::string& err_path) {
+void redirect_to_pipes(SpawnFileActions& fa, int in_fd, int out_fd, int err_fd) {
   posix_spawn_file_actions_adddup2(fa.get(), in_fd, 0);
   posix_spawn_file_actions_adddup2(fa.get(), out_fd, 1);
-  posix_spawn_file_actions_addopen(fa.get(), 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(fa.get(), err_fd, 2);
 }
 
 // No blocked signals, default dispositions for those the harness handles, and a process group of its own.
@@ -255,8 +255,8 @@ void cancel_processes() { g_cancelled = 1; }
 
 bool processes_cancelled() { return g_cancelled != 0; }
 
-std::optional<PipedProcess> spawn_piped(const std::vector<std::string>& argv, const std::string& stderr_path,
-                                        const ProcessOptions& opt, std::string& message) {
+std::optional<PipedProcess> spawn_piped(const std::vector<std::string>& argv, int stderr_fd, const ProcessOptions& opt,
+                                        std::string& message) {
   if (g_cancelled) throw Interrupted("interrupted before starting " + (argv.empty() ? std::string("a process") : argv[0]));
   if (argv.empty()) {
     message = "empty command";
@@ -275,7 +275,7 @@ std::optional<PipedProcess> spawn_piped(const std::vector<std::string>& argv, co
   }
   pid_t pid = -1;
   SpawnFileActions fa;
-  redirect_to_pipes_and_file(fa, in->read_end.get(), out->write_end.get(), stderr_path);
+  redirect_to_pipes(fa, in->read_end.get(), out->write_end.get(), stderr_fd);
   const int rc = spawn(exe, argv, opt, fa, pid);
   if (rc != 0) {
     message = "cannot run '" + exe + "': " + strerror(rc);

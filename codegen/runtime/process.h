@@ -48,10 +48,11 @@ struct PipedProcess {
   UniqueFd to_stdin, from_stdout;
 };
 // Starts argv as run_process does (PATH search, own process group, opt.env; opt's limits are the
-// caller's to keep), with stderr truncating the file `stderr_path`. nullopt, with `message` saying why,
-// when it cannot be started. Throws Interrupted once cancel_processes() was called.
-std::optional<PipedProcess> spawn_piped(const std::vector<std::string>& argv, const std::string& stderr_path,
-                                        const ProcessOptions& opt, std::string& message);
+// caller's to keep), with stderr the open file `stderr_fd` (the caller's: it may be unlinked, so that
+// nothing is left behind however the caller ends). nullopt, with `message` saying why, when it cannot be
+// started. Throws Interrupted once cancel_processes() was called.
+std::optional<PipedProcess> spawn_piped(const std::vector<std::string>& argv, int stderr_fd, const ProcessOptions& opt,
+                                        std::string& message);
 
 // For a process that is stopping (a campaign worker on SIGTERM; async-signal-safe): the child of a
 // run_process in flight is killed within 50 ms, and every run_process from then on throws Interrupted.
