@@ -171,7 +171,7 @@ const UOp* Gen::idiom_operand(Op op, DType d) {
     return inner;
   }
   if (is_unary_alu(op) && !is_conversion(op) && rng.chance(pol.p_unary_of_affine)) {
-    const Op by = rng.chance(0.5) ? Op::MUL : Op::ADD;
+    const Op by = rng.chance(pol.p_affine_mul) ? Op::MUL : Op::ADD;
     if (!usable(by, d)) return nullptr;
     const UOp* x = operand(d);
     return make(by, {x, rng.chance(pol.p_affine_const) ? constant(d, random_value(d, pol.const_value_weight)) : operand(d)});
