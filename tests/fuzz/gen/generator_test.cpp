@@ -116,6 +116,35 @@ TEST(Generator, ExtremePoliciesStayValid) {
     }
 }
 
+// The idiom knobs (0 by default, set by a fitted policy) at 1: every drawn first operand of a binary op is
+// its own op, every unary op's operand a sum or product. The programs stay valid (the interpreter defines
+// them: check_valid), and the shapes are there: (x % y) % y sharing y, -(x + k).
+TEST(Generator, IdiomsAtFullStrengthStayValidAndAppear) {
+  GenPolicy idioms;
+  idioms.p_nest_op = 1;
+  idioms.p_nest_shared = 1;
+  idioms.p_unary_of_affine = 1;
+  int nested = 0, shared = 0, unary = 0, on_sum = 0;
+  for (uint64_t s = 0; s < 150; ++s) {
+    check_valid(s, idioms);
+    if (HasFatalFailure()) return;
+    const Program p = generate(s, idioms);
+    for (const UOp* u : linearize(p)) {
+      if (is_binary_alu(u->op) && info(u->op).result == ResultRule::SAME && u->src[0]->op == u->op) {
+        ++nested;
+        shared += u->src[1] == u->src[0]->src[1];
+      }
+      if (is_unary_alu(u->op) && !is_conversion(u->op)) {
+        ++unary;
+        on_sum += u->src[0]->op == Op::ADD || u->src[0]->op == Op::MUL;
+      }
+    }
+  }
+  EXPECT_GT(nested, 100);
+  EXPECT_GT(shared, nested / 2) << "p_nest_shared 1: the outer node takes the inner's second operand (a constant's fold aside)";
+  EXPECT_GT(on_sum, unary / 2) << on_sum << " of " << unary;
+}
+
 RC_GTEST_PROP(Generator, AnySeedIsValid, (uint64_t seed)) {
   const Program p = generate(seed);
   verify(p);
