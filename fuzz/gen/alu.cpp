@@ -220,7 +220,8 @@ const UOp* Gen::alu_node(Op op, DType d, const UOp* first) {
       if (!is_float(d)) return make(op, {a, second([&] { return shift_amount(d); })});
       static constexpr double kExponents[] = {-3, -2, -1, -0.5, 0, 0.5, 1, 1.5, 2, 3, 4, 0.25, -0.25};
       const UOp* b = second([&] {
-        return rng.chance(pol.p_pow_operand_exponent) ? operand(d) : constant(d, normalize(d, Scalar::of_float(rng.pick(kExponents))));
+        return rng.chance(pol.p_pow_operand_exponent) ? operand(d)
+                                                      : constant(d, normalize(d, Scalar::of_float(rng.pick(kExponents))));
       });
       return make(op, {a, b});
     }

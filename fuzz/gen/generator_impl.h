@@ -251,9 +251,9 @@ class Gen {
   int64_t next_alloc_slot_ = 0;
   int64_t next_buffer_slot_ = 0;  // slots of BUFFERs made after make_buffers (loops)
   int64_t next_axis_ = 0;         // RANGE axes: distinct, so no two loops are interned as one
-  int64_t loop_iterations_ = 0;  // iterations of the loops made so far (max_loop_iterations)
-  int no_loads_ = 0;         // NoLoadsInside guards alive
-  bool nesting_ = false;     // inside idiom_operand's inner node: no idiom of an idiom
+  int64_t loop_iterations_ = 0;   // iterations of the loops made so far (max_loop_iterations)
+  int no_loads_ = 0;              // NoLoadsInside guards alive
+  bool nesting_ = false;          // inside idiom_operand's inner node: no idiom of an idiom
   std::array<double, kNumOps> alu_weight_{};  // op weight x weight of the dtypes it accepts
   std::vector<uint32_t> mark_;                // DFS stamps for reachability, by node id
   uint32_t stamp_ = 0;

@@ -69,7 +69,12 @@ def first_wrong(program):
 for f in sorted(glob.glob("corpus/tinygrad/*.uop")):
   with open(f) as file: text = file.read()
   program, name = sdk.parse_program(text), os.path.basename(f)[:-4].replace("-", "_")
-  reply = export(text)
+  if (program.meta_value("renderer") or "").split()[1:]:  # the adapter's options it was found with: uopfuzz passes them
+    out_file = os.path.join(tmp, f"{name}.py")
+    r = subprocess.run([os.environ["UOPFUZZ"], "export", f, "--as", "tinygrad", "-o", out_file], capture_output=True, text=True, timeout=240)
+    reply = {"source": open(out_file).read()} if r.returncode == 0 else {"error": r.stderr[-300:]}
+  else:
+    reply = export(text)
   check("source" in reply, f"{f}: exported {reply.get('error', '')}")
   if "source" not in reply: continue
   source = reply["source"]
