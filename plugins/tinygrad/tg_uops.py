@@ -163,6 +163,11 @@ def merge_ends(sink):
 NEG_FORM = "op"
 
 
+def in_form(form, alternative, n):
+  """Whether node n gets an option's alternative form: always, or with "both" when its id is even."""
+  return form == alternative or form == "both" and n.id % 2 == 0
+
+
 def frontend_form(op, dt, srcs):
   """SUB and NEG as tinygrad's own front end writes them (mixin/elementwise.py: a - b is a + -b, -x is x * -1):
   its pipeline makes SUB and NEG only for a renderer that has them (decomp/op.py), so one that has not
@@ -291,7 +296,7 @@ def build(program, fname, renderer=None):
       if base is not None and base.op is Ops.PARAM:
         prev = stored.get(base)
         if prev is not None and not prev.ranges: addr = addr.src[0].after(prev).index(*addr.src[1:])
-      if len(srcs) == 3 and (STORE_FORM == "value" or STORE_FORM == "both" and n.id % 2 == 0):
+      if len(srcs) == 3 and in_form(STORE_FORM, "value", n):
         u[n.id] = addr.store(invalid_where_not(srcs[1], srcs[2], users[n.sources[1].id] == [n], n.id // 2))
       else: u[n.id] = (addr if len(srcs) == 2 else gated(addr, srcs[2])).store(srcs[1])
       if base is not None and base.op is Ops.PARAM: stored[base] = u[n.id]
@@ -306,7 +311,7 @@ def build(program, fname, renderer=None):
     elif op == "BITCAST": u[n.id] = srcs[0].bitcast(dt)
     elif op in EDGES: u[n.id] = edges(op, dt, *srcs)
     elif op in ("SUB", "NEG") and (renderer is not None and getattr(Ops, op) not in renderer.code_for_op or
-                                   NEG_FORM == "front" or NEG_FORM == "both" and n.id % 2 == 0): u[n.id] = frontend_form(op, dt, srcs)
+                                   in_form(NEG_FORM, "front", n)): u[n.id] = frontend_form(op, dt, srcs)
     elif op == "MULACC" and renderer is not None and Ops.MULACC not in renderer.code_for_op: raise Unsupported(f"{where}: MULACC (pass --without mulacc)")
     elif op in UNSUPPORTED_OPS: raise Unsupported(f"{where}: {op} ({UNSUPPORTED_OPS[op]})")
     elif n.op.is_alu and hasattr(Ops, RENAMED.get(op, op)): u[n.id] = UOp(getattr(Ops, RENAMED.get(op, op)), dt, tuple(srcs))
