@@ -179,6 +179,9 @@ const UOp* Gen::idiom_operand(Op op, DType d) {
   return nullptr;
 }
 
+// x != true: a logical not as tinygrad's front end writes it (UOp.logical_not).
+const UOp* Gen::logical_not(const UOp* x) { return make(Op::CMPNE, {x, constant(DType::Bool, Scalar::of_uint(1))}); }
+
 // A node of `op` on operand dtype d; its first operand is `first` when given, else drawn.
 const UOp* Gen::alu_node(Op op, DType d, const UOp* first) {
   const UOp* shared = nullptr;  // a nested node's second operand, when the outer one takes it too
@@ -235,6 +238,11 @@ const UOp* Gen::alu_node(Op op, DType d, const UOp* first) {
     default: break;
   }
   const int arity = info(op).arity;
+  if (!first && is_bool(d) && (op == Op::AND || op == Op::OR) && !banned(Op::CMPNE) && pol.p_not_operand > 0) {
+    auto side = [&] { return rng.chance(pol.p_not_operand) ? logical_not(operand(d)) : operand(d); };
+    const UOp* a = side();
+    return make(op, {a, side()});
+  }
   const UOp* a = lead();
   if (arity == 1) return make(op, {a});
   const UOp* b = second([&] { return operand(d); });

@@ -136,6 +136,7 @@ class Gen {
   const UOp* alu_step();
   const UOp* alu_node(Op op, DType d, const UOp* first);
   const UOp* idiom_operand(Op op, DType d);
+  const UOp* logical_not(const UOp* x);
   const UOp* where_node(DType d, const UOp* t);
   // One more ALU op on v (its first operand), drawn by op_weight among those that accept v's dtype;
   // null when none does.
@@ -196,6 +197,8 @@ class Gen {
   LoopNest open_loops(const LoopPlan& plan, const LoopMemories& mem, PoolMark& outer);
   const UOp* loop_index(const LoopAccess& a, int64_t len, const UOp* j, const UOp** gate);
   const UOp* masked(const UOp* v, const UOp* j, int64_t P, int64_t k);
+  const UOp* mask_once(const UOp* v, const UOp* j, int64_t P, int64_t k);
+  const UOp* one_hot(const UOp* v, const UOp* r);
   const UOp* loop_store(const LoopPlan& plan, const LoopMemories& mem, const LoopNest& nest, const UOp* idx_flat, const UOp* v,
                         std::span<const UOp* const> ranges);
   // A reduction's END (a nest: the outer levels' store's) and, for a whole-nest one, its result: a

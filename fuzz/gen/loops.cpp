@@ -237,12 +237,26 @@ LoopNest Gen::open_loops(const LoopPlan& plan, const LoopMemories& mem, PoolMark
   if (can_mask && usable(Op::ADD, plan.d) && rng.chance(pol.p_masked_term))
     first = make(Op::ADD, {first, masked(operand(plan.d), nest.j, plan.P, plan.reads[0].k)});
   nest.f = loop_body_value(first, plan.d, nest.j);
+  if (can_mask && !banned(Op::CMPNE) && rng.chance(pol.p_one_hot)) nest.f = one_hot(nest.f, nest.ranges.back());
   return nest;
 }
 
+// v where a drawn x is r, else 0: x != r ? 0 : v, or v * (x == r) cast for an integer v (p_one_hot_mul).
+const UOp* Gen::one_hot(const UOp* v, const UOp* r) {
+  const UOp* x = operand(DType::I32);
+  if (is_int(v->dtype) && usable(Op::MUL, v->dtype) && !banned(Op::CMPEQ) && rng.chance(pol.p_one_hot_mul))
+    return make(Op::MUL, {v, make(Op::CAST, {make(Op::CMPEQ, {x, r})}, v->dtype)});
+  return make(Op::WHERE, {make(Op::CMPNE, {x, r}), constant(v->dtype, Scalar::zero()), v});
+}
+
 // v masked by the flat index, as tinygrad's front end pads: WHERE(j < M, v, 0) for an M in 1..P, or
-// WHERE(k-1 < j, 0, v).
+// WHERE(k-1 < j, 0, v); with p_mask_twice masked again by a second bound, as a pad of a pad.
 const UOp* Gen::masked(const UOp* v, const UOp* j, int64_t P, int64_t k) {
+  const UOp* once = mask_once(v, j, P, k);
+  return rng.chance(pol.p_mask_twice) ? mask_once(once, j, P, rng.range(1, std::max(pol.max_loop_offset, 1))) : once;
+}
+
+const UOp* Gen::mask_once(const UOp* v, const UOp* j, int64_t P, int64_t k) {
   const UOp* zero = constant(v->dtype, Scalar::zero());
   if (!rng.chance(pol.p_mask_below)) return make(Op::WHERE, {make(Op::CMPLT, {i32(k - 1), j}), zero, v});
   const UOp* below = make(Op::CMPLT, {j, i32(rng.range(1, std::max<int64_t>(P, 1)))});

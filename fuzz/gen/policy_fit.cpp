@@ -25,6 +25,27 @@ size_t trip_class(int64_t trips) {
   return best;
 }
 
+// A constant 0, false or +0.0.
+bool is_zero_const(const UOp* u) { return u->op == Op::CONST && u->value.u == 0; }
+
+bool is_logical_not(const UOp* u) {
+  return u->op == Op::CMPNE && is_bool(u->src[0]->dtype) && u->src[1]->op == Op::CONST && u->src[1]->value.i != 0;
+}
+
+// The idioms the generator's idiom knobs draw (a mask of a mask, a one-hot select, logical nots).
+void count_idioms(const UOp* u, bool in_loop, KernelShapes& s, bool& one_hot) {
+  if ((u->op == Op::AND || u->op == Op::OR) && is_bool(u->dtype)) {
+    s.logic_operands += 2;
+    s.nots += is_logical_not(u->src[0]) + is_logical_not(u->src[1]);
+  }
+  if (u->op != Op::WHERE) return;
+  const Op cond = u->src[0]->op;
+  one_hot |= in_loop && (cond == Op::CMPNE || cond == Op::CMPEQ);
+  if (!is_zero_const(u->src[1]) && !is_zero_const(u->src[2])) return;
+  s.masks += 1;
+  s.masks_twice += cond == Op::AND || u->src[1]->op == Op::WHERE || u->src[2]->op == Op::WHERE;
+}
+
 // What an index expression is made of, over the nodes below it (whether it runs in a loop: loops.h).
 struct IndexFacts {
   bool div = false, mod = false;
@@ -35,7 +56,9 @@ void count_kernel(const Program& p, KernelShapes& s) {
   const Loops loops = analyze_loops(p, order);
   std::unordered_map<const UOp*, IndexFacts> facts;
   int ranges = 0;
+  bool one_hot = false;
   for (const UOp* u : order) {
+    count_idioms(u, !loops.loops_of(u).empty(), s, one_hot);
     IndexFacts f{u->op == Op::FLOORDIV, u->op == Op::FLOORMOD};
     if (!u->is_memory())
       for (const UOp* x : u->src)
@@ -73,6 +96,8 @@ void count_kernel(const Program& p, KernelShapes& s) {
     }
   }
   if (ranges > 0) s.depths[static_cast<size_t>(std::min(ranges, 3) - 1)] += 1;
+  s.loop_kernels += ranges > 0;
+  s.one_hot += ranges > 0 && one_hot;
 }
 
 // (1 - weight) * base + weight * measured, the measured table scaled to the base's total; an entry the
@@ -110,6 +135,9 @@ GenPolicy fit_policy(const GenPolicy& base, const KernelShapes& shapes, double w
   };
   share(p.p_nest_op, shapes.nested, shapes.binary);
   share(p.p_unary_of_affine, shapes.unary_of_affine, shapes.unary);
+  share(p.p_not_operand, shapes.nots, shapes.logic_operands);
+  share(p.p_one_hot, shapes.one_hot, shapes.loop_kernels);
+  share(p.p_mask_twice, shapes.masks_twice, shapes.masks);
   return p;
 }
 

@@ -12,6 +12,9 @@
 //                      an index with FLOORDIV -> Div, with FLOORMOD -> Mod, `x + CONST` -> Offset, else Flat
 //   p_nest_op          binary ALU nodes of their operands' dtype: the share with an operand of the same op
 //   p_unary_of_affine  unary ALU nodes (no conversion): the share whose operand is an ADD or a MUL
+//   p_not_operand      operands of bool ANDs and ORs: the share that are logical nots (x != true)
+//   p_one_hot          kernels with loops: the share with a WHERE in a loop on a CMPNE or CMPEQ
+//   p_mask_twice       masks (WHEREs with a zero branch): the share on an AND or of another WHERE
 // fit_policy blends each table: (1 - weight) * base + weight * measured, the measured counts scaled to
 // the base table's total, so nothing the kernels lack is dropped and an entry the base zeroes (a
 // --without op) stays zero; each share the same way.
@@ -32,6 +35,9 @@ struct KernelShapes {
   Weights<LoopRead> reads{};
   double binary = 0, nested = 0;          // p_nest_op: of the binary nodes, those nested
   double unary = 0, unary_of_affine = 0;  // p_unary_of_affine
+  double logic_operands = 0, nots = 0;    // p_not_operand
+  double loop_kernels = 0, one_hot = 0;   // p_one_hot: kernels
+  double masks = 0, masks_twice = 0;      // p_mask_twice
   int64_t kernels = 0;
 };
 

@@ -145,6 +145,36 @@ TEST(Generator, IdiomsAtFullStrengthStayValidAndAppear) {
   EXPECT_GT(on_sum, unary / 2) << on_sum << " of " << unary;
 }
 
+// The loop and logic idioms at 1: every loop body one-hot selected (x != r ? 0 : v, or v * (x == r) cast),
+// every mask masked twice, every operand of a drawn bool AND or OR a logical not. Valid, and there.
+TEST(Generator, LoopAndLogicIdiomsStayValidAndAppear) {
+  GenPolicy idioms;
+  idioms.p_one_hot = 1;
+  idioms.p_mask_twice = 1;
+  idioms.p_masked_term = 1;
+  idioms.p_not_operand = 1;
+  int one_hot_where = 0, one_hot_mul = 0, mask_of_mask = 0, logic = 0, of_nots = 0;
+  const auto is_not = [](const UOp* u) { return u->op == Op::CMPNE && is_bool(u->src[0]->dtype) && u->src[1]->op == Op::CONST; };
+  for (uint64_t s = 0; s < 150; ++s) {
+    check_valid(s, idioms);
+    if (HasFatalFailure()) return;
+    for (const UOp* u : linearize(generate(s, idioms))) {
+      if (u->op == Op::WHERE && u->src[0]->op == Op::CMPNE && u->src[0]->src[1]->op == Op::RANGE) ++one_hot_where;
+      if (u->op == Op::MUL && u->src[1]->op == Op::CAST && u->src[1]->src[0]->op == Op::CMPEQ) ++one_hot_mul;
+      if (u->op == Op::WHERE && (u->src[1]->op == Op::WHERE || u->src[2]->op == Op::WHERE)) ++mask_of_mask;
+      if ((u->op == Op::AND || u->op == Op::OR) && is_bool(u->dtype)) {
+        ++logic;
+        of_nots += is_not(u->src[0]) && is_not(u->src[1]);
+      }
+    }
+  }
+  EXPECT_GT(one_hot_where, 20);
+  EXPECT_GT(one_hot_mul, 20);
+  EXPECT_GT(mask_of_mask, 20);
+  // Most bool ANDs are a guard's or a clamp's, not a drawn op's: some, not most, are of two nots.
+  EXPECT_GE(of_nots, 10) << of_nots << " of " << logic;
+}
+
 RC_GTEST_PROP(Generator, AnySeedIsValid, (uint64_t seed)) {
   const Program p = generate(seed);
   verify(p);

@@ -91,6 +91,42 @@ TEST(PolicyFit, CountsNestedOpsAndUnaryOpsOnASum) {
   EXPECT_NEAR(half.p_unary_of_affine, (base.p_unary_of_affine + 1.0) / 2, 1e-12);
 }
 
+// The loop and logic idioms: a one-hot select in a loop, a mask of a mask (two masks: one counted twice),
+// and a bool AND of a logical not and a comparison.
+TEST(PolicyFit, CountsOneHotSelectsMasksOfMasksAndLogicalNots) {
+  const KernelShapes s = measure_shapes({parse_program(R"(uops 2
+%0 = BUFFER i32[8] slot=0
+%1 = BUFFER bool[1] slot=1
+%2 = CONST i32 8
+%3 = CONST i32 0
+%4 = CONST i32 3
+%5 = CONST bool true
+%6 = INDEX bool %1 %3
+%7 = LOAD bool %6
+%8 = CMPNE bool %7 %5
+%9 = RANGE i32 0 %2
+%10 = CMPNE bool %4 %9
+%11 = CMPLT bool %9 %4
+%12 = AND bool %8 %11
+%13 = WHERE i32 %10 %3 %9
+%14 = WHERE i32 %12 %13 %3
+%15 = INDEX i32 %0 %9
+%16 = STORE void %15 %14
+%17 = END void %16 %9
+%18 = SINK void %17
+)")});
+  EXPECT_EQ(s.loop_kernels, 1);
+  EXPECT_EQ(s.one_hot, 1);
+  EXPECT_EQ(s.masks, 2) << "both WHEREs have a zero branch";
+  EXPECT_EQ(s.masks_twice, 1) << "the outer one: on an AND, of a WHERE";
+  EXPECT_EQ(s.logic_operands, 2);
+  EXPECT_EQ(s.nots, 1);
+  const GenPolicy half = fit_policy(GenPolicy{}, s, 0.5);
+  EXPECT_NEAR(half.p_one_hot, 0.5, 1e-12);
+  EXPECT_NEAR(half.p_mask_twice, 0.25, 1e-12);
+  EXPECT_NEAR(half.p_not_operand, 0.25, 1e-12);
+}
+
 TEST(PolicyFit, BlendsEachTableTowardTheKernels) {
   const KernelShapes s = measure_shapes({parse_program(kConcat)});
   GenPolicy base;
