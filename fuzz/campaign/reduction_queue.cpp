@@ -25,7 +25,13 @@ bool ReductionQueue::push(const std::string& name, Kind kind) {
   Slot& slot = shared_->slots[i];
   std::memcpy(slot.name, name.c_str(), name.size() + 1);
   shared_->outstanding.fetch_add(1);
-  const State state = kind == Kind::found ? kQueued : kind == Kind::resume ? kResumable : kStalled;
+  State state = kStalled;
+  switch (kind) {
+    case Kind::found: state = kQueued; break;
+    case Kind::found_slow: state = kQueuedSlow; break;
+    case Kind::resume: state = kResumable; break;
+    case Kind::stalled: state = kStalled; break;
+  }
   slot.state.store(state, std::memory_order_release);  // the name is visible before the slot is
   return true;
 }
@@ -33,6 +39,7 @@ bool ReductionQueue::push(const std::string& name, Kind kind) {
 std::optional<ReductionQueue::Claim> ReductionQueue::claim(Take take) {
   if (std::optional<Claim> c = claim_in(kQueued)) return c;
   if (std::optional<Claim> c = claim_in(kResumable)) return c;
+  if (std::optional<Claim> c = claim_in(kQueuedSlow)) return c;
   return take == Take::any ? claim_in(kStalled) : std::nullopt;
 }
 

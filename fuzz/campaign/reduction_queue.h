@@ -28,8 +28,9 @@ class ReductionQueue {
   static constexpr size_t kNameMax = 128;    // corpus file names are at most 73 characters (Corpus::file_name)
   static constexpr int kMaxWorkers = 256;    // fuzz --jobs
 
-  // A new finding, a reduction its time limit cut after it made progress, or one cut without progress.
-  enum class Kind { found, resume, stalled };
+  // A new finding, a new one costly to reduce, a reduction its time limit cut after it made progress,
+  // or one cut without progress.
+  enum class Kind { found, found_slow, resume, stalled };
   enum class Take { unstalled, any };  // what a claim takes: found and resume, or stalled reductions too
 
   // A queued finding, this holder's to reduce until it is destroyed (whatever way the reduction ends).
@@ -55,8 +56,8 @@ class ReductionQueue {
   // Queues the finding saved as corpus file `name`; false when the queue is full or the name too long
   // (the finding stays saved as it is, `meta reduced = no`).
   bool push(const std::string& name, Kind kind = Kind::found);
-  // The oldest queued new finding, else the oldest resume, else (Take::any) the oldest stalled reduction;
-  // nullopt when none is queued.
+  // The oldest queued new finding, else the oldest resume, else the oldest costly new finding, else
+  // (Take::any) the oldest stalled reduction; nullopt when none is queued.
   std::optional<Claim> claim(Take take = Take::unstalled);
   // Findings queued (resumes too) or being reduced.
   int outstanding() const;
@@ -68,7 +69,7 @@ class ReductionQueue {
   bool generating() const;
 
  private:
-  enum State : uint32_t { kEmpty = 0, kQueued = 1, kClaimed = 2, kResumable = 3, kStalled = 4 };
+  enum State : uint32_t { kEmpty = 0, kQueued = 1, kClaimed = 2, kResumable = 3, kStalled = 4, kQueuedSlow = 5 };
   std::optional<Claim> claim_in(State state);
   struct Slot {
     std::atomic<uint32_t> state;

@@ -213,7 +213,9 @@ class Worker {
     if (f.input > 0) found.set_meta("input", std::to_string(f.input));
     found.set_meta("reduced", "no");
     const std::optional<std::string> path = save(found, obs);
-    if (path && (o_.reduce || o_.culprit || !o_.matrix.empty())) queue_.push(std::filesystem::path(*path).filename());
+    if (path && (o_.reduce || o_.culprit || !o_.matrix.empty()))
+      queue_.push(std::filesystem::path(*path).filename(),
+                  is_render_timeout(obs.signature) ? ReductionQueue::Kind::found_slow : ReductionQueue::Kind::found);
     return path.has_value();
   }
 

@@ -1,15 +1,14 @@
 // Reference vs compiled: comparison, probes, signatures.
 #include "fuzz/oracle/oracle.h"
 
-#include "codegen/runtime/checked_call.h"
-
 #include <algorithm>
 #include <csignal>
-#include <limits>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <utility>
 
+#include "codegen/plugin.h"
 #include "codegen/runtime/checked_call.h"
 #include "core/error.h"
 
@@ -286,6 +285,10 @@ std::string verdict_name(Verdict v) {
 bool same_signature(const std::string& recorded, const std::string& observed) {
   static const std::string bare = verdict_name(Verdict::render_error);
   return observed == recorded || (recorded == bare && observed.rfind(bare + " ", 0) == 0);
+}
+
+bool is_render_timeout(const std::string& signature) {
+  return signature == verdict_name(Verdict::render_error) + " " + std::string(kTimeoutBucket);
 }
 
 Observation compare(const Program& p, const RefResult& ref, const KernelOutcome& out) {

@@ -43,6 +43,9 @@ struct Observation {
 // Whether an observed signature is the recorded one: equal, or the recorded one is a bare `render-error`
 // (a file from before plug-ins named their render errors' buckets) and the observed a render error.
 bool same_signature(const std::string& recorded, const std::string& observed);
+// Whether a signature is that of a render that outlasted --render-timeout: every candidate of its
+// reduction that keeps it costs a whole timeout.
+bool is_render_timeout(const std::string& signature);
 
 // Compares one compiled outcome with the reference result (which must be defined).
 Observation compare(const Program& p, const RefResult& ref, const KernelOutcome& out);

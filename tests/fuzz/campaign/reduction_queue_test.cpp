@@ -100,6 +100,22 @@ TEST(ReductionQueue, ResumesComeAfterNewFindingsAndStalledOnesOnlyWhenAskedFor) 
   EXPECT_EQ(q.outstanding(), 0);
 }
 
+// A timeout's reduction costs a render timeout a kept candidate: it waits behind the cheap ones, but
+// not, as a stalled one does, for generation to end.
+TEST(ReductionQueue, CostlyNewFindingsComeAfterNewFindingsAndResumes) {
+  ReductionQueue q(1);
+  ASSERT_TRUE(q.push("stalled.uop", ReductionQueue::Kind::stalled));
+  ASSERT_TRUE(q.push("timeout.uop", ReductionQueue::Kind::found_slow));
+  ASSERT_TRUE(q.push("cut.uop", ReductionQueue::Kind::resume));
+  ASSERT_TRUE(q.push("new.uop"));
+  EXPECT_EQ(q.claim()->name(), "new.uop");
+  EXPECT_EQ(q.claim()->name(), "cut.uop");
+  EXPECT_EQ(q.claim()->name(), "timeout.uop");
+  EXPECT_FALSE(q.claim());
+  EXPECT_EQ(q.claim(ReductionQueue::Take::any)->name(), "stalled.uop");
+  EXPECT_EQ(q.outstanding(), 0);
+}
+
 TEST(ReductionQueue, GeneratingUntilEveryWorkerHasStopped) {
   ReductionQueue q(3);
   EXPECT_TRUE(q.generating());

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "codegen/plugin.h"
 #include "core/text.h"
 #include "fuzz/oracle/oracle.h"
 #include "tests/support/files.h"
@@ -42,6 +43,10 @@ TEST(Signature, ARenderErrorIsSignedByItsPluginsBucket) {
   EXPECT_FALSE(same_signature("render-error", "render-errors"));
   EXPECT_FALSE(same_signature("compile-error", "compile-error x"));
   EXPECT_FALSE(same_signature("mismatch ADD i32", "mismatch ADD i32 address"));
+  EXPECT_FALSE(is_render_timeout(keyed));
+  out.bucket = std::string(kTimeoutBucket);  // a render that outlasted --render-timeout
+  EXPECT_TRUE(is_render_timeout(compare(p, RefResult{}, out).signature));
+  EXPECT_FALSE(is_render_timeout("render-error"));
 }
 
 }  // namespace
