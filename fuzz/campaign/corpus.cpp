@@ -114,6 +114,12 @@ void Corpus::replace(const std::string& path, Program reproducer, const Observat
   if (e) throw UserError(e.message());
 }
 
+void Corpus::rewrite(const std::string& path, const Program& as_read) {
+  const FileError e = replace_file(path, print_program(as_read), kDurable);
+  if (e.step == FileError::Step::rename) throw UserError("cannot replace " + path + ": " + e.reason());
+  if (e) throw UserError(e.message());
+}
+
 std::optional<std::string> Corpus::save(Program reproducer, const Observation& failure, const FindingContext& ctx) {
   if (has(failure.signature)) return std::nullopt;
   const std::string final_path = (fs::path(dir_) / file_name(failure.signature)).string();

@@ -41,6 +41,9 @@ class Corpus {
   // Replaces the reproducer at `path` (one this corpus saved) by a new one of the same bucket, e.g. its
   // reduction: written beside it and renamed over it, so a reader sees the old file or the new, whole.
   void replace(const std::string& path, Program reproducer, const Observation& failure, const FindingContext& ctx);
+  // Rewrites the file at `path` as `as_read` prints (its own expect, got and meta): a note added to a
+  // reproducer whose failure is kept as it was found. Written and renamed over as replace does.
+  void rewrite(const std::string& path, const Program& as_read);
 
   static std::string file_name(const std::string& signature);
 

@@ -244,15 +244,25 @@ class Worker {
   }
 
   // A queued finding, read back from its file: its reduction, blame and culprit, each replacing the file.
-  // A file that no longer fails as saved (a flaky target) is left as found. Returns how to queue it again
-  // when its reduction was cut by its own limit with budget left to resume it: after steps (resume) or
-  // without one (stalled); nothing when it is done.
+  // A file that no longer fails as saved (a flaky target: one whose kernel read what an earlier kernel of
+  // its batch left in memory) is left as found, with `meta flaky` saying what the check alone gave.
+  // Returns how to queue it again when its reduction was cut by its own limit with budget left to resume
+  // it: after steps (resume) or without one (stalled); nothing when it is done.
   std::optional<ReductionQueue::Kind> finish(const std::string& path) {
     const Stopwatch timer;
     Program found = read_program(path);
     const std::string* saved_as = found.meta_value("signature");
+    if (!saved_as) return std::nullopt;
     const Finding first = check({&found}, cfg_).at(0);
-    if (!saved_as || !first.defined() || first.observation.signature != *saved_as) return std::nullopt;
+    if (!first.defined() || first.observation.signature != *saved_as) {
+      if (g_stop || first.out_of_time) return std::nullopt;  // a check the budget cut says nothing
+      const std::string got = !first.defined()                      ? "UNDEFINED"
+                              : first.observation.signature.empty() ? "ok"
+                                                                    : first.observation.signature;
+      found.set_meta("flaky", "did not fail again when checked alone (got " + got + "), so it is not reduced");
+      corpus_.rewrite(path, found);
+      return std::nullopt;
+    }
     const Observation& obs = first.observation;
     FindingContext ctx = ctx_;  // the file keeps the worker that found it
     if (const std::string* w = found.meta_value("worker")) ctx.worker = *w;

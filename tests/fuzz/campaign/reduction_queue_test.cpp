@@ -176,6 +176,38 @@ TEST(ReductionQueue, AnIdleWorkerReducesAnotherWorkersFinding) {
   EXPECT_EQ(q.outstanding(), 0);
 }
 
+// A finding that does not fail again when checked alone (here: found with the broken renderer, checked
+// with the built-in one) is not reduced; its file keeps the failure as found and says why.
+TEST(ReductionQueue, AFindingThatNoLongerFailsIsMarkedFlakyAndKeptAsFound) {
+  TempDir tmp{"uopfuzz-queue"};
+  CampaignOptions o = two_workers(tmp);
+  Program p;
+  const std::string path = saved_finding(o, p);
+  const Program as_found = read_program(path);
+  o.cfg = CompiledPathConfig{};
+  ReductionQueue q(2);
+  ASSERT_TRUE(q.push(fs::path(path).filename()));
+  q.stop_generating(0);
+  std::optional<Pipe> reports = Pipe::open();
+  ASSERT_TRUE(reports);
+  run_worker(o, 1, reports->write_end.get(), q);
+  const Program kept = read_program(path);
+  ASSERT_NE(kept.meta_value("flaky"), nullptr);
+  EXPECT_EQ(*kept.meta_value("flaky"), "did not fail again when checked alone (got ok), so it is not reduced");
+  EXPECT_EQ(*kept.meta_value("reduced"), "no");
+  EXPECT_EQ(*kept.meta_value("signature"), *as_found.meta_value("signature"));
+  auto got_lines = [](const Program& q) {
+    std::string out, text = print_program(q);
+    for (size_t at = 0, nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1)
+      if (text.compare(at, 4, "got ") == 0) out += text.substr(at, nl - at + 1);
+    return out;
+  };
+  EXPECT_FALSE(got_lines(as_found).empty());
+  EXPECT_EQ(got_lines(kept), got_lines(as_found));  // the failure as found
+  EXPECT_EQ(program_cost(kept).nodes, program_cost(as_found).nodes);
+  EXPECT_EQ(q.outstanding(), 0);
+}
+
 // While worker 0 generates, worker 1's reduction is cut by a --reduce-time too short for a step and
 // queued as stalled; once worker 0 stops, the time left is the reduction's and it finishes.
 TEST(ReductionQueue, AReductionCutByItsLimitIsResumedOnceNoWorkerGenerates) {
