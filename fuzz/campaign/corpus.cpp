@@ -108,17 +108,20 @@ std::string reproducer_text(Program p, const Observation& failure, const Finding
   return print_program(p);
 }
 
-void Corpus::replace(const std::string& path, Program reproducer, const Observation& failure, const FindingContext& ctx) {
-  const FileError e = replace_file(path, reproducer_text(std::move(reproducer), failure, ctx), kDurable);
+namespace {
+// `text` over the file at `path`, written beside it and renamed over it; UserError when it cannot be.
+void write_over(const std::string& path, const std::string& text) {
+  const FileError e = replace_file(path, text, kDurable);
   if (e.step == FileError::Step::rename) throw UserError("cannot replace " + path + ": " + e.reason());
   if (e) throw UserError(e.message());
+}
+}  // namespace
+
+void Corpus::replace(const std::string& path, Program reproducer, const Observation& failure, const FindingContext& ctx) {
+  write_over(path, reproducer_text(std::move(reproducer), failure, ctx));
 }
 
-void Corpus::rewrite(const std::string& path, const Program& as_read) {
-  const FileError e = replace_file(path, print_program(as_read), kDurable);
-  if (e.step == FileError::Step::rename) throw UserError("cannot replace " + path + ": " + e.reason());
-  if (e) throw UserError(e.message());
-}
+void Corpus::rewrite(const std::string& path, const Program& as_read) { write_over(path, print_program(as_read)); }
 
 std::optional<std::string> Corpus::save(Program reproducer, const Observation& failure, const FindingContext& ctx) {
   if (has(failure.signature)) return std::nullopt;

@@ -244,8 +244,8 @@ class Worker {
   }
 
   // A queued finding, read back from its file: its reduction, blame and culprit, each replacing the file.
-  // A file that no longer fails as saved (a flaky target: one whose kernel read what an earlier kernel of
-  // its batch left in memory) is left as found, with `meta flaky` saying what the check alone gave.
+  // A file that no longer fails as saved (a flaky target, e.g. a kernel reading memory it never wrote) is
+  // left as found, with `meta flaky` saying what the check alone gave.
   // Returns how to queue it again when its reduction was cut by its own limit with budget left to resume
   // it: after steps (resume) or without one (stalled); nothing when it is done.
   std::optional<ReductionQueue::Kind> finish(const std::string& path) {
