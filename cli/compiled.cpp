@@ -1,4 +1,6 @@
 // `uopfuzz render`, `uopfuzz run` and `uopfuzz replay`: one program through the compiled path.
+#include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -32,11 +34,20 @@ void CompiledFlags::add_to(CLI::App* app) {
   app->add_option("--timeout", timeout_s, "seconds one kernel run may take before it is a timeout")->check(CLI::PositiveNumber);
   app->add_option("--render-timeout", render_timeout_s,
                   "seconds one plug-in render (a process, a batch or a server request) may take before it is a render-error "
-                  "(default 60)")
+                  "(default 60, or a render-error timeout's meta render_timeout)")
       ->check(CLI::PositiveNumber);
 }
 
 namespace {
+
+// A recorded number of seconds: positive and finite, else a usage error naming where it came from.
+double positive_seconds(const std::string& text, const std::string& what) {
+  double v = 0;
+  const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (r.ec != std::errc() || r.ptr != text.data() + text.size() || !(v > 0) || !std::isfinite(v))
+    throw UserError("uopfuzz: " + what + " '" + text + "': expected a positive number of seconds");
+  return v;
+}
 
 // A handshake's `without` names must be --without names: UserError naming the plug-in otherwise.
 void check_plugin_without(const PluginDescription& d, const std::string& cmd) {
@@ -119,7 +130,10 @@ CompiledPathConfig CompiledFlags::config(const Program* recorded) const {
   if (!cfg.renderer_cmd.empty() && (!f16.empty() || !bf16.empty()))
     throw UserError("uopfuzz: --f16 and --bf16 choose how the built-in renderer renders; a plug-in renders its own way");
   if (timeout_s > 0) cfg.timeout_s = timeout_s;
-  if (render_timeout_s > 0) cfg.render_timeout_s = render_timeout_s;
+  if (render_timeout_s > 0)
+    cfg.render_timeout_s = render_timeout_s;
+  else if (const std::string* v = recorded ? recorded->meta_value("render_timeout") : nullptr)
+    cfg.render_timeout_s = positive_seconds(*v, "meta render_timeout");  // the timeout a render-error timeout holds for
   return cfg;
 }
 

@@ -292,6 +292,10 @@ std::vector<Command> fuzz_commands(CLI::App& app) {
   fz->add_option("--json", c.json_path, "write the summary here as JSON");
   fz->add_option("--events", c.events_path, "write the event log here (default: beside --json, X.json -> X.events.jsonl)");
   fz->add_option("--reduce-time", c.reduce_time_s, "seconds to spend minimising one failure")->capture_default_str();
+  fz->add_option("--reduce-render-timeout", c.reduce_render_timeout_s,
+                 "render timeout while checking and reducing a render-error timeout (at most --render-timeout)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   fz->add_flag("--no-reduce", fuzz_opts->no_reduce, "save failures as found, without minimising (nor a culprit search)");
   fz->add_flag("--no-culprit", fuzz_opts->no_culprit, "no culprit search for new buckets (the pass, flags or plug-in switch)");
   fz->add_option("--culprit-time", c.culprit_time_s, "seconds for one bucket's culprit search")

@@ -51,6 +51,9 @@ struct CampaignOptions {
   std::vector<TargetRule> target_rules;
   bool reduce = true;
   double reduce_time_s = 120;
+  // A `render-error timeout` is checked and reduced with this render timeout (at most cfg's): a render
+  // that slow is the same fault, and each candidate that keeps it costs this long, not a whole minute.
+  double reduce_render_timeout_s = 10;
   std::vector<MatrixEntry> matrix;  // non-empty: each new bucket is triaged (meta blame) after its reduction
   bool culprit = true;              // each new bucket's culprit searched after its reduction (meta culprit)
   double culprit_time_s = 60;

@@ -1,6 +1,7 @@
 // Atomic, deduplicated corpus writes.
 #include "fuzz/campaign/corpus.h"
 
+#include <charconv>
 #include <unistd.h>
 
 #include <algorithm>
@@ -79,6 +80,15 @@ Corpus::Corpus(std::string dir) : dir_(std::move(dir)) {
   known_ = read_signatures(dir_);
 }
 
+namespace {
+// Seconds as the shortest text that reads back the same (10, 0.5).
+std::string seconds_text(double s) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, s);
+  return std::string(buf, r.ptr);
+}
+}  // namespace
+
 std::string reproducer_text(Program p, const Observation& failure, const FindingContext& ctx) {
   auto set = [&](const std::string& k, const std::string& v) {
     if (!v.empty()) p.set_meta(k, v);
@@ -103,6 +113,9 @@ std::string reproducer_text(Program p, const Observation& failure, const Finding
   if (ctx.cfg.renderer_cmd.empty() && ctx.cfg.render.f16_native) p.set_meta("f16", "native");
   if (ctx.cfg.renderer_cmd.empty() && ctx.cfg.render.bf16_native) p.set_meta("bf16", "native");
   if (failure.signal) set("signal", std::to_string(failure.signal));
+  // A render timeout holds for the render timeout it was found or reduced under: replays use it.
+  std::erase_if(p.meta, [](const auto& kv) { return kv.first == "render_timeout"; });
+  if (is_render_timeout(failure.signature)) set("render_timeout", seconds_text(ctx.cfg.render_timeout_s));
   p.expect = failure.expect;
   p.got = failure.got;
   return print_program(p);

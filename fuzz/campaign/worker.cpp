@@ -52,6 +52,14 @@ CompiledPathConfig budgeted(const CampaignOptions& o) {
   return cfg;
 }
 
+// What a finding is checked, reduced and blamed under: a render timeout under the shorter
+// --reduce-render-timeout, since each candidate that keeps it costs that long (its file records it).
+CompiledPathConfig config_for(const std::string& signature, const CompiledPathConfig& cfg, const CampaignOptions& o) {
+  CompiledPathConfig c = cfg;
+  if (is_render_timeout(signature)) c.render_timeout_s = std::min(c.render_timeout_s, o.reduce_render_timeout_s);
+  return c;
+}
+
 // Worker w's share of --count: programs program_seed(seed, w, 0 .. quota-1).
 uint64_t quota(const CampaignOptions& o, int w) {
   if (o.count <= 0) return UINT64_MAX;
@@ -253,7 +261,8 @@ class Worker {
     Program found = read_program(path);
     const std::string* saved_as = found.meta_value("signature");
     if (!saved_as) return std::nullopt;
-    const Finding first = check({&found}, cfg_).at(0);
+    const CompiledPathConfig cfg = config_for(*saved_as, cfg_, o_);
+    const Finding first = check({&found}, cfg).at(0);
     if (!first.defined() || first.observation.signature != *saved_as) {
       if (g_stop || first.out_of_time) return std::nullopt;  // a check the budget cut says nothing
       const std::string got = !first.defined()                      ? "UNDEFINED"
@@ -265,6 +274,7 @@ class Worker {
     }
     const Observation& obs = first.observation;
     FindingContext ctx = ctx_;  // the file keeps the worker that found it
+    ctx.cfg = cfg;
     if (const std::string* w = found.meta_value("worker")) ctx.worker = *w;
     Program final = found;
     Observation final_obs = obs;
@@ -275,7 +285,7 @@ class Worker {
       if (o_.reduce && limit > 0) {  // else the budget is spent: the file says it is unreduced
         ReduceOptions ro;
         ro.time_limit_s = limit;
-        ReduceResult red = reduce(found, obs.signature, cfg_, ro);
+        ReduceResult red = reduce(found, obs.signature, cfg, ro);
         longest_reduction_s_ = std::max(longest_reduction_s_, red.seconds);
         reduction_seconds_ += red.seconds;
         ++reductions_;
@@ -293,15 +303,15 @@ class Worker {
           again = red.steps > 0 ? ReductionQueue::Kind::resume : ReductionQueue::Kind::stalled;
       }
       if (!o_.matrix.empty() && !g_stop) {  // blame: a handful of one-kernel compiles of the small program
-        final.set_meta("blame", blame_text(triage(final, obs.signature, cfg_, o_.matrix)));
+        final.set_meta("blame", blame_text(triage(final, obs.signature, cfg, o_.matrix)));
         changed = true;
       }
       if (o_.culprit && !g_stop) {  // the pass, flags or switch: a few dozen builds of the small program
         CulpritOptions co;
         co.time_limit_s = o_.culprit_time_s;
         co.other_data = other_data_sets(final, kCulpritRecheckDataSets, o_.policy);
-        co.stop_at = cfg_.render_stop_at;
-        const Culprit c = find_culprit(final, obs.signature, cfg_, co);
+        co.stop_at = cfg.render_stop_at;
+        const Culprit c = find_culprit(final, obs.signature, cfg, co);
         final.set_meta("culprit", c.text);
         send_report(fd_, CulpritReport{obs.signature, c.text, c.checks, c.seconds});
         changed = true;

@@ -131,8 +131,10 @@ void accept(Candidate&& c, ReduceResult& r, const ReduceOptions& options) {
 // call's ~0.1 s) makes a batch wait for its renders, and most hits of a round come early: its rounds
 // start with small batches that double while they find nothing. A fast one (uopfuzz's own renderer
 // behind a script: 10 ms) keeps full batches, as compiler calls are then the cost. The candidates are
-// checked in the same order either way, so the steps taken are the same.
-size_t first_batch_size(const CompiledPathConfig& cfg, const ReduceOptions& options) {
+// checked in the same order either way, so the steps taken are the same. A render timeout starts at one:
+// each candidate that keeps it costs the whole render timeout, and most do.
+size_t first_batch_size(const std::string& signature, const CompiledPathConfig& cfg, const ReduceOptions& options) {
+  if (is_render_timeout(signature)) return 1;
   return mean_render_seconds(cfg) > options.slow_render_s ? std::min(options.batch, options.slow_first_batch) : options.batch;
 }
 
@@ -172,7 +174,7 @@ ReduceResult reduce(const Program& p, const std::string& signature, const Compil
   while (progress && Clock::now() < budget_end) {
     progress = false;
     Round round(passes, first_pass, r.program, first_divergence, r);
-    size_t at = 0, size = first_batch_size(cfg, options);
+    size_t at = 0, size = first_batch_size(signature, cfg, options);
     for (; !progress && Clock::now() < budget_end; size = std::min(options.batch, size * 2)) {
       const std::span<Candidate> candidates = round.take(at, size);
       if (candidates.empty()) break;

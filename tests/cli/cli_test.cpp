@@ -106,6 +106,22 @@ TEST_F(Cli, NarrowFloatModes) {
   EXPECT_EQ(run("run " + file("typo.uop", text)).code, 2);
 }
 
+// A file's meta render_timeout (what a render-error timeout holds for) must be a positive number of seconds.
+TEST_F(Cli, ARecordedRenderTimeoutIsAPositiveNumber) {
+  std::string text = read_text(example("chain.uop"));
+  text.insert(text.find('\n') + 1, "meta render_timeout = 2.5\n");
+  EXPECT_EQ(run("run " + file("timeout.uop", text)).code, 0);
+  for (const char* bad : {"0", "-1", "soon", "inf"}) {
+    std::string typo = text;
+    typo.replace(typo.find("= 2.5"), 5, std::string("= ") + bad);
+    const Ran r = run("run " + file("bad.uop", typo));
+    EXPECT_EQ(r.code, 2) << bad;
+    EXPECT_NE(r.out.find(std::string("meta render_timeout '") + bad + "': expected a positive number of seconds"),
+              std::string::npos)
+        << r.out;
+  }
+}
+
 TEST_F(Cli, FmtIsCanonicalAndWritesAtomically) {
   const std::string out = (dir / "out.uop").string();
   ASSERT_EQ(run("fmt " + example("dot_product.uop") + " -o " + out).code, 0);

@@ -7,6 +7,8 @@
 #   $UOPFUZZ_FAULT_AT_START=1: every server process exits at once, before reading a request.
 #   $UOPFUZZ_HANG_EVERY=N: each server process hangs on its N-th, 2N-th, ... request.
 #   $UOPFUZZ_RENDER_SECONDS=S: every render takes S seconds more (a slow target).
+#   $UOPFUZZ_SLOW_FROM_STORES=K: a program with K or more STOREs renders 1 s longer per STORE from the K-th
+#     on (a render whose cost grows with the program, as tinygrad's exponential one: docs/findings.md).
 #   $UOPFUZZ_DESCRIBE=TEXT: the handshake prints TEXT instead; =none: no handshake (protocol 1).
 #   $UOPFUZZ_BREAK_MUL=1: integer multiplication rendered as addition (as tests/fuzz/campaign/broken_renderer.sh).
 #   $UOPFUZZ_PLUGIN_COUNTER=FILE: each start appends its mode ("server", "one", "batch") to FILE.
@@ -42,6 +44,10 @@ def render(program, function):
   if fault == "refuse":
     raise RenderError("refused as asked", program.meta_value("bucket"))
   time.sleep(float(os.environ.get("UOPFUZZ_RENDER_SECONDS", "0")))
+  slow_from = int(os.environ.get("UOPFUZZ_SLOW_FROM_STORES", "0"))
+  stores = sum(1 for n in program.nodes if n.op.name == "STORE")
+  if slow_from and stores >= slow_from:
+    time.sleep(stores - slow_from + 1)
   source = uopfuzz_render(program, function)
   if os.environ.get("UOPFUZZ_BREAK_MUL"):
     prelude, marker, rest = source.partition("end of prelude")

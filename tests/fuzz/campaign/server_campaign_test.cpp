@@ -1,7 +1,7 @@
 // Protocol 2 from the command line (docs/format.md section 5): naming the plug-in is enough (its handshake
 // picks server mode and adds its --without names), a malformed handshake is a usage error naming the key,
 // a campaign whose server hangs keeps its --time budget (a reduction too) and counts no render the
-// budget cut short, and a reproducer saved in
+// budget cut short, a render timeout is reduced under a shorter one, and a reproducer saved in
 // server mode records it (meta renderer_protocol, target, without) and replays through a server.
 #include <gtest/gtest.h>
 
@@ -145,6 +145,33 @@ TEST(ServerCampaign, AReproducerSavedInServerModeReplaysThroughAServer) {
   const Ran replay = run_with("replay " + file, dir, env);
   EXPECT_EQ(replay.code, 0) << replay.out;
   EXPECT_EQ(read_lines(dir / "starts"), std::vector<std::string>{"server"});
+}
+
+// A render timeout is checked and reduced under --reduce-render-timeout, not the whole --render-timeout
+// (each candidate that keeps it costs that long), and its file records the timeout it holds for. The
+// plug-in renders a program of 30 or more STOREs 1 s longer per STORE from the 30th on: one found at 3 s
+// times out at 1 s too, and the reproducer replays under its recorded 1 s.
+TEST(ServerCampaign, ARenderTimeoutIsReducedUnderTheShorterReduceRenderTimeout) {
+  TempDir tmp{"uopfuzz-server-slow"};
+  const fs::path dir = tmp.path();
+  const std::string env = "UOPFUZZ_SLOW_FROM_STORES=30";
+  const Ran r = run_with(
+      "fuzz --seed 3 --count 8 -q --render-timeout 3 --reduce-render-timeout 1 --reduce-time 15 --no-culprit "
+      "--renderer-cmd " +
+          plugin() + " --corpus " + (dir / "corpus").string() + " --json " + (dir / "s.json").string(),
+      dir, env);
+  ASSERT_EQ(r.code, 1) << r.out;
+  const auto s = nlohmann::json::parse(read_text(dir / "s.json"));
+  ASSERT_EQ(s["saved"].size(), 1u) << s.dump(2);
+  const std::string file = s["saved"][0].get<std::string>();
+  const Program p = read_program(file);
+  ASSERT_NE(p.meta_value("signature"), nullptr);
+  EXPECT_EQ(*p.meta_value("signature"), "render-error timeout");
+  ASSERT_NE(p.meta_value("render_timeout"), nullptr) << read_text(file);
+  EXPECT_EQ(*p.meta_value("render_timeout"), "1");  // replaced by the reduction, which ran under 1 s
+  const Ran replay = run_with("replay " + file, dir, env);
+  EXPECT_EQ(replay.code, 0) << replay.out;
+  EXPECT_NE(replay.out.find("timed out after 1 s"), std::string::npos) << replay.out;
 }
 
 }  // namespace
