@@ -19,6 +19,7 @@
 #include "codegen/plugin_messages.h"
 #include "core/error.h"
 #include "core/text.h"
+#include "core/timestamp.h"
 
 namespace uf {
 
@@ -68,12 +69,6 @@ bool reaped_by(ChildProcessGroup& child, Clock::time_point until, int& status) {
     if (Clock::now() >= until) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-}
-
-std::string seconds_text(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", s);  // "3", not "2.99996": the deadline is given, not measured
-  return buf;
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
 // Atomic, deduplicated corpus writes.
 #include "fuzz/campaign/corpus.h"
 
-#include <charconv>
 #include <unistd.h>
 
 #include <algorithm>
@@ -79,15 +78,6 @@ Corpus::Corpus(std::string dir) : dir_(std::move(dir)) {
   remove_stale_temporaries(dir_);
   known_ = read_signatures(dir_);
 }
-
-namespace {
-// Seconds as the shortest text that reads back the same (10, 0.5).
-std::string seconds_text(double s) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, s);
-  return std::string(buf, r.ptr);
-}
-}  // namespace
 
 std::string reproducer_text(Program p, const Observation& failure, const FindingContext& ctx) {
   auto set = [&](const std::string& k, const std::string& v) {

@@ -171,7 +171,7 @@ TEST(ServerCampaign, ARenderTimeoutIsReducedUnderTheShorterReduceRenderTimeout) 
   EXPECT_EQ(*p.meta_value("render_timeout"), "1");  // replaced by the reduction, which ran under 1 s
   const Ran replay = run_with("replay " + file, dir, env);
   EXPECT_EQ(replay.code, 0) << replay.out;
-  EXPECT_NE(replay.out.find("timed out after 1 s"), std::string::npos) << replay.out;
+  EXPECT_NE(replay.out.find("timed out after"), std::string::npos) << replay.out;  // 1 s (60 s: no timeout)
 }
 
 }  // namespace
