@@ -11,7 +11,7 @@ from tg_uops import Unsupported, build, tg_dtype, tinygrad_version
 # UOps the adapter gives tinygrad's pipeline (as tinygrad's own pyrender writes them), compiled and run on
 # the backend's device by tinygrad (to_program, get_runtime), every BUFFER compared with the program's expect
 # lines (exec_alu's values). For an open finding it fails.
-TEST_IMPORTS = """import math, struct, unittest
+TEST_IMPORTS = """import math, signal, struct, unittest
 from dataclasses import replace
 from tinygrad import Device
 from tinygrad.codegen import to_program
@@ -42,7 +42,7 @@ class TestUopfuzzFinding(unittest.TestCase):
   def test_kernel(self):
     renderer = @MAKE_RENDERER@  # the finding's renderer whatever DEV says
     bufs = {slot: Buffer(DEVICE, len(data), dt, initial_value=storage(dt, data)) for slot, (dt, data, _) in BUFFERS.items()}
-    prg = to_program(kernel(), renderer)
+@LIMIT@    prg = to_program(kernel(), renderer)
     global_size, local_size = prg.arg.launch_dims({})
     # the buffers in the order the kernel's C function takes them: its LINEAR's PARAMs (as to_elf's signature lists them).
     # NOTE: exec_kernel passes them in prg.arg.globals order (by slot), not always the same (a zero-trip RANGE reorders them)
@@ -109,6 +109,13 @@ def export_tinygrad(program, backend):
     data, want = program.data.get(b.slot, [0] * b.length), program.expect.get(b.slot)
     table.append(f"  {b.slot}: ({dt!r}, {data!r}, {want!r}),")
   found = [f"# {k}: {v}" for k, v in program.meta if k in ("tinygrad", "about", "signature", "status", "found", "seed")]
+  limit = ""
+  if program.meta_value("signature") == "render-error timeout":  # the finding is the time tinygrad takes
+    seconds = float(program.meta_value("render_timeout") or 60)
+    limit = (f"    # the finding: tinygrad takes longer than {seconds:g} s to lower this kernel (meta render_timeout)\n"
+             f"    signal.signal(signal.SIGALRM, lambda *_: self.fail('tinygrad took longer than {seconds:g} s to lower the kernel (to_program)'))\n"
+             f"    signal.setitimer(signal.ITIMER_REAL, {seconds!r})\n"
+             "    self.addCleanup(signal.setitimer, signal.ITIMER_REAL, 0)\n")
   return "\n".join([
     "# A tinygrad bug found by uopfuzz, the differential fuzzer of UOp code generators, as a standalone test in the",
     "# style of tinygrad's test/test_uops.py; it needs nothing but tinygrad. It builds the kernel's UOps as uopfuzz's",
@@ -120,4 +127,4 @@ def export_tinygrad(program, backend):
     *found, "# The program (uopfuzz's .uop):", *(f"#   {n!r}" for n in program.nodes),
     imports, "", "def kernel() -> UOp:", *(f"  {l}" for l in code.splitlines()), "  return ast", "",
     "", "# PARAM slot: (dtype, data, expected values after the kernel; None: not checked)", "BUFFERS = {", *table, "}",
-  ]) + TEST_BODY.replace("@MAKE_RENDERER@", make_renderer(renderer, device, dev))
+  ]) + TEST_BODY.replace("@MAKE_RENDERER@", make_renderer(renderer, device, dev)).replace("@LIMIT@", limit)
