@@ -194,7 +194,8 @@ PluginResult PluginServer::fault(const std::string& what_for, const std::string&
 std::optional<nlohmann::json> PluginServer::exchange(nlohmann::json request, const std::string& what_for,
                                                      Clock::time_point deadline, PluginResult& failed) {
   if (Clock::now() >= deadline) {
-    failed = {false, "", "renderer '" + cmd_ + "' (server): no time left for " + what_for, {}};
+    failed = PluginResult{};
+    failed.message = "renderer '" + cmd_ + "' (server): no time left for " + what_for;
     return std::nullopt;
   }
   std::string why;

@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <optional>
 
-#include "codegen/runtime/compiler.h"
 #include "codegen/runtime/process.h"
 #include "core/stopwatch.h"
 #include "fuzz/campaign/campaign.h"
@@ -16,6 +15,7 @@
 #include "fuzz/campaign/hint.h"
 #include "fuzz/campaign/reduction_queue.h"
 #include "fuzz/campaign/size_schedule.h"
+#include "fuzz/campaign/worker_config.h"
 #include "fuzz/gen/generator.h"
 #include "fuzz/oracle/culprit.h"
 #include "fuzz/oracle/reduce.h"
@@ -30,40 +30,6 @@ volatile std::sig_atomic_t g_stop = 0;
 void request_stop(int) {
   g_stop = 1;
   cancel_processes();  // the compiler or renderer in flight dies now, not after the parent's SIGKILL
-}
-
-// For the reproducers' meta only: a compiler that does not answer is reported by the first compile.
-std::string compiler_version(const std::string& cc) {
-  try {
-    return compiler_id(cc).version_line();
-  } catch (const UserError&) { return ""; }
-}
-
-// o.cfg, with plug-in renders bounded by the --time budget (which starts now): a hanging plug-in costs
-// its program a render-error, never the budget. Rendering stops a little before the budget ends, so the
-// batch in flight still compiles and runs in time and its programs are counted, not lost to the stop.
-CompiledPathConfig budgeted(const CampaignOptions& o) {
-  CompiledPathConfig cfg = o.cfg;
-  if (o.time_s > 0) {
-    const double compile_reserve_s = std::min(2.0, 0.1 * o.time_s);
-    cfg.render_stop_at = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                                std::chrono::duration<double>(o.time_s - compile_reserve_s));
-  }
-  return cfg;
-}
-
-// What a finding is checked, reduced and blamed under: a render timeout under the shorter
-// --reduce-render-timeout, since each candidate that keeps it costs that long (its file records it).
-CompiledPathConfig config_for(const std::string& signature, const CompiledPathConfig& cfg, const CampaignOptions& o) {
-  CompiledPathConfig c = cfg;
-  if (is_render_timeout(signature)) c.render_timeout_s = std::min(c.render_timeout_s, o.reduce_render_timeout_s);
-  return c;
-}
-
-// Worker w's share of --count: programs program_seed(seed, w, 0 .. quota-1).
-uint64_t quota(const CampaignOptions& o, int w) {
-  if (o.count <= 0) return UINT64_MAX;
-  return static_cast<uint64_t>(o.count / o.jobs + (w < o.count % o.jobs ? 1 : 0));
 }
 
 class Worker {
