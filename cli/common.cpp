@@ -11,6 +11,7 @@ Program load_program(const std::string& path) {
   try {
     Program p = read_program(path);
     verify(p);
+    check_loop_kinds(p);
     return p;
   } catch (const UserError& e) { throw UserError(located(path, e)); }
 }

@@ -32,6 +32,9 @@ int run_interp(const FileOptions& o) {
     verify(p, order);
   } catch (const UserError& e) { throw UserError(located(o.file, e)); }
   const RefResult r = interpret(p, order);
+  try {
+    check_loop_kinds(p, &r);
+  } catch (const UserError& e) { throw UserError(located(o.file, e)); }
   if (r.undefined) {
     const auto it = p.origin.find(r.undefined->node);
     std::cerr << o.file;

@@ -204,11 +204,23 @@ int run_reduce(const ReduceCliOptions& o) {
   return kOk;
 }
 
+// The policy's optimization sequences for the target (`fuzz --opts`): drawn only from the actions its
+// handshake lists, with p_opts 0.75 unless the policy gives its own share; none for "heuristic" and
+// "none" (the worker gives "none" programs an empty opts line), nor for a target without opts.
+void with_target_opts(GenPolicy& policy, const std::string& mode, const std::vector<std::string>& actions) {
+  const auto names = enum_names(OptAction{});
+  for (size_t a = 0; a < names.size(); ++a)
+    if (std::find(actions.begin(), actions.end(), names[a]) == actions.end()) policy.opt_action_weight[a] = 0;
+  const bool any = std::any_of(policy.opt_action_weight.begin(), policy.opt_action_weight.end(), [](double w) { return w > 0; });
+  if (mode != "random" || !any) policy.p_opts = 0;
+  else if (policy.p_opts == 0) policy.p_opts = 0.75;
+}
+
 struct FuzzCliOptions {
   CampaignOptions campaign;
   CompiledFlags flags;
   std::vector<std::string> without;
-  std::string policy, matrix, guide = "coverage", target_rules;
+  std::string policy, matrix, guide = "coverage", target_rules, opts = "random";
   bool no_reduce = false, no_culprit = false, quiet = false, remarks = false;
 };
 
@@ -219,6 +231,8 @@ int run_fuzz(FuzzCliOptions o) {
   for (const std::string& name : o.campaign.cfg.renderer_description.without)  // what the plug-in's target cannot take
     if (std::find(o.without.begin(), o.without.end(), name) == o.without.end()) o.without.push_back(name);
   o.campaign.policy = policy_without(o.policy, o.without);
+  with_target_opts(o.campaign.policy, o.opts, o.campaign.cfg.renderer_description.opts);
+  o.campaign.opts_mode = o.opts;
   o.campaign.without_names = CLI::detail::join(o.without, ",");
   o.campaign.policy_file = o.policy;
   o.campaign.reduce = !o.no_reduce;
@@ -308,6 +322,11 @@ std::vector<Command> fuzz_commands(CLI::App& app) {
                  "coverage: keep programs that reach new target features as seeds and derive programs from them; "
                  "none: the blind stream (default coverage)")
       ->check(CLI::IsMember({"none", "coverage"}));
+  fz->add_option("--opts", fuzz_opts->opts,
+                 "for a target whose handshake lists optimization actions: random: most programs with loops carry a "
+                 "drawn optimization sequence (the opts line), the rest none; heuristic: none, the target's own "
+                 "optimizer decides; none: an empty opts line, no optimization (default random)")
+      ->check(CLI::IsMember({"random", "heuristic", "none"}));
   fz->add_option("--seeds", c.seeds_dir, "where seeds are kept and read from (default CORPUS/seeds)");
   fz->add_flag("--remarks", fuzz_opts->remarks,
                "the C compiler's optimization remarks as target features (gcc -fopt-info-optimized, clang -Rpass=.*)");

@@ -115,6 +115,7 @@ std::vector<std::optional<std::string>> render_units(const std::vector<const Pro
   const bool budget_over = cfg.render_stop_at && std::chrono::steady_clock::now() >= *cfg.render_stop_at;
   for (size_t i = 0; i < programs.size(); ++i) {
     out[i]->features = std::move(r[i].used);
+    out[i]->features.insert(out[i]->features.end(), r[i].features.begin(), r[i].features.end());
     out[i]->render_seconds = r[i].seconds;
     if (r[i].ok) sources[i] = plugin_unit(r[i], cfg, names[i]);
     if (!r[i].ok) {
@@ -214,6 +215,7 @@ void run_on_target(const std::vector<const Program*>& firsts, const std::vector<
       }
       const PluginRunOutcome& got = r.outcomes[k];
       o.features = r.used;
+      o.features.insert(o.features.end(), r.features.begin(), r.features.end());
       o.render_seconds = seconds;
       o.message = got.message;
       switch (got.status) {

@@ -35,6 +35,7 @@ struct PluginResult {
   std::string message;            // when not ok: what happened, with the plug-in's stderr
   std::string bucket;             // when not ok: a server's name for the failure, the same for one cause ("" none)
   std::vector<std::string> used;  // a server's reply: the switches that took effect (handshake "switches")
+  std::vector<std::string> features;  // ... and what else it reached (plugin_messages.h, read_used)
   double seconds = 0;             // how long its render took (in a batch process: the process's time shared out)
 };
 

@@ -1,6 +1,8 @@
 // The protocol-2 handshake (see plugin_describe.h).
 #include "codegen/plugin_describe.h"
 
+#include "core/opts.h"
+
 #include <algorithm>
 #include <set>
 #include <nlohmann/json.hpp>
@@ -152,6 +154,13 @@ std::optional<PluginDescription> parse_description(const std::string& json, cons
       malformed(cmd, "switches", "needs the server mode (switches travel in server requests)");
   }
   read_coverage_keys(j, cmd, d);
+  if (const auto it = j.find("opts"); it != j.end()) {  // optional
+    if (!it->is_array()) malformed(cmd, "opts", "must be a list");
+    d.opts = strings(*it, "opts", cmd);
+    for (const std::string& a : d.opts)
+      if (!parse_opt(a) || a.find(':') != std::string::npos)
+        malformed(cmd, "opts", "has '" + a + "' (an action is a capitalized word: [A-Z][A-Z_]*)");
+  }
   if (const auto it = j.find("exports"); it != j.end()) {  // optional
     if (!it->is_array()) malformed(cmd, "exports", "must be a list");
     d.exports = strings(*it, "exports", cmd);

@@ -39,6 +39,9 @@ struct PluginDescription {
   // "switch_source": one line of text per switch (tinygrad: the rule's first source line), which the
   // report shows beside a switch no program fired.
   std::map<std::string, std::string> switch_source;
+  // "opts": the optimization actions the target takes (tinygrad: its OptOps names): a program may carry
+  // an optimization sequence of them (docs/format.md, the `opts` line), which the generator draws.
+  std::vector<std::string> opts;
   // "exports": formats `uopfuzz export --as FORMAT` may ask it for, in an "export" server request.
   std::vector<std::string> exports;
   // "reach": the target's front-end level (tinygrad: "tensor"): it answers "reach" server requests, whether

@@ -19,15 +19,26 @@ std::string check_id(const std::string& line, uint64_t id, nlohmann::json& j) {
   return "";
 }
 
-// The reply's optional `used` list into `used`; why it is malformed, or "".
-std::string read_used(const nlohmann::json& j, std::vector<std::string>& used) {
-  const auto it = j.find("used");
+// The reply's optional list of strings `key` appended to `out`; why it is malformed, or "".
+std::string read_strings(const nlohmann::json& j, const char* key, std::vector<std::string>& out) {
+  const auto it = j.find(key);
   if (it == j.end()) return "";
-  if (!it->is_array()) return "a reply whose 'used' is not a list of strings";
+  const std::string bad = std::string("a reply whose '") + key + "' is not a list of strings";
+  if (!it->is_array()) return bad;
   for (const nlohmann::json& u : *it) {
-    if (!u.is_string()) return "a reply whose 'used' is not a list of strings";
-    used.push_back(u.get<std::string>());
+    if (!u.is_string()) return bad;
+    out.push_back(u.get<std::string>());
   }
+  return "";
+}
+
+std::string read_used(const nlohmann::json& j, std::vector<std::string>& used, std::vector<std::string>& features) {
+  std::vector<std::string> applied, skipped;
+  for (auto [key, into] : {std::pair{"used", &used}, {"features", &features}, {"opts_applied", &applied}, {"opts_skipped", &skipped}})
+    if (std::string bad = read_strings(j, key, *into); !bad.empty()) return bad;
+  // What of the program's optimization sequence applied (docs/format.md, the `opts` line), as features.
+  if (!applied.empty()) features.push_back("opts:applied");
+  for (const std::string& s : skipped) features.push_back("opts:skipped:" + s.substr(0, s.find(':')));
   return "";
 }
 
@@ -61,7 +72,7 @@ std::string check_reply(const nlohmann::json& j, PluginResult& out) {
   out.ok = has_source;
   (out.ok ? out.source : out.message) = j[out.ok ? "source" : "error"].get<std::string>();
   if (std::string bad = out.ok ? "" : read_bucket(j, out.bucket); !bad.empty()) return bad;
-  return read_used(j, out.used);
+  return read_used(j, out.used, out.features);
 }
 
 // Why `j` is not a reach reply ("" when it is one, read into `out`).

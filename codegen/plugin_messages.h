@@ -18,7 +18,9 @@ namespace uf {
 // `line` as a JSON object replying to request `id`, parsed into `j`.
 std::string check_id(const std::string& line, uint64_t id, nlohmann::json& j);
 // The reply's optional `used` list, into `used`.
-std::string read_used(const nlohmann::json& j, std::vector<std::string>& used);
+// A reply's `used` (switches), and its coverage beyond them into `features`: its own `features` list, then
+// `opts:applied` when its `opts_applied` is not empty and `opts:skipped:ACTION` per `opts_skipped` entry.
+std::string read_used(const nlohmann::json& j, std::vector<std::string>& used, std::vector<std::string>& features);
 // Exactly one of the keys `key` and `error` (a string); has_key says which.
 std::string check_one_of(const nlohmann::json& j, const char* key, bool& has_key);
 // An error reply's optional `bucket` (one line of at most 160 printable characters), into `bucket`.

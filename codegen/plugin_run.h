@@ -22,6 +22,7 @@ struct PluginRunResult {
   std::string bucket;  // when not ok: the plug-in's name for the failure ("" none), as PluginResult's
   std::vector<PluginRunOutcome> outcomes;
   std::vector<std::string> used;
+  std::vector<std::string> features;  // as PluginResult's
 };
 
 }  // namespace uf

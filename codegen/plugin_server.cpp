@@ -263,7 +263,7 @@ PluginRunResult PluginServer::run(const Program& p, const std::string& fn_name, 
   };
   bool has_outputs = false;
   if (std::string bad = check_one_of(*reply, "outputs", has_outputs); !bad.empty()) return protocol_error(bad);
-  if (std::string bad = read_used(*reply, r.used); !bad.empty()) return protocol_error(bad);
+  if (std::string bad = read_used(*reply, r.used, r.features); !bad.empty()) return protocol_error(bad);
   if (!has_outputs) {
     if (std::string bad = read_bucket(*reply, r.bucket); !bad.empty()) return protocol_error(bad);
     r.message = "renderer '" + cmd_ + "' (server), " + what_for + ":\n" + (*reply)["error"].get<std::string>();

@@ -38,8 +38,8 @@ Scalar never_an_iteration(DType d) {
 class Instrumenter {
  public:
   Instrumenter(const Program& p, ProbeScope scope, const std::vector<const UOp*>& order, const Loops& loops,
-               std::span<const IntRange> bounds)
-      : probe_{p, {}}, g_(*probe_.program.graph), scope_(scope), bounds_(bounds), order_(order), loops_(loops) {
+               std::span<const IntRange> bounds, std::span<const bool> dtypes = {})
+      : probe_{p, {}}, g_(*probe_.program.graph), scope_(scope), bounds_(bounds), dtypes_(dtypes), order_(order), loops_(loops) {
     position_.assign(p.graph->size(), 0);
     for (size_t i = 0; i < loops_.schedule.size(); ++i) position_[loops_.schedule[i]->id] = static_cast<int64_t>(i);
     next_slot_ = p.buffers.empty() ? 0 : p.buffers.back()->slot + 1;
@@ -72,6 +72,7 @@ class Instrumenter {
 
   bool probed(const UOp* u) const {
     if (is_void(u->dtype)) return false;
+    if (!dtypes_.empty() && !dtypes_[static_cast<size_t>(u->dtype)]) return false;
     if (scope_ == ProbeScope::computed && (in_loop(u) || u->is_vector())) return false;  // vectors: by their GEPs
     if (u->is_vector() && in_loop(u)) return false;
     if (u->op == Op::CONST) return scope_ == ProbeScope::every_value;
@@ -116,6 +117,10 @@ class Instrumenter {
       point.loops[k].extent = trips + 1;
       point.count *= trips + 1;
     }
+    // Every iteration of a kind=global loop must write its own element (docs/semantics.md, "Loop kinds"):
+    // a value whose layout cannot give it one is not probed.
+    for (size_t k = 0; k < chain.size(); ++k)
+      if (point.loops[k].stride == 0 && loops_.ranges[chain[k]]->range_kind() == RangeKind::Global) return;
     in_loops_ += point.count;
     const Values data(static_cast<size_t>(point.count), u->op == Op::RANGE ? never_an_iteration(u->dtype) : Scalar::zero());
     const UOp* b = add_buffer(u->dtype, point.count, data);
@@ -140,6 +145,7 @@ class Instrumenter {
   Graph& g_;
   ProbeScope scope_;
   std::span<const IntRange> bounds_;
+  std::span<const bool> dtypes_;  // empty: every dtype
   const std::vector<const UOp*>& order_;
   const Loops& loops_;
   std::vector<int64_t> position_;  // by node id: position in the schedule
@@ -150,9 +156,9 @@ class Instrumenter {
 
 }  // namespace
 
-Probe instrument(const Program& p, ProbeScope scope, std::span<const IntRange> bounds) {
+Probe instrument(const Program& p, ProbeScope scope, std::span<const IntRange> bounds, std::span<const bool> dtypes) {
   const std::vector<const UOp*> order = linearize(p);
-  return Instrumenter(p, scope, order, analyze_loops(p, order), bounds).run();
+  return Instrumenter(p, scope, order, analyze_loops(p, order), bounds, dtypes).run();
 }
 
 Probe instrument(const Program& p, const Analysis& a, ProbeScope scope) {

@@ -50,7 +50,9 @@ struct Probe {
 };
 // `bounds` (by node id, e.g. int_bounds) bounds the trip counts of loops whose end is computed; without
 // it only loops with a constant end index the probes, and the others keep their last iteration.
-Probe instrument(const Program& p, ProbeScope scope, std::span<const IntRange> bounds = {});
+// `dtypes` (by dtype, when given): only values of the dtypes it marks get a probe (a target without u8
+// takes no u8 probe BUFFER, though a u8 cast may feed a value).
+Probe instrument(const Program& p, ProbeScope scope, std::span<const IntRange> bounds = {}, std::span<const bool> dtypes = {});
 // The same on p's facts already computed (a = analyze(p)), trip counts bounded by a.bounds.
 Probe instrument(const Program& p, const Analysis& a, ProbeScope scope);
 

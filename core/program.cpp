@@ -259,6 +259,7 @@ void verify(const Program& p, const std::vector<const UOp*>& order) {
   }
   check_data_lines(p);
   if (has_loops(order)) analyze_loops(p, order);  // the loop rules (core/loops.h)
+  check_opts(p, order);
   check_access_order(at, accesses);
 }
 

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/opts.h"
 #include "core/uop.h"
 
 namespace uf {
@@ -97,6 +98,8 @@ struct Program {
   std::vector<const UOp*> buffers;                        // every BUFFER, ascending slot, slots distinct
   std::vector<std::pair<std::string, std::string>> meta;  // in file order
   std::map<int64_t, Values> data, expect, got;            // by slot
+  std::optional<OptSequence> opts;                        // the `opts` line; none: the target's own optimizer
+  int opts_line = 0;                                      // its line in the file, for messages
   std::string filename;                                   // for messages; empty when not from a file
   OriginMap origin;
 

@@ -5,7 +5,7 @@ namespace uf {
 const UOp* rebuild(Graph& g, const UOp* u, std::span<const UOp* const> src) {
   if (u->op == Op::CONST || u->op == Op::BUFFER || u->op == Op::ALLOC) return u;
   if (u->op == Op::GEP) return g.gep(src[0], static_cast<int>(u->value.i), u->dtype);
-  if (u->op == Op::RANGE) return g.range(src[0], u->value.i, u->dtype);
+  if (u->op == Op::RANGE) return g.range(src[0], u->value.i, u->dtype, u->range_kind());
   return g.make(u->op, src, u->dtype, u->lanes);
 }
 

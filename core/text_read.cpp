@@ -84,6 +84,8 @@ class Reader {
       node();
     else if (tok_[0] == "data" || tok_[0] == "expect" || tok_[0] == "got")
       values_line();
+    else if (tok_[0] == "opts")
+      opts_line();
     else if (tok_[0] == "uops")
       fail("second 'uops' header");
     else
@@ -228,12 +230,32 @@ class Reader {
   }
 
   const UOp* range() {
-    // %ID = RANGE DTYPE AXIS %END
-    if (tok_.size() != 6) fail("RANGE needs 'RANGE DTYPE AXIS %END'");
+    // %ID = RANGE DTYPE AXIS %END [kind=KIND]
+    if (tok_.size() != 6 && tok_.size() != 7) fail("RANGE needs 'RANGE DTYPE AXIS %END [kind=KIND]'");
     const DType d = dtype(tok_[3]);
     int64_t axis;
     if (!to_int(tok_[4], axis) || axis < 0 || axis > kMaxSlot) fail("bad RANGE axis " + quote(tok_[4]));
-    return p_.graph->range(source(tok_[5]), axis, d);
+    RangeKind kind = RangeKind::Loop;
+    if (tok_.size() == 7) {
+      const std::string_view k = tok_[6];
+      const auto* names = std::begin(kRangeKindNames);
+      const auto* at = std::find_if(names, std::end(kRangeKindNames), [&](const char* n) { return k == std::string("kind=") + n; });
+      if (at == std::end(kRangeKindNames)) fail("bad RANGE kind " + quote(k) + " (kind=loop, kind=global or kind=reduce)");
+      kind = static_cast<RangeKind>(at - names);
+    }
+    return p_.graph->range(source(tok_[5]), axis, d, kind);
+  }
+
+  // opts STEP ...: the optimization sequence (core/opts.h), at most one line.
+  void opts_line() {
+    if (p_.opts) fail("second opts line");
+    p_.opts.emplace();
+    p_.opts_line = line_;
+    for (size_t i = 1; i < tok_.size(); ++i) {
+      const auto o = parse_opt(tok_[i]);
+      if (!o) fail("bad opts step " + quote(tok_[i]) + " (NAME, NAME:AXIS or NAME:AXIS:ARG, NAME in capitals)");
+      p_.opts->push_back(*o);
+    }
   }
 
   const UOp* memory(Op op) {

@@ -28,6 +28,7 @@ std::string print_program(const Program& p) {
   });
   std::string out = v2 ? "uops 2\n" : "uops 1\n";
   for (const auto& [k, v] : p.meta) out += "meta " + k + " = " + v + "\n";
+  if (p.opts) out += p.opts->empty() ? "opts\n" : "opts " + format_opts(*p.opts) + "\n";
   for (size_t i = 0; i < order.size(); ++i) {
     const UOp* u = order[i];
     id_of[u->id] = static_cast<int>(i);
@@ -54,6 +55,10 @@ std::string print_program(const Program& p) {
     for (const UOp* s : u->src) {
       out += " %";
       out += std::to_string(id_of[s->id]);
+    }
+    if (u->op == Op::RANGE && u->range_kind() != RangeKind::Loop) {
+      out += " kind=";
+      out += name(u->range_kind());
     }
     out += '\n';
   }

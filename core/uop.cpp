@@ -364,10 +364,11 @@ const UOp* Graph::gep(const UOp* vec, int lane, std::optional<DType> declared) {
   return intern(UOp{Op::GEP, t.dtype, t.space, 0, 0, 0, 0, 1, Scalar::of_int(lane), std::span<const UOp* const>(src)});
 }
 
-const UOp* Graph::range(const UOp* end, int64_t axis, std::optional<DType> declared) {
+const UOp* Graph::range(const UOp* end, int64_t axis, std::optional<DType> declared, RangeKind kind) {
   const UOp* const src[] = {end};
   const NodeType t = infer(Op::RANGE, src, declared);
-  return intern(UOp{Op::RANGE, t.dtype, t.space, 0, 0, 0, 0, 1, Scalar::of_int(axis), std::span<const UOp* const>(src)});
+  return intern(UOp{Op::RANGE, t.dtype, t.space, 0, 0, 0, static_cast<int32_t>(kind), 1, Scalar::of_int(axis),
+                    std::span<const UOp* const>(src)});
 }
 
 const UOp* Graph::memory(Op op, DType d, std::span<const int64_t> shape, int64_t slot) {

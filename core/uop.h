@@ -27,6 +27,14 @@ namespace uf {
 
 enum class AddrSpace : uint8_t { ALU, GLOBAL, LOCAL };
 
+// What a loop's iterations may share (docs/semantics.md, "Loop kinds"): a sequential loop, an output axis
+// whose iterations are independent (tinygrad's GLOBAL/WEAK), or a reduction axis that carries values only
+// through ALLOC accumulators (tinygrad's REDUCE). The reference runs all three in order; the kind says
+// what a target may do instead.
+enum class RangeKind : int32_t { Loop = 0, Global = 1, Reduce = 2 };
+inline constexpr const char* kRangeKindNames[] = {"loop", "global", "reduce"};
+inline const char* name(RangeKind k) { return kRangeKindNames[static_cast<int>(k)]; }
+
 // Bounds that keep hostile inputs from exhausting memory.
 inline constexpr int64_t kMaxBufferLen = int64_t{1} << 24;
 inline constexpr int64_t kMaxSlot = int64_t{1} << 20;
@@ -42,7 +50,7 @@ struct UOp {
   uint8_t rank;       // 1 for BUFFER/ALLOC (and AFTER of them), 0 for addresses and values
   uint32_t id;        // creation order in its graph: a dense, deterministic key
   int64_t len = 0;    // element count of rank-1 memory
-  int32_t slot = 0;   // BUFFER: kernel parameter position; ALLOC: a number that names it
+  int32_t slot = 0;   // BUFFER: kernel parameter position; ALLOC: a number that names it; RANGE: its RangeKind
   uint8_t lanes = 1;  // value nodes: 1 scalar, 2..16 a vector of `dtype` (STORE, SINK, memory: 1)
   Scalar value{};     // CONST (a vector CONST: every lane); GEP: the lane index in `i`; RANGE: the axis in `i`
   // The sources, stored right after the node in its graph's arena: reading them touches the node's own
@@ -61,6 +69,7 @@ struct UOp {
   // The BUFFER or ALLOC under any AFTERs and INDEX: what an address or memory refers to.
   const UOp* base() const;
   const UOp* index_node() const;  // the INDEX under any AFTERs of an address (rank 0 memory)
+  RangeKind range_kind() const { return static_cast<RangeKind>(slot); }  // RANGE only
 };
 
 // Whether an op's operand class admits dtype d (void never does).
@@ -100,7 +109,7 @@ class Graph {
   const UOp* constant(DType d, Scalar v, int lanes = 1);                                   // lanes > 1: v in every lane
   const UOp* gep(const UOp* vec, int lane, std::optional<DType> declared = std::nullopt);  // lane `lane` of vec
   // A loop variable counting 0 .. end-1, `axis` its number (docs/semantics.md, Loops).
-  const UOp* range(const UOp* end, int64_t axis, std::optional<DType> declared = std::nullopt);
+  const UOp* range(const UOp* end, int64_t axis, std::optional<DType> declared = std::nullopt, RangeKind kind = RangeKind::Loop);
   const UOp* memory(Op op, DType d, std::span<const int64_t> shape, int64_t slot);  // BUFFER or ALLOC
   const UOp* memory(Op op, DType d, int64_t len, int64_t slot) { return memory(op, d, std::span(&len, 1), slot); }
 

@@ -183,6 +183,11 @@ std::optional<Undefined> Machine::execute(size_t from, size_t to) {
           }
           if (a.u == kNoCell) return out_of_bounds(i);
         }
+        if (!independent_.empty()) [[unlikely]]
+          if (auto why = note_access(a.u, 1, false)) {
+            check_rest(i);
+            return Undefined{u, std::move(*why)};
+          }
         if (!written_[a.u]) [[unlikely]] {
           const Memory& m = memories_[v[u->src[0]->base()->id].u];
           check_rest(i);
@@ -203,6 +208,11 @@ std::optional<Undefined> Machine::execute(size_t from, size_t to) {
           if (!c.u) break;
           if (a.u == kNoCell) return out_of_bounds(i);
         }
+        if (!independent_.empty()) [[unlikely]]
+          if (auto why = note_access(a.u, 1, true)) {
+            check_rest(i);
+            return Undefined{u, std::move(*why)};
+          }
         cells_[a.u] = b;
         written_[a.u] = 1;
         break;

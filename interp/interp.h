@@ -32,6 +32,10 @@ namespace uf {
 struct Undefined {
   const UOp* node;     // the node that has no defined result
   std::string reason;  // e.g. "CAST of nan to i32", "INDEX 7 out of bounds for ALLOC f32[4] slot=2"
+  // Not an undefined result but a bad program the reference found as it ran: a kind=global loop whose
+  // iterations are not independent (node: that RANGE). Commands that read a file make it exit 2
+  // (check_loop_kinds); a campaign's reducer drops such a candidate as it drops any UNDEFINED one.
+  bool bad_program = false;
 };
 
 struct RefResult {
@@ -54,5 +58,9 @@ RefResult interpret(const Program& p, const std::vector<const UOp*>& order, cons
 RefResult interpret(const Program& p, const Limits& limits = {});
 // The same on p's facts already computed (a = analyze(p), or of a copy of p with other data lines).
 RefResult interpret(const Program& p, const Analysis& a, const Limits& limits = {});
+
+// Throws UserError at the RANGE's line when `ref` found a kind=global loop whose iterations are not
+// independent (docs/semantics.md, "Loop kinds"); interprets p when it has such a loop and ref is null.
+void check_loop_kinds(const Program& p, const RefResult* ref = nullptr);
 
 }  // namespace uf

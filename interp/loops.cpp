@@ -29,11 +29,14 @@ std::optional<Undefined> Machine::run_loop(size_t at) {
   }
   loop_steps_left_ -= steps;
   iterations_.push_back({r, 0});
+  const bool independent = r->range_kind() == RangeKind::Global;
+  if (independent) independent_.push_back({r, 0, {}});
   for (int64_t k = 0; k < trips; ++k) {
     values_[r->id] = Scalar::of_int(k);  // k >= 0: the same bits for an unsigned RANGE
     iterations_.back().second = k;
+    if (independent) independent_.back().iteration = k;
     if (auto why = execute(body, end)) {
-      if (!iteration_noted_) {  // the innermost loop sees every enclosing iteration
+      if (!iteration_noted_ && !broken_loop_) {  // the innermost loop sees every enclosing iteration
         iteration_noted_ = true;
         std::string where;
         for (const auto& [range, i] : iterations_)
@@ -44,6 +47,7 @@ std::optional<Undefined> Machine::run_loop(size_t at) {
     }
   }
   iterations_.pop_back();
+  if (independent) independent_.pop_back();
   return std::nullopt;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -63,6 +64,19 @@ class NodeArraysLease {
   NodeArrays& a_;
 };
 
+// A kind=global loop running (interp/independence.cpp): its iteration, and per cell it touched, the last
+// iteration that wrote it and an iteration that read it before writing it (its value from outside).
+struct IndependentLoop {
+  struct Use {
+    int64_t writer = -1;
+    int64_t exposed_reader = -1;
+    bool exposed_by_several = false;
+  };
+  const UOp* range;
+  int64_t iteration = 0;
+  std::unordered_map<size_t, Use> cells;
+};
+
 // The cell value of an address whose index is out of bounds but which only gated accesses use: not
 // UNDEFINED until an access with a true gate uses it.
 constexpr uint64_t kNoCell = UINT64_MAX;
@@ -101,6 +115,7 @@ class Machine {
     RefResult r;
     r.undefined = execute(0, order_.size());
     r.over_budget = over_budget_;
+    if (r.undefined && broken_loop_) *r.undefined = Undefined{broken_loop_, r.undefined->reason, true};
     if (r.undefined) return r;
     for (const Memory& m : memories_) {
       if (m.node->op != Op::BUFFER) continue;
@@ -164,6 +179,12 @@ class Machine {
   // Loops and gated accesses (interp/loops.cpp), vectors (interp/vector.cpp): off the scalar path.
   [[gnu::noinline]] std::optional<Undefined> run_loop(size_t at);
   Undefined out_of_bounds(size_t i);
+  // Records an access of `lanes` cells from `cell` in every kind=global loop running; the reason when it
+  // shows their iterations are not independent (and broken_loop_ is that loop's RANGE).
+  [[gnu::noinline]] std::optional<std::string> note_access(size_t cell, int lanes, bool write);
+  std::optional<std::string> note_in(IndependentLoop& loop, size_t cell, bool write);
+  const Memory* memory_at(size_t cell) const;
+  std::string cell_text(size_t cell) const;
   void mark_gated_only_addresses();
   [[gnu::noinline]] std::optional<std::string> vector_node(const UOp* u);
   [[gnu::noinline]] std::optional<std::string> vector_store(const UOp* u);
@@ -184,6 +205,8 @@ class Machine {
   const std::vector<const UOp*>& order_;                    // the schedule (loops_.schedule) or the caller's order
   std::vector<uint8_t> gated_only_;                         // by node id: an INDEX only gated accesses use (empty: none)
   std::vector<std::pair<const UOp*, int64_t>> iterations_;  // the loops running, outermost first
+  std::vector<IndependentLoop> independent_;                // the kind=global loops running, outermost first
+  const UOp* broken_loop_ = nullptr;                        // a kind=global RANGE found not independent
   bool iteration_noted_ = false;
   NodeArraysLease arrays_;
   Scalar* const values_;  // arrays_.values()

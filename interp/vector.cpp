@@ -28,6 +28,8 @@ std::optional<std::string> Machine::vector_node(const UOp* u) {
       if (cell + n > m.first + static_cast<size_t>(m.len))
         return "LOAD of " + std::to_string(n) + " lanes at element " + std::to_string(cell - m.first) + " out of bounds for " +
                memory_text(m.node);
+      if (!independent_.empty())
+        if (auto why = note_access(cell, static_cast<int>(n), false)) return why;
       for (size_t k = 0; k < n; ++k) {
         if (!written_[cell + k])
           return "LOAD of ALLOC slot " + std::to_string(m.node->slot) + " element " + std::to_string(cell + k - m.first) +
@@ -56,6 +58,8 @@ std::optional<std::string> Machine::vector_store(const UOp* u) {
   if (cell + n > m.first + static_cast<size_t>(m.len))
     return "STORE of " + std::to_string(n) + " lanes at element " + std::to_string(cell - m.first) + " out of bounds for " +
            memory_text(m.node);
+  if (!independent_.empty())
+    if (auto why = note_access(cell, static_cast<int>(n), true)) return why;
   for (size_t k = 0; k < n; ++k) {
     cells_[cell + k] = vec_lanes_[from + k];
     written_[cell + k] = 1;

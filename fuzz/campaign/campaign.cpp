@@ -289,6 +289,7 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
   s.target = target_json(o.cfg);
   s.guide = guide_name(o.guide);
   s.without = without_list(o);
+  if (!o.cfg.renderer_description.opts.empty()) s.opts_mode = o.opts_mode;
   s.seconds = clock.seconds();
   s.interrupted = g_interrupted != 0;
   events.finish(s);

@@ -45,6 +45,10 @@ struct CampaignOptions {
   // How the policy was given (`meta without`, `meta policy` on each reproducer, as `gen` writes them):
   // the seed alone regenerates a finding's program only under the same policy.
   std::string without_names, policy_file;
+  // Where the programs' optimization sequences come from (`fuzz --opts`, docs/format.md): "random" (drawn,
+  // for a target whose handshake lists opts), "heuristic" (none: the target's own optimizer), "none" (an
+  // empty opts line: no optimization at all).
+  std::string opts_mode = "random";
   // Coverage guidance (guide.h): seeds kept in seeds_dir ("" : CORPUS/seeds), --target-rules.
   GuideMode guide = GuideMode::coverage;
   std::string seeds_dir;
@@ -110,6 +114,7 @@ struct CampaignSummary {
   // What was tested (target_json) and the merged --without names: the user's and the plug-in's.
   nlohmann::json target = nlohmann::json::object();
   std::vector<std::string> without;
+  std::string opts_mode;  // CampaignOptions::opts_mode, "" for a target without opts
 
   // The buckets by root cause (group_key of each signature and its culprit): what a user counts.
   std::map<std::string, std::vector<std::string>> groups() const;

@@ -31,11 +31,13 @@ nlohmann::json target_json(const CompiledPathConfig& cfg) {
     return {{"name", "builtin"}, {"version", ""}, {"protocol", 0}, {"mode", "builtin"}, {"language", "c"}};
   const PluginDescription& d = cfg.renderer_description;
   const bool named = d.protocol >= 2;
-  return {{"name", named ? d.target.name : cfg.renderer_cmd},
-          {"version", named ? d.target.version : ""},
-          {"protocol", d.protocol},
-          {"mode", protocol_name(cfg.renderer_protocol)},
-          {"language", language_name(d.language)}};
+  nlohmann::json j = {{"name", named ? d.target.name : cfg.renderer_cmd},
+                      {"version", named ? d.target.version : ""},
+                      {"protocol", d.protocol},
+                      {"mode", protocol_name(cfg.renderer_protocol)},
+                      {"language", language_name(d.language)}};
+  if (!d.opts.empty()) j["opts"] = d.opts;  // the optimization actions its handshake lists
+  return j;
 }
 
 std::vector<std::string> without_list(const CampaignOptions& o) {
@@ -50,6 +52,7 @@ nlohmann::json CampaignSummary::to_json() const {
   nlohmann::json j;
   j["target"] = target;
   j["without"] = without;
+  j["opts"] = opts_mode;
   counts.add_to_summary(j);  // every counter of counters.def
   j["mismatches"] = new_mismatches;
   j["buckets"] = buckets.size();

@@ -149,6 +149,7 @@ class Worker {
       arm = -1;
     else if (used.min_steps != o_.policy.min_steps || used.max_steps != o_.policy.max_steps)
       p.program.set_meta("steps", size_.range(arm));
+    if (o_.opts_mode == "none" && !o_.cfg.renderer_description.opts.empty()) p.program.opts = OptSequence{};
     return p;
   }
 

@@ -253,10 +253,11 @@ Program Gen::run() {
   dead_code();
   prog.sink = make_sink();
   prog.collect_buffers();
+  draw_opts();
   prog.set_meta("seed", std::to_string(seed));
   prog.set_meta("generator", std::to_string(kGeneratorVersion));
   if (observed) {
-    prog = instrument(prog, ProbeScope::computed).program;
+    prog = instrument(prog, ProbeScope::computed, {}, target_dtypes_).program;  // probes only in the target's dtypes
     prog.set_meta("observed", "intermediates");
   }
   return std::move(prog);

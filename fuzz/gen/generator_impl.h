@@ -77,7 +77,17 @@ struct LoopPlan {
   int64_t in_len = 1;                      // elements the reads need
   LoopAccess write{LoopRead::Flat, 1, 1};  // a map's write: out[j], out[j // K] or out[j % K]
   bool gated_store = false;
+  bool kinds = false;                      // its RANGEs say their kind (p_loop_kinds; level_kind)
   int depth() const { return static_cast<int>(trips.size()); }
+  // The kind of level l's RANGE (docs/semantics.md, "Loop kinds"), by construction: a map's levels are
+  // independent when each iteration writes its own element (out[j], padded or gated); a reduction's outer
+  // levels are too (each writes out[its flat index]; its ALLOC accumulator is written first in each
+  // iteration: private scratch) and its inner levels reduce; a map into the buffer it reads carries values.
+  RangeKind level_kind(int l, bool alloc_acc) const {
+    if (!kinds) return RangeKind::Loop;
+    if (kind == LoopKind::Reduce) return l >= s ? RangeKind::Reduce : alloc_acc ? RangeKind::Global : RangeKind::Loop;
+    return kind == LoopKind::Map && write.shape == LoopRead::Flat ? RangeKind::Global : RangeKind::Loop;
+  }
 };
 
 // The memories of a loop, all made before its RANGEs.
@@ -191,6 +201,7 @@ class Gen {
   PoolMark mark_pools() const;
   void truncate_pools(const PoolMark& m);
   void loop_step();
+  void draw_opts();  // opts.cpp: the program's optimization sequence
   std::optional<LoopPlan> draw_loop_plan();
   LoopMemories loop_memories(const LoopPlan& plan);
   // Sets `outer` to the pools after the outer levels' RANGEs (what an inner reduction truncates to).
@@ -206,7 +217,7 @@ class Gen {
   std::pair<const UOp*, const UOp*> reduce_loop(const LoopPlan& plan, const LoopMemories& mem, const LoopNest& nest,
                                                 const PoolMark& outer);
   const UOp* fresh_buffer(DType d, int64_t len, bool output);
-  const UOp* loop_range(int64_t trips, const UOp* runtime_end);
+  const UOp* loop_range(int64_t trips, const UOp* runtime_end, RangeKind kind);
   const UOp* flat_index(std::span<const UOp* const> ranges, std::span<const int64_t> widths);
   const UOp* loop_body_value(const UOp* first, DType to, const UOp* flat);
   // Inside a loop body no operand loads from memory (its access could not be ordered after the loop):

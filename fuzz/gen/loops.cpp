@@ -75,8 +75,8 @@ const UOp* Gen::fresh_buffer(DType d, int64_t len, bool output) {
   return b;
 }
 
-const UOp* Gen::loop_range(int64_t trips, const UOp* runtime_end) {
-  const UOp* r = note(g.range(runtime_end ? runtime_end : i32(trips), next_axis_++));
+const UOp* Gen::loop_range(int64_t trips, const UOp* runtime_end, RangeKind kind) {
+  const UOp* r = note(g.range(runtime_end ? runtime_end : i32(trips), next_axis_++, std::nullopt, kind));
   facts(r) = Facts{.ints = {0, std::max<int64_t>(trips - 1, 0)}};
   return r;
 }
@@ -174,6 +174,7 @@ std::optional<LoopPlan> Gen::draw_loop_plan() {
   if (plan.kind == LoopKind::Map && rng.chance(pol.p_loop_write_div))
     plan.write.shape = rng.chance(pol.p_write_div) ? LoopRead::Div : LoopRead::Mod;
   plan.gated_store = !reduce || plan.s > 0 ? rng.chance(pol.p_gated_store) : false;
+  plan.kinds = rng.chance(pol.p_loop_kinds);
   return plan;
 }
 
@@ -211,7 +212,8 @@ LoopMemories Gen::loop_memories(const LoopPlan& plan) {
 // the loads and the body's value.
 LoopNest Gen::open_loops(const LoopPlan& plan, const LoopMemories& mem, PoolMark& outer) {
   LoopNest nest;
-  for (int l = 0; l < plan.s; ++l) nest.ranges.push_back(loop_range(plan.trips[l], mem.ends[l]));
+  const bool alloc_acc = mem.acc && mem.acc->op == Op::ALLOC;
+  for (int l = 0; l < plan.s; ++l) nest.ranges.push_back(loop_range(plan.trips[l], mem.ends[l], plan.level_kind(l, alloc_acc)));
   outer = mark_pools();
   if (mem.acc) {
     std::vector<Op> ops;
@@ -223,7 +225,8 @@ LoopNest Gen::open_loops(const LoopPlan& plan, const LoopMemories& mem, PoolMark
     const UOp* at = plan.s > 0 ? make(Op::AFTER, {mem.acc, nest.ranges.back()}) : mem.acc;
     nest.init = make(Op::STORE, {make(Op::INDEX, {at, i32(0)}), v});
   }
-  for (int l = plan.s; l < plan.depth(); ++l) nest.ranges.push_back(loop_range(plan.trips[l], mem.ends[l]));
+  for (int l = plan.s; l < plan.depth(); ++l)
+    nest.ranges.push_back(loop_range(plan.trips[l], mem.ends[l], plan.level_kind(l, alloc_acc)));
   nest.j = flat_index(nest.ranges, plan.widths);
   const bool can_mask = !banned(Op::WHERE) && !banned(Op::CMPLT);  // --without OP bans it here too
   std::vector<const UOp*> loaded;

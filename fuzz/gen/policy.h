@@ -71,6 +71,10 @@ UF_POLICY_ENUM(LoopRead, UF_LOOP_READS)
 // offset: a[j] = f(a[j+k])), or a reduction (sum, max, product) into an accumulator.
 #define UF_LOOP_KINDS(X) X(Map) X(SameBuffer) X(Reduce)
 UF_POLICY_ENUM(LoopKind, UF_LOOP_KINDS)
+// The optimization actions the generator can draw for an `opts` line (docs/format.md), by tinygrad's OptOps
+// names; a target's handshake `opts` says which of them it takes (the others get weight 0).
+#define UF_OPT_ACTIONS(X) X(UPCAST) X(UNROLL) X(THREAD) X(PADTO) X(NOLOCALS) X(LOCAL) X(GROUP) X(GROUPTOP) X(SWAP)
+UF_POLICY_ENUM(OptAction, UF_OPT_ACTIONS)
 // The trip count classes of a loop (vectorizer epilogues: 0, 1, around powers of two).
 inline constexpr std::array<int64_t, 10> kTripCounts = {0, 1, 3, 7, 15, 17, 31, 33, 63, 65};
 

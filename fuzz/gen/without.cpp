@@ -33,6 +33,7 @@ constexpr Feature kFeatures[] = {
     {"dynamic-index", "computed indices outside loops (gathers, scatters)"},
     {"runtime-trips", "loop trip counts loaded at run time"},
     {"dead-code", "nodes (a STORE among them) the SINK does not reach"},
+    {"opts", "optimization sequences (the opts line): the target's own optimizer decides"},
 };
 
 template <class E>
@@ -146,6 +147,7 @@ std::vector<std::string> without_names() {
 std::string without_violation(const Program& p, const std::vector<std::string>& names) {
   std::set<std::string> banned;
   for (const std::string& n : names) banned.insert(lower(n));
+  if (p.opts && banned.count("opts")) return "an opts line (opts)";
   for (const UOp* u : linearize(p)) {
     const std::string op = lower(name(u->op)), dt = name(u->dtype);
     if (is_alu(u->op) && banned.count(op)) return name(u->op);

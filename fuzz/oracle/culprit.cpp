@@ -157,7 +157,7 @@ std::string still_fails(Search& s, const Names& off) {
          f.observation.signature + ")";
 }
 
-std::string search_switches(Search& s) {
+std::string search_rules(Search& s) {
   const std::string target = s.cfg.renderer_description.target.name;
   const Names names = used_switches(s, {});
   if (names.empty()) return "none (no " + target + " switch takes effect on it)";
@@ -188,6 +188,35 @@ std::string search_switches(Search& s) {
            std::to_string(s.checks) + " checks)";
   return named + " (" + how + (s.other_data.empty() ? "" : " on its data and " + std::to_string(s.other_data.size()) + " others") +
          "; of the " + of + ", " + std::to_string(s.checks) + " checks)";
+}
+
+// The steps of the program's opts line (docs/format.md) the failure needs: each dropped alone makes it pass.
+Names needed_opts(Search& s) {
+  Names out;
+  if (!s.p.opts) return out;
+  for (size_t i = 0; i < s.p.opts->size(); ++i) {
+    Program q = s.p;
+    q.opts->erase(q.opts->begin() + static_cast<ptrdiff_t>(i));
+    s.tick();
+    const Finding f = std::move(check({&q}, s.cfg, /*probe=*/false).at(0));
+    const Verdict v = f.observation.verdict;
+    if (f.defined() && (s.compile_error ? v != Verdict::compile_error && v != Verdict::render_error : v == Verdict::ok))
+      out.push_back(format_opt((*s.p.opts)[i]));
+  }
+  return out;
+}
+
+// The rule that is the root cause, and the optimization steps the failure needs: a rule found is the
+// culprit (the steps in its details); without one, the steps are (`tinygrad opt PADTO:0:4 (...)`).
+std::string search_switches(Search& s) {
+  const Names opts = needed_opts(s);
+  const std::string rule = search_rules(s);
+  if (opts.empty()) return rule;
+  const std::string needs = "needs opt" + std::string(opts.size() > 1 ? "s " : " ") + joined(opts) + ": passes without " +
+                            (opts.size() > 1 ? "any one of them" : "it");
+  if (rule.rfind("none (", 0) != 0) return rule.substr(0, rule.size() - 1) + "; " + needs + ")";
+  return s.cfg.renderer_description.target.name + " opt" + (opts.size() > 1 ? "s " : " ") + joined(opts) + " (" + needs +
+         "; rules: " + rule.substr(6);
 }
 
 // ---- compilers, on the standalone reproducer --------------------------------------------------------

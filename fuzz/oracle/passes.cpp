@@ -51,6 +51,7 @@ std::vector<Program> pass_candidates(const Pass& pass, const Program& p, const s
   pass.run({p, order, values, std::move(divergence), [&](Program&& q) {
               q.expect.clear();
               q.got.clear();
+              if (q.opts) prune_opts(q, linearize(q));
               if (program_cost(q) < cost) out.push_back(std::move(q));
             }});
   return out;

@@ -49,6 +49,10 @@ std::string pass_list_text();
 std::vector<Program> pass_candidates(const Pass& pass, const Program& p, const std::unordered_map<const UOp*, Scalar>& values,
                                      std::function<const Divergence*()> divergence = nullptr);
 
+// Drops the opts steps that name an axis no RANGE of `order` has any more (a pass removed that loop): the
+// steps go with their loop.
+void prune_opts(Program& p, const std::vector<const UOp*>& order);
+
 // Offers `in.p` with `replace` substituted; nothing when a rebuilt node no longer type-checks.
 void offer_substitution(const PassInput& in, const std::unordered_map<const UOp*, const UOp*>& replace);
 

@@ -309,7 +309,10 @@ ProgramCost program_cost(const Program& p) {
     c.lanes += u->lanes - 1;
     if (u->op == Op::RANGE) c.iterations = std::min(kRuntimeTrips * 64, c.iterations + trip_count(u));
     c.gates += u->is_gated();
+    c.kinds += u->op == Op::RANGE && u->range_kind() != RangeKind::Loop;
   }
+  if (p.opts)
+    for (const OptStep& o : *p.opts) c.opts += 1 + std::max<int64_t>(o.arg, 0);
   for (const auto& [slot, vals] : p.data)
     if (const UOp* b = p.buffer(slot))
       for (Scalar v : vals) c.complexity += complexity(b->dtype, v);

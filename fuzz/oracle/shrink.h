@@ -21,6 +21,8 @@ struct ProgramCost {
   int64_t lanes = 0;       // sum of lanes - 1 over the live vector nodes
   int64_t iterations = 0;  // sum of the RANGEs' trip counts (a computed end counts as 2^40)
   int64_t gates = 0;       // gated LOADs and STOREs
+  int64_t opts = 0;        // over the opts steps: 1 + the amount each
+  int64_t kinds = 0;       // RANGEs of a kind other than loop
   int64_t complexity = 0;
   auto operator<=>(const ProgramCost&) const = default;
 };

@@ -131,7 +131,7 @@ void trip_count_steps(const PassInput& s) {
     }
     for (int64_t m : counts) {
       try {
-        const UOp* shorter = g.range(g.constant(end->dtype, Scalar::of_int(m)), r->value.i, r->dtype);
+        const UOp* shorter = g.range(g.constant(end->dtype, Scalar::of_int(m)), r->value.i, r->dtype, r->range_kind());
         offer_substitution(s, {{r, shorter}});
       } catch (const TypeError&) {}
     }

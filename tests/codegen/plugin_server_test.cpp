@@ -8,6 +8,7 @@
 
 #include "codegen/compiled_path.h"
 #include "codegen/plugin_describe.h"
+#include "codegen/plugin_messages.h"
 #include "codegen/plugin_server.h"
 #include "core/error.h"
 #include "tests/support/plugin_fixture.h"
@@ -167,6 +168,20 @@ TEST_F(PluginServerTest, TheHandshakeDescribesThePlugin) {
   EXPECT_EQ(describe_plugin("sh -c 'echo void kernel0'").protocol, 1);
 }
 
+// A reply's coverage beyond switches: its features, then what of the program's opts line applied and
+// what was skipped (docs/format.md, section 5), as features the summary counts.
+TEST(PluginMessages, OptsRepliesBecomeFeatures) {
+  const nlohmann::json j = {{"used", {"a.py:1"}},
+                            {"features", {"threads"}},
+                            {"opts_applied", {"UPCAST:0:4"}},
+                            {"opts_skipped", {"PADTO:0:3: pad adds more than quadruple the work"}}};
+  std::vector<std::string> used, features;
+  EXPECT_EQ(read_used(j, used, features), "");
+  EXPECT_EQ(used, std::vector<std::string>{"a.py:1"});
+  EXPECT_EQ(features, (std::vector<std::string>{"threads", "opts:applied", "opts:skipped:PADTO"}));
+  EXPECT_EQ(read_used({{"opts_skipped", "PADTO"}}, used, features), "a reply whose 'opts_skipped' is not a list of strings");
+}
+
 TEST_F(PluginServerTest, AMalformedHandshakeNamesTheKey) {
   auto error = [](const std::string& json) {
     try {
@@ -195,6 +210,13 @@ TEST_F(PluginServerTest, AMalformedHandshakeNamesTheKey) {
         << bad;
   EXPECT_NE(error(R"({"protocol": 2, "modes": ["batch"], "switches": ["a"], )" + ok_rest).find("needs the server mode"),
             std::string::npos);
+  // opts: the optimization actions a target takes (docs/format.md, the opts line), capitalized words
+  const auto o = parse_description(R"({"protocol": 2, "modes": ["batch"], "opts": ["UPCAST", "PADTO"], )" + ok_rest, "p");
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->opts, (std::vector<std::string>{"UPCAST", "PADTO"}));
+  for (const char* bad : {R"("opts": "UPCAST")", R"("opts": ["upcast"])", R"("opts": ["UPCAST:0"])", R"("opts": [""])"})
+    EXPECT_NE(error(R"({"protocol": 2, "modes": ["server"], )" + std::string(bad) + ", " + ok_rest).find("'opts'"), std::string::npos)
+        << bad;
   // reachable and switch_source (target coverage): optional, and they name switches only
   const std::string two = R"({"protocol": 2, "modes": ["server"], "switches": ["a.py:1", "b.py:2"], )";
   const auto c = parse_description(two + R"("reachable": ["b.py:2"], "switch_source": {"a.py:1": "def a(x):"}, )" + ok_rest, "p");

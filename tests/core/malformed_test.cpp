@@ -44,8 +44,13 @@ TEST(Malformed, EachGetsALocatedMessage) {
       {kHead + "%2 = INDEX f32 %0 %1\n%3 = LOAD f32 %2\n%4 = ADD f32 %3 %1\n",
        "m.uop:6: ADD: dtype mismatch f32 vs i32 (use CAST)"},
       // RANGE and GEP carry arguments: not the fast path's (libFuzzer's parse target found it crashing)
-      {kHead + "%2 = RANGE i32\n", "m.uop:4: RANGE needs 'RANGE DTYPE AXIS %END'"},
+      {kHead + "%2 = RANGE i32\n", "m.uop:4: RANGE needs 'RANGE DTYPE AXIS %END [kind=KIND]'"},
       {kHead + "%2 = GEP f32 %0\n", "m.uop:4: GEP needs 'GEP DTYPE LANE %SRC'"},
+      {"uops 2\n%0 = CONST i32 4\n%1 = RANGE i32 0 %0 kind=parallel\n",
+       "m.uop:3: bad RANGE kind 'kind=parallel' (kind=loop, kind=global or kind=reduce)"},
+      {kHead + "opts UPCAST:x:4\n", "m.uop:4: bad opts step 'UPCAST:x:4' (NAME, NAME:AXIS or NAME:AXIS:ARG, NAME in capitals)"},
+      {kHead + "opts upcast\n", "m.uop:4: bad opts step 'upcast' (NAME, NAME:AXIS or NAME:AXIS:ARG, NAME in capitals)"},
+      {kHead + "opts\nopts\n", "m.uop:5: second opts line"},
   };
   for (const auto& [text, expected] : cases) EXPECT_EQ(error_of(text), expected) << text;
 }

@@ -135,6 +135,48 @@ TEST(GeneratorLoops, MostProgramsLoopAndEveryShapeOccurs) {
   EXPECT_LE(undefined, static_cast<int>(kSeeds) / 20);
 }
 
+// Kinds by construction (docs/semantics.md, "Loop kinds"): no generated kind=global loop is found not
+// independent as the reference runs it; and with p_opts every drawn step names a RANGE of the kind its
+// action works on, with an amount dividing the trip count (PADTO: one that does not).
+TEST(GeneratorLoops, KindsAreRightByConstructionAndStepsFitTheirRanges) {
+  GenPolicy pol;
+  pol.p_opts = 1.0;
+  int global = 0, reduce = 0, with_opts = 0, steps = 0;
+  for (uint64_t seed = 0; seed < kSeeds; ++seed) {
+    const Program p = generate(seed, pol);
+    ASSERT_NO_THROW(verify(p)) << "seed " << seed;
+    const RefResult r = interpret(p);
+    ASSERT_FALSE(r.undefined && r.undefined->bad_program) << "seed " << seed << ": " << r.undefined->reason;
+    std::map<int64_t, const UOp*> ranges;
+    for (const UOp* u : linearize(p))
+      if (u->op == Op::RANGE) ranges[u->value.i] = u;
+    for (const auto& [axis, u] : ranges) {
+      global += u->range_kind() == RangeKind::Global;
+      reduce += u->range_kind() == RangeKind::Reduce;
+    }
+    if (!p.opts) continue;
+    ++with_opts;
+    for (const OptStep& o : *p.opts) {
+      ++steps;
+      if (o.axis < 0) continue;
+      const UOp* u = ranges.at(o.axis);
+      const RangeKind want = o.action == "UNROLL" || o.action == "GROUP" || o.action == "GROUPTOP" ? RangeKind::Reduce
+                             : o.action == "PADTO"                                                    ? u->range_kind()
+                                                                                                      : RangeKind::Global;
+      EXPECT_EQ(u->range_kind(), want) << "seed " << seed << " " << format_opt(o);
+      ASSERT_EQ(u->src[0]->op, Op::CONST) << "seed " << seed << " " << format_opt(o);
+      const int64_t trips = u->src[0]->value.i;
+      if (o.action == "SWAP") continue;
+      EXPECT_EQ(trips % o.arg == 0, o.action != "PADTO") << "seed " << seed << " " << format_opt(o);
+    }
+  }
+  std::printf("of %d programs: %d global RANGEs, %d reduce RANGEs, %d opts lines of %d steps\n", static_cast<int>(kSeeds),
+              global, reduce, with_opts, steps);
+  EXPECT_GE(global, static_cast<int>(kSeeds) / 4);
+  EXPECT_GE(reduce, static_cast<int>(kSeeds) / 8);
+  EXPECT_GE(with_opts, static_cast<int>(kSeeds) / 3);
+}
+
 // A stingy bound holds too: loops shrink or go away, never exceed it.
 TEST(GeneratorLoops, IterationBoundHolds) {
   GenPolicy pol;

@@ -100,6 +100,7 @@ std::map<std::string, Check> feature_checks() {
     return "";
   };
   c["runtime-trips"] = no_node([](const Program&, const UOp* u) { return u->op == Op::RANGE && u->src[0]->op != Op::CONST; });
+  c["opts"] = [](const Program& p) -> std::string { return p.opts ? "an opts line" : ""; };
   c["dead-code"] = [](const Program& p) -> std::string {
     const std::vector<bool> live = reached(p);
     for (size_t i = 0; i < p.graph->size(); ++i)
@@ -196,7 +197,7 @@ TEST(Without, AllocKeepsTheRest) {
   const auto ps = programs_without("alloc");
   const auto features = feature_checks();
   for (const auto& [n, check] : features) {
-    if (n == "alloc") continue;
+    if (n == "alloc" || n == "opts") continue;  // opts lines need p_opts (fuzz --opts random sets it), 0 here
     bool seen = false;
     for (size_t i = 0; i < ps.size() && !seen; ++i) seen = !check(ps[i]).empty();
     EXPECT_TRUE(seen) << "--without alloc: no program has " << n;
