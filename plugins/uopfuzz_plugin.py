@@ -14,12 +14,13 @@
 # `switches` (things of the target a render can switch off, `off`, and report as `used`) and `exports`
 # (formats a program can be exported to) are protocol 2's optional keys for culprit searches and
 # reproducers; with switches, `reachable` (those a generated program can reach: the denominator of target
-# coverage) and `switch_source` (a line about each, what a coverage report shows for one never used). The
-# .uop reader (Program, parse_program, buffer_bytes, ...) lives in uopfuzz_uop.py and is re-exported here,
-# so `from uopfuzz_plugin import ...` gives all of it.
+# coverage) and `switch_source` (a line about each, what a coverage report shows for one never used). `opts`
+# names the optimization actions a program's `opts` line may ask of the target; a render or run may say which
+# it applied and skipped, and which `features` (coverage names beyond switches) it exercised. The
+# .uop reader (Program, parse_program, buffer_bytes, ...) lives in uopfuzz_uop.py, what render and run
+# return (Rendered, Ran, RunFailure) and the run requests' bytes in uopfuzz_replies.py; both are re-exported
+# here, so `from uopfuzz_plugin import ...` gives all of it.
 import base64
-import binascii
-import collections
 import json
 import os
 import re
@@ -28,14 +29,15 @@ import subprocess
 import sys
 import traceback
 
-from uopfuzz_uop import (CORE, DTYPES, MAX_LANES, MAX_LENGTH, MAX_SLOT, OP_ALIASES, OPS, Buffer, DType, Node,  # noqa: F401
-                         Op, Program, UopSyntaxError, buffer_bytes, buffer_values, parse_dtype, parse_program,
-                         parse_value, read_program)
+from uopfuzz_uop import (CORE, DTYPES, MAX_LANES, MAX_LENGTH, MAX_SLOT, OP_ALIASES, OPS, RANGE_KINDS, Buffer,  # noqa: F401
+                         DType, Node, Op, Program, UopSyntaxError, buffer_bytes, buffer_values, format_opt, format_opts,
+                         parse_dtype, parse_program, parse_value, read_program)
+from uopfuzz_replies import (REPLY_LISTS, RUN_FAILURE_CLASSES, Ran, Rendered, RunFailure, buffer_sizes,  # noqa: F401
+                             check_buffers, decode_inputs, encode_output, encode_outputs, reply_lists)
 
 MODES = ("server", "batch", "program")  # in the order uopfuzz prefers them
 PROTOCOL = 2
 LANGUAGES = ("c", "llvm-ir", "x86-64", "outputs")  # what a render is; `outputs`: no render, run requests
-RUN_FAILURE_CLASSES = ("crash", "timeout", "compile-error")
 
 
 class RenderError(Exception):
@@ -74,11 +76,6 @@ def error_reply(error):
   bucket = getattr(error, "bucket", None)
   return {"error": str(error)} if bucket is None else {"error": str(error), "bucket": bucket}
 
-
-Rendered = collections.namedtuple("Rendered", "source used", defaults=(None,))  # render's output and the switches that took effect
-Ran = collections.namedtuple("Ran", "outputs used", defaults=(None,))  # run's outputs and the switches that took effect
-# One data set's failure: cls in RUN_FAILURE_CLASSES; a crash may say the signal that ended it (its number).
-RunFailure = collections.namedtuple("RunFailure", "cls message signal", defaults=(None,))
 
 
 # ---- helpers for plug-ins built on C: uopfuzz's own C, a compiler ---------------------------------------
@@ -133,54 +130,6 @@ def compile_c(source, flags, output, cc=None):
   return output
 
 
-# ---- run requests: base64 in, base64 out -----------------------------------------------------------------
-
-def buffer_sizes(program):
-  """{slot: bytes} of the program's BUFFERs: what each data set of a run request holds, in and out."""
-  return {b.slot: b.length * b.dtype.itemsize for b in program.buffers}
-
-
-def decode_inputs(inputs, sizes):
-  """A run request's `inputs` -> [{slot: bytes}]; ValueError saying what is wrong with them."""
-  if not isinstance(inputs, list) or not inputs: raise ValueError("'inputs' must be a non-empty list")
-  decoded = []
-  for k, data_set in enumerate(inputs):
-    if not isinstance(data_set, dict) or not all(re.fullmatch(r"\d+", s) and isinstance(t, str) for s, t in data_set.items()):
-      raise ValueError(f"input {k} is not an object mapping slots to base64 strings")
-    try: buffers = {int(s): base64.b64decode(t, validate=True) for s, t in data_set.items()}
-    except binascii.Error as e: raise ValueError(f"input {k}: bad base64 ({e})") from e
-    check_buffers(buffers, sizes, f"input {k}")
-    decoded.append(buffers)
-  return decoded
-
-
-def check_buffers(buffers, sizes, what):
-  if sorted(buffers) != sorted(sizes): raise ValueError(f"{what} has slots {sorted(buffers)}, the program's BUFFERs {sorted(sizes)}")
-  wrong = next((s for s in sizes if len(buffers[s]) != sizes[s]), None)
-  if wrong is not None: raise ValueError(f"{what}: slot {wrong} has {len(buffers[wrong])} bytes, not {sizes[wrong]}")
-
-
-def encode_outputs(outputs, count, sizes):
-  """What run returned -> the reply's `outputs`; ValueError saying what is wrong with it (a plug-in's bug)."""
-  if not isinstance(outputs, (list, tuple)) or isinstance(outputs, RunFailure):  # (a RunFailure is a tuple too)
-    raise ValueError(f"run returned {type(outputs).__name__}, not a list")
-  if len(outputs) != count: raise ValueError(f"run returned {len(outputs)} outputs for {count} inputs")
-  return [encode_output(out, sizes, f"output {k}") for k, out in enumerate(outputs)]
-
-
-def encode_output(out, sizes, what):
-  if isinstance(out, RunFailure):
-    if out.cls not in RUN_FAILURE_CLASSES: raise ValueError(f"{what}: RunFailure class {out.cls!r} is none of {', '.join(RUN_FAILURE_CLASSES)}")
-    if out.signal is None: return {"class": out.cls, "message": str(out.message)}
-    if out.cls != "crash" or not isinstance(out.signal, int) or isinstance(out.signal, bool) or out.signal < 1:
-      raise ValueError(f"{what}: RunFailure signal {out.signal!r}: a crash's signal is a positive int")
-    return {"class": out.cls, "message": str(out.message), "signal": out.signal}
-  if not isinstance(out, dict) or not all(isinstance(s, int) and isinstance(b, (bytes, bytearray)) for s, b in out.items()):
-    raise ValueError(f"{what} is neither {{slot (int): bytes}} nor a RunFailure: {type(out).__name__}")
-  check_buffers(out, sizes, what)
-  return {str(s): base64.b64encode(bytes(b)).decode("ascii") for s, b in sorted(out.items())}
-
-
 # ---- serving: the handshake and the three modes ----------------------------------------------------------
 
 class Plugin:
@@ -201,10 +150,14 @@ class Plugin:
   language="outputs" with run=fn instead of render (modes: server only): fn(program, function, inputs[,
   off=...]) with inputs a list of {slot: bytes}, one per data set, returns one entry per data set, either
   {slot: bytes} (every BUFFER's final bytes) or RunFailure(cls, message[, signal]), as a list or as Ran(list, used);
-  RenderError (or any exception) means the program cannot be run at all."""
+  RenderError (or any exception) means the program cannot be run at all. opts: the optimization action names
+  (`[A-Z][A-Z_]*`) a program's `opts` line may ask of the target, for the handshake (a list, or a function
+  giving one, called by the handshake only); render and run say what they did with Rendered/Ran's
+  opts_applied, opts_skipped and features."""
 
   def __init__(self, render=None, name=None, version="", without=(), modes=MODES, language="c", one_unit=False,
-               switches=None, exports=None, run=None, reachable=None, switch_source=None, reach=None, reach_level=None):
+               switches=None, exports=None, run=None, reachable=None, switch_source=None, reach=None, reach_level=None,
+               opts=None):
     self.prog = os.path.splitext(os.path.basename(sys.argv[0]))[0] or "plugin"
     if language not in LANGUAGES: self.fail(2, f"language {language!r} is none of {', '.join(LANGUAGES)}")
     if (language == "outputs") != (run is not None): self.fail(2, "run= goes with language='outputs', and only with it")
@@ -217,7 +170,7 @@ class Plugin:
     if (reach is None) != (reach_level is None): self.fail(2, "reach= and reach_level= go together")
     if reach_level is not None and not re.fullmatch(r"[a-z][a-z0-9_-]*", reach_level) or reach_level == "kernel":
       self.fail(2, f"reach_level {reach_level!r}: a lowercase word other than 'kernel'")
-    self.reach, self.reach_level = reach, reach_level
+    self.reach, self.reach_level, self.opts = reach, reach_level, opts
 
   def switch_list(self):
     if self._switch_list is None:
@@ -252,22 +205,32 @@ class Plugin:
     if self.switches is not None: d.update(switches=self.switch_list(), **self.switch_keys())
     if self.exports: d["exports"] = sorted(self.exports)
     if self.reach_level: d["reach"] = self.reach_level
+    if self.opts is not None: d["opts"] = self.opt_names()
     return d
 
+  def opt_names(self):
+    names = list(self.opts() if callable(self.opts) else self.opts)
+    bad = next((n for n in names if not isinstance(n, str) or not re.fullmatch(r"[A-Z][A-Z_]*", n)), None)
+    if bad is not None: self.fail(2, f"opts: {bad!r} is not an action name ([A-Z][A-Z_]*)")
+    return names
+
   def render_text(self, text, function, path=None, off=()):
-    """(source, error, used) for one program: what a batch line or a server request gets."""
+    """(source, error, reply keys) for one program: what a batch line or a server request gets; the keys
+    {used, opts_applied, ...: list} those render said (Rendered)."""
     try: program = parse_program(text, path)
-    except UopSyntaxError as e: return None, str(e), None
+    except UopSyntaxError as e: return None, str(e), {}
     return self.render_program(program, function, off)
 
   def render_program(self, program, function, off=()):
-    if not re.fullmatch(r"[A-Za-z_]\w*", function or ""): return None, f"bad FUNCTION_NAME {function!r}", None
+    if not re.fullmatch(r"[A-Za-z_]\w*", function or ""): return None, f"bad FUNCTION_NAME {function!r}", {}
     out, error = self.call(self.render, program, function, **self.off_arg(off))
-    source, used = (out.source, out.used) if isinstance(out, Rendered) else (out, None)
+    source = out.source if isinstance(out, Rendered) else out
     want = (bytes, bytearray) if self.language == "x86-64" else (str,)
     if error is None and not isinstance(source, want):  # a reply of garbage would kill the server
       error = f"render returned {type(source).__name__}, not {want[0].__name__} (language {self.language})"
-    return (None, error, None) if error is not None else (source, None, used)
+    try: keys = reply_lists(out) if error is None else {}
+    except ValueError as e: error = f"{self.prog}: render returned {e}"
+    return (None, error, {}) if error is not None else (source, None, keys)
 
   def off_arg(self, off):
     return {} if self.switches is None else {"off": frozenset(off)}
@@ -383,10 +346,10 @@ class Plugin:
   def answer_render(self, request):
     off = request.get("off") or []
     error = self.bad_off(off)
-    source, error, used = (None, error, None) if error else self.render_text(request["program"], request["function"], off=off)
+    source, error, keys = (None, error, {}) if error else self.render_text(request["program"], request["function"], off=off)
     if error is not None: return error_reply(error)
     if not isinstance(source, str): source = base64.b64encode(bytes(source)).decode("ascii")  # x86-64 machine code
-    return {"source": source} if used is None else {"source": source, "used": list(used)}
+    return {"source": source, **keys}
 
   def answer_run(self, request):
     off, function = request.get("off") or [], request["function"]
@@ -399,10 +362,9 @@ class Plugin:
     except ValueError as e: return {"error": f"bad request: {e}"}
     out, error = self.call(self.run, program, function, inputs, **self.off_arg(off))
     if error is not None: return error_reply(error)
-    outputs, used = (out.outputs, out.used) if isinstance(out, Ran) else (out, None)
-    try: reply = {"outputs": encode_outputs(outputs, len(inputs), buffer_sizes(program))}
+    outputs = out.outputs if isinstance(out, Ran) else out
+    try: return {"outputs": encode_outputs(outputs, len(inputs), buffer_sizes(program)), **reply_lists(out)}
     except ValueError as e: return {"error": f"{self.prog}: {e}"}  # a wrong return is this program's error, not garbage
-    return reply if used is None else {**reply, "used": list(used)}
 
 
 def as_bytes(text_or_bytes):

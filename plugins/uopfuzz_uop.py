@@ -9,6 +9,10 @@ import sys
 
 CORE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "core")
 MAX_LANES, MAX_LENGTH, MAX_SLOT = 16, 1 << 24, 1 << 20
+# A RANGE's kind (`kind=KIND` at the end of its line): `loop` (the default, never printed), `global` (an output
+# axis whose iterations are independent) or `reduce` (a reduction axis: it carries values only through ALLOC
+# accumulators). A target's optimizer may treat the last two as tinygrad does its WEAK and REDUCE axes.
+RANGE_KINDS = ("loop", "global", "reduce")
 
 
 class UopSyntaxError(ValueError):
@@ -111,16 +115,19 @@ def parse_value(text, dtype):
 # ---- the program --------------------------------------------------------------------------------------
 
 class Node:
-  """`%ID = OP DTYPE [ARG] [%SRC ...]`: args holds CONST's value, GEP's lane, RANGE's axis (parsed)."""
-  __slots__ = ("id", "op", "dtype", "sources", "args", "line")
+  """`%ID = OP DTYPE [ARG] [%SRC ...]`: args holds CONST's value, GEP's lane, RANGE's axis (parsed); kind is a
+  RANGE's kind (one of RANGE_KINDS, "loop" when its line names none), None for other ops."""
+  __slots__ = ("id", "op", "dtype", "sources", "args", "line", "kind")
 
-  def __init__(self, id, op, dtype, sources=(), args=(), line=0):
+  def __init__(self, id, op, dtype, sources=(), args=(), line=0, kind=None):
     self.id, self.op, self.dtype, self.sources, self.args, self.line = id, op, dtype, tuple(sources), tuple(args), line
+    self.kind = kind or ("loop" if op.name == "RANGE" else None)
 
   arg = property(lambda self: self.args[0] if self.args else None)
 
   def __repr__(self):
     words = [self.op.name, self.dtype.name, *(str(a).lower() if isinstance(a, bool) else repr(a) for a in self.args), *(f"%{s.id}" for s in self.sources)]
+    if self.kind not in (None, "loop"): words.append(f"kind={self.kind}")
     return f"%{self.id} = {' '.join(words)}"
 
 
@@ -138,17 +145,32 @@ class Buffer(Node):
 class Program:
   """A parsed .uop file. nodes: distinct nodes in file order (identical lines are one node); buffers: the
   BUFFERs by ascending slot (the kernel's parameters); data/expect/got: {slot: [values]}; meta: [(key,
-  value)] in file order; text: the text read; path: its file (None in server mode)."""
+  value)] in file order; text: the text read; path: its file (None in server mode); opts: the `opts` line as
+  [(NAME, axis or None, arg or None)] (axis a RANGE's axis number), [] for `opts` alone, None without one
+  (the target's own optimizer decides)."""
 
   def __init__(self, text, path=None):
     self.text, self.path, self.version, self.meta, self.nodes, self.sink = text, path, 1, [], [], None
-    self.data, self.expect, self.got = {}, {}, {}
+    self.data, self.expect, self.got, self.opts = {}, {}, {}, None
 
   buffers = property(lambda self: sorted((n for n in self.nodes if n.op.name == "BUFFER"), key=lambda b: b.slot))
 
   def meta_value(self, key, default=None):
     """The first `meta KEY = VALUE` line's value, as uopfuzz reads it."""
     return next((v for k, v in self.meta if k == key), default)
+
+
+def format_opt(name, axis=None, arg=None):
+  """One opt in the `opts` line's notation: NAME, NAME:AXIS or NAME:AXIS:ARG (AXIS a RANGE's axis number, or
+  any word a target reports in its place, such as `new` for a range its optimizer made). ValueError for an arg
+  without an axis, which the notation cannot write."""
+  if axis is None and arg is not None: raise ValueError(f"opt {name}: an ARG needs an AXIS")
+  return ":".join(str(x) for x in (name, axis, arg) if x is not None)
+
+
+def format_opts(opts):
+  """The `opts` line of a Program's opts (a list of (NAME, axis, arg)); None gives None (no line)."""
+  return None if opts is None else " ".join(["opts", *(format_opt(*o) for o in opts)])
 
 
 def read_program(path):
@@ -190,11 +212,13 @@ class _Reader:
         p.version, header = int(tok[1]), True
       elif tok[0].startswith("%"): self.node(tok)
       elif tok[0] in ("data", "expect", "got"): self.values_line(tok)
+      elif tok[0] == "opts": self.opts_line(tok)
       elif tok[0] == "uops": self.fail("second 'uops' header")
       else: self.fail(f"unknown line '{s}'")
     if not header: self.fail("empty file: expected 'uops 1'", 1)
     if p.sink is None: self.fail("no SINK: the last node must be the SINK", last)
     for no, tok in self.values: self.resolve_values(no, tok)
+    if p.opts is not None: self.resolve_opts()
     return p
 
   def dtype(self, text):
@@ -228,14 +252,20 @@ class _Reader:
       if dt.is_void: self.fail("CONST needs a value dtype")
       try: node = Node(n, op, dt, args=[parse_value(tok[4], dt.scalar)], line=self.no)
       except ValueError as e: self.fail(f"CONST {dt.name} {e}")
-    elif op.name in ("GEP", "RANGE"):  # %ID = GEP DTYPE LANE %SRC, %ID = RANGE DTYPE AXIS %END
-      if len(tok) != 6: self.fail(f"{op.name} needs '{op.name} DTYPE {'LANE %SRC' if op.name == 'GEP' else 'AXIS %END'}'")
+    elif op.name in ("GEP", "RANGE"):  # %ID = GEP DTYPE LANE %SRC, %ID = RANGE DTYPE AXIS %END [kind=KIND]
+      kind = self.range_kind(tok[6:]) if op.name == "RANGE" and len(tok) == 7 else None
+      if len(tok) != 6 and kind is None: self.fail(f"{op.name} needs '{op.name} DTYPE {'LANE %SRC' if op.name == 'GEP' else 'AXIS %END [kind=KIND]'}'")
       arg = self.number(tok[4], "GEP lane" if op.name == "GEP" else "RANGE axis", 0, MAX_SLOT)
-      node = Node(n, op, self.dtype(tok[3]), [self.source(tok[5])], [arg], self.no)
+      node = Node(n, op, self.dtype(tok[3]), [self.source(tok[5])], [arg], self.no, kind)
     else:
       node = Node(n, op, self.dtype(tok[3]), [self.source(t) for t in tok[4:]], line=self.no)
     self.check_version(node)
     self.define(node)
+
+  def range_kind(self, words):
+    if not words[0].startswith("kind="): self.fail(f"RANGE: expected 'kind=KIND' after its end, got '{words[0]}'")
+    if words[0][5:] not in RANGE_KINDS: self.fail(f"RANGE: unknown kind '{words[0][5:]}' (one of {', '.join(RANGE_KINDS)})")
+    return words[0][5:]
 
   def check_version(self, node):
     if self.p.version >= 2: return
@@ -245,7 +275,8 @@ class _Reader:
     if (name, len(node.sources)) in (("LOAD", 3), ("STORE", 3)): self.fail(f"gated {name} in a version 1 file (gated memory needs 'uops 2')")
 
   def define(self, node):
-    key = (node.op.name, node.dtype.name, tuple(map(repr, node.args)), tuple(s.id for s in node.sources), getattr(node, "slot", None), getattr(node, "length", None))
+    key = (node.op.name, node.dtype.name, tuple(map(repr, node.args)), tuple(s.id for s in node.sources), getattr(node, "slot", None),
+           getattr(node, "length", None), node.kind)
     node = self.interned.setdefault(key, node)  # a line identical to an earlier one is the same node
     if node.id == len(self.ids): self.p.nodes.append(node)
     if node.op.name == "SINK": self.p.sink = node
@@ -255,6 +286,22 @@ class _Reader:
     if len(tok) < 3 or tok[2] != "=": self.fail(f"{tok[0]} needs '{tok[0]} SLOT = v ...'")
     self.number(tok[1], "slot")
     self.values.append((self.no, tok))
+
+  def opts_line(self, tok):
+    """`opts OPT ...`, each OPT NAME[:AXIS[:ARG]]; the axes are checked against the RANGEs once all are read."""
+    if self.p.opts is not None: self.fail("second 'opts' line")
+    self.p.opts, self.opts_no = [], self.no
+    for word in tok[1:]:
+      m = re.fullmatch(r"([A-Z][A-Z_]*)(?::(\d+)(?::(\d+))?)?", word) or self.fail(f"bad opt '{word}' (expected NAME, NAME:AXIS or NAME:AXIS:ARG)")
+      self.p.opts.append((m[1], *(None if x is None else int(x) for x in (m[2], m[3]))))
+
+  def resolve_opts(self):
+    """Each opt's axis (and SWAP's other axis, its arg) names exactly one RANGE of the program."""
+    axes = [n.arg for n in self.p.nodes if n.op.name == "RANGE"]
+    for name, axis, arg in self.p.opts:
+      for a in (axis, arg) if name == "SWAP" else (axis,):
+        if a is not None and axes.count(a) != 1:
+          self.fail(f"opt {format_opt(name, axis, arg)}: {'no RANGE' if not axes.count(a) else 'more than one RANGE'} with axis {a}", self.opts_no)
 
   def resolve_values(self, no, tok):
     self.no, key, slot = no, tok[0], int(tok[1])

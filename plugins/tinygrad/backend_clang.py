@@ -5,7 +5,7 @@ import re
 
 from tinygrad.renderer.cstyle import ClangRenderer
 from tinygrad.uop.ops import Ops
-from tg_uops import Unsupported, cpu_target, lowering, program_part, without, without_compiler
+from tg_uops import Unsupported, cpu_target, lowering, program_part, threads, without, without_compiler
 
 NAME, LANGUAGE = "tinygrad", "c"
 RENDERER = without_compiler(ClangRenderer(cpu_target("CLANG")))
@@ -22,19 +22,37 @@ PARAM_CTYPES = {"bool": "_Bool", "f16": "uint16_t"}
 lower_program = lowering(RENDERER)
 
 
-def render(program, fname): return wrap(program_part(lower_program(program, fname), Ops.SOURCE), fname, program.buffers)
+def render(program, fname):
+  prg = lower_program(program, fname)
+  return wrap(program_part(prg, Ops.SOURCE), fname, program.buffers, threads(prg))
 
 
-def wrap(source, fname, buffers):
-  """tinygrad's translation unit with its kernel made static, and FUNCTION_NAME(p0, p1, ...) calling it."""
+def wrap(source, fname, buffers, cores=0):
+  """tinygrad's translation unit with its kernel made static, and FUNCTION_NAME(p0, p1, ...) calling it; a
+  threaded kernel (cores > 0) once per core_id 0 .. cores-1 in order, as tinygrad's CPU runtime runs it (its
+  one parameter that is not a pointer: a BUFFER is `T* restrict data{slot}_{len}`, core_id `const int data{k}_`)."""
   inner = f"tg_{fname}"
   sig = re.search(r"\bvoid\s+" + re.escape(fname) + r"\s*\(([^)]*)\)", source)
   if not sig: raise Unsupported(f"tinygrad's C has no function {fname}:\n{source}")
   source = source[:sig.start()] + f"static void {inner}({sig[1]})" + source[sig.end():]
-  order = [int(s) for s in re.findall(r"\bdata(\d+)_\d+\b", sig[1])]  # tinygrad names a PARAM data{slot}_{len}
   slots = sorted(b.slot for b in buffers)
+  args = []
+  for p in (p.strip() for p in sig[1].split(",") if p.strip()):
+    m = re.search(r"\*.*\bdata(\d+)_\d+$", p)  # tinygrad names a BUFFER's PARAM data{slot}_{len}
+    if m: args.append(f"(void*)p{slots.index(int(m[1]))}")
+    elif cores: args.append("core_id")
+    else: raise Unsupported(f"tinygrad's kernel takes more than its BUFFERs: {sig[1]}")
   ctypes = {b.slot: PARAM_CTYPES.get(b.dtype.name, b.dtype.ctype) for b in buffers}
   params = ", ".join(f"{ctypes[s]}* p{i}" for i, s in enumerate(slots)) or "void"
-  call = ", ".join(f"(void*)p{slots.index(s)}" for s in order)
-  return f"#include <stdint.h>\n{source}\nvoid {fname}({params}) {{ {inner}({call}); }}\n"
+  call = f"{inner}({', '.join(args)});"
+  if cores: call = f"for (int core_id = 0; core_id < {cores}; core_id++) {call}"
+  return f"#include <stdint.h>\n{source}\nvoid {fname}({params}) {{ {call} }}\n"
+
+
+def features(prg):
+  """Coverage beyond the rules: `c:vector` when tinygrad's C has vector types, `c:vector:TYPE` each (float4)."""
+  types = re.findall(r"^typedef \w+ (\w+) __attribute__\(\(aligned\(\d+\),ext_vector_type", program_part(prg, Ops.SOURCE), re.M)
+  return ["c:vector"] * bool(types) + [f"c:vector:{t}" for t in types]
+
+
 EXPORT = ("tinygrad.renderer.cstyle", "ClangRenderer", "CPU", "CPU:CLANG")  # the export: the unittest's renderer and device

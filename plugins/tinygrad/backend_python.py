@@ -9,7 +9,7 @@ import signal
 from tinygrad.device import Device
 from tinygrad.helpers import Target
 from tinygrad.runtime.ops_python import PythonRenderer
-from tg_uops import lowering, param_slots, without
+from tg_uops import lowering, param_slots, threads, without
 
 NAME, LANGUAGE = "tinygrad-python", "outputs"
 RENDERER = PythonRenderer(Target(device="PYTHON"))  # its compiler (base64 of the pickle) is kept
@@ -22,7 +22,18 @@ SECONDS = float(os.environ.get("UOPFUZZ_TINYGRAD_RUN_SECONDS", "20"))  # a data 
 class Timeout(Exception): pass
 
 
-lower_program = lowering(RENDERER)
+lower_program = lowering(RENDERER, grid=True)  # a kernel for a launch grid (GLOBAL, LOCAL axes) runs as on a GPU
+
+
+def features(prg): return []  # no text to look at beyond the opts the report names
+
+
+def launches(prg):
+  """The emulator's calls of the kernel as tinygrad's runtime makes them: one over its launch grid (PythonProgram
+  runs each global and local index), or for a threaded kernel one per core_id 0 .. n-1, in order."""
+  if threads(prg): return [dict(vals=(core,)) for core in range(threads(prg))]
+  global_size, local_size = prg.arg.launch_dims({})
+  return [dict(global_size=global_size, local_size=local_size or (1, 1, 1))]
 
 
 def run(prg, inputs):
@@ -36,7 +47,8 @@ def run(prg, inputs):
   for data in inputs:
     bufs = {s: memoryview(bytearray(b)) for s, b in data.items()}
     try:
-      with time_limit(SECONDS): runtime(*[bufs[s] for s in slots])
+      with time_limit(SECONDS):
+        for launch in launches(prg): runtime(*[bufs[s] for s in slots], **launch)
       out.append({s: bytes(m) for s, m in bufs.items()})
     except Timeout: out.append(RunFailure("timeout", f"tinygrad's emulator ran over {SECONDS:g} s"))
     except Exception as e: out.append(RunFailure("crash", f"tinygrad's emulator: {type(e).__name__}: {e}"))

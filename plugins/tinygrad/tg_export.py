@@ -1,7 +1,11 @@
 # tg_export.py: the tinygrad adapter's export (README.md, "Export"): a program as a standalone tinygrad
 # unittest, for the backend's device and renderer (the CPU device's ClangRenderer, CPULLVMRenderer or
-# X86Renderer, built by the test itself: no DEV needed; the PYTHON device's emulator).
-from uopfuzz_plugin import RenderError
+# X86Renderer, built by the test itself: no DEV needed; the PYTHON device's emulator). A program with an `opts`
+# line exports the opts tinygrad applied as the kernel's KernelInfo.opts_to_apply, on the scheduler's axes.
+from dataclasses import replace
+
+import tg_opts
+from uopfuzz_plugin import RenderError, format_opts
 from tinygrad.dtype import storage_fmt_for_dtype
 from tinygrad.helpers import EMULATED_DTYPES
 from tinygrad.uop.render import pyrender
@@ -15,6 +19,7 @@ TEST_IMPORTS = """import math, signal, struct, unittest
 from dataclasses import replace
 from tinygrad import Device
 from tinygrad.codegen import to_program
+from tinygrad.codegen.opt import Opt, OptOps
 from tinygrad.device import Buffer
 from tinygrad.dtype import AddrSpace, ConstFloat, Invalid, dtypes, from_storage_scalar, storage_fmt_for_dtype, to_storage_scalar
 from tinygrad.engine.realize import get_runtime
@@ -69,16 +74,30 @@ def explicit_uops(sink):
   return "\n".join(lines)
 
 
-def without_defaults(code):
-  """pyrender's code with the kernel's KernelInfo(...) shortened to its name (its other fields are their
-  defaults); the caller keeps it only if it still builds the same graph."""
+def without_defaults(code, opts=None):
+  """pyrender's code with the kernel's KernelInfo(...) shortened to its name and opts (its other fields are
+  their defaults); the caller keeps it only if it still builds the same graph."""
   at = code.find("KernelInfo(")
   if at < 0: return code
   depth, end = 0, at + len("KernelInfo")
   for end in range(at + len("KernelInfo"), len(code)):
     depth += {"(": 1, ")": -1}.get(code[end], 0)
     if depth == 0: break
-  return code[:at] + "KernelInfo(name='uopfuzz_kernel')" + code[end + 1:]
+  shown = "" if opts is None else f", opts_to_apply={opts!r}"
+  return code[:at] + f"KernelInfo(name='uopfuzz_kernel'{shown})" + code[end + 1:]
+
+
+def applied_opts(program, backend):
+  """(the Opts on the scheduler's axes, the skipped ones' lines) of the program's `opts` line as the adapter's
+  lowering applies them (tg_opts): an opt tinygrad raised on, not KernelOptError, is kept (it is the finding).
+  (None, []) without an opts line: the test leaves the choice to tinygrad's heuristic, as the adapter does."""
+  if program.opts is None: return None, []
+  tg_opts.LAST = None
+  try: backend.lower_program(program, "uopfuzz_kernel")
+  except Exception: pass  # a finding that fails later in tinygrad's pipeline: its opts were applied by then
+  r = tg_opts.LAST
+  if r is None: raise RenderError("the program's opts were not applied: tinygrad's pipeline failed before its optimizer")
+  return tuple(r.tinygrad) + ((r.trying,) if r.trying is not None else ()), r.skipped
 
 
 def make_renderer(renderer, device, dev):
@@ -92,12 +111,14 @@ def export_tinygrad(program, backend):
   """The program as a unittest for the backend's device and renderer."""
   try: sink = build(program, "uopfuzz_kernel", backend.RENDERER)
   except Unsupported as e: raise RenderError(f"unsupported: {e}") from None
+  opts, skipped = applied_opts(program, backend)
+  if opts is not None: sink = sink.replace(arg=replace(sink.arg, opts_to_apply=opts))
   module, renderer, device, dev = backend.EXPORT
   imports = TEST_IMPORTS.replace("@MODULE@", module).replace("@RENDERER@", renderer).replace("@DEVICE@", device)
   if EMULATED_DTYPES.value:  # the adapter's --emulate: tinygrad's own setting, which the test needs too
     imports += f"from tinygrad.helpers import EMULATED_DTYPES\nEMULATED_DTYPES.value = {EMULATED_DTYPES.value!r}  # uopfuzz_tinygrad.py --emulate\n"
   rendered = pyrender(sink)
-  for code in (without_defaults(rendered), rendered, explicit_uops(sink)):  # the first that builds this very graph (UOps are interned)
+  for code in (without_defaults(rendered, opts), rendered, explicit_uops(sink)):  # the first that builds this very graph (UOps are interned)
     scope = {}
     exec(imports + code, scope)
     if scope.get("ast") is sink: break
@@ -125,6 +146,8 @@ def export_tinygrad(program, backend):
     "#   PYTHONPATH=/path/to/tinygrad python3 THIS_FILE.py     (no DEV needed: the test picks its renderer)",
     f"# exported with tinygrad {tinygrad_version()}" + (f", from {program.path}" if program.path else ""),
     *found, "# The program (uopfuzz's .uop):", *(f"#   {n!r}" for n in program.nodes),
+    *([f"#   {format_opts(program.opts)}", "# its opts as tinygrad applied them: the kernel's opts_to_apply (scheduler axes)"] if opts is not None else []),
+    *(f"# skipped (tinygrad refused it): {s}" for s in skipped),
     imports, "", "def kernel() -> UOp:", *(f"  {l}" for l in code.splitlines()), "  return ast", "",
     "", "# PARAM slot: (dtype, data, expected values after the kernel; None: not checked)", "BUFFERS = {", *table, "}",
   ]) + TEST_BODY.replace("@MAKE_RENDERER@", make_renderer(renderer, device, dev)).replace("@LIMIT@", limit)

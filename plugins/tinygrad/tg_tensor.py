@@ -14,7 +14,7 @@ import os
 import subprocess
 import sys
 
-from uopfuzz_plugin import RenderError
+from uopfuzz_plugin import RenderError, format_opts
 from tg_uops import tg_dtype, tinygrad_version
 
 # Ours -> the Tensor expression user code writes for it ({0}, {1}, {2}: the operands; {T}: the result dtype).
@@ -177,12 +177,26 @@ def export_tensor(program, backend):
     "#   PYTHONPATH=/path/to/tinygrad python3 THIS_FILE.py     (no DEV needed: the test picks its renderer)",
     f"# exported with tinygrad {tinygrad_version()}" + (f", from {program.path}" if program.path else ""),
     *(f"# {k}: {v}" for k, v in program.meta if k in ("signature", "status", "found")),
+    *([f"#{ignored_opts(program)}"] if program.opts is not None else []),
     code]) + TEST
+
+
+def ignored_opts(program):
+  """What a Tensor form says of the program's `opts` line: it is not applied (user code does not choose the
+  kernels' opts; tinygrad's heuristic does)."""
+  if program.opts is None: return ""
+  return f" (the opts line, {format_opts(program.opts)!r}, is not applied: tinygrad's heuristic optimizes the Tensor form)"
 
 
 def reach(program, backend, timeout_s=300):
   """("tensor" | "kernel", detail): whether the Tensor form, run on the backend, fails as the finding does:
-  its values differ from the expect lines and equal the finding's `got` lines where it has them."""
+  its values differ from the expect lines and equal the finding's `got` lines where it has them. The detail
+  says when the program's opts line was not applied."""
+  level, detail = reach_values(program, backend, timeout_s)
+  return level, detail + ignored_opts(program)
+
+
+def reach_values(program, backend, timeout_s):
   try: code = module(program, backend)
   except NoTensorForm as e: return "kernel", f"no Tensor form: {e}"
   driver = code + "\nimport json\nprint('UOPFUZZ-VALUES ' + json.dumps(compute()))\n"

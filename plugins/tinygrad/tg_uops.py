@@ -13,6 +13,7 @@ from tinygrad.dtype import AddrSpace, dtypes
 from tinygrad.helpers import EMULATED_DTYPES, Target
 from tinygrad.uop import GroupOp
 from tinygrad.uop.ops import AxisType, KernelInfo, Ops, UOp
+from tg_opts import optimizing
 from tg_reduce import identity, reductions, users_of
 from uopfuzz_plugin import DTYPES
 
@@ -199,9 +200,11 @@ LOAD_FORM = "explicit"
 
 
 def implicit_loads(program, users):
-  """The ids of the LOADs built as their INDEX (LOAD_FORM "index"): ungated, and used only as operands of
-  ALU ops or as the value of a STORE, where tinygrad's pm_add_loads puts the LOAD back; users: users_of(program)."""
-  if LOAD_FORM != "index": return set()
+  """The ids of the LOADs built as their INDEX (LOAD_FORM "index", and always in a program whose opts have a
+  PADTO: tinygrad's PADTO masks an INDEX with a WHERE, and a LOAD of that WHERE is no form its front end makes,
+  tg_opts.check_padto): ungated, and used only as operands of ALU ops or as the value of a STORE, where
+  tinygrad's pm_add_loads puts the LOAD back; users: users_of(program)."""
+  if LOAD_FORM != "index" and not any(o[0] == "PADTO" for o in program.opts or ()): return set()
   def value_use(u, n): return u.op.is_alu or (u.op.name == "STORE" and all(s is not n for i, s in enumerate(u.sources) if i != 1))
   return {n.id for n in program.nodes if n.op.name == "LOAD" and len(n.sources) == 1 and users[n.id]
           and all(value_use(u, n) for u in users[n.id])}
@@ -248,6 +251,24 @@ def weak_form(n, w, axis_type=AxisType.LOOP):
   return x if -2**31 <= x.vmin and x.vmax <= 2**31 - 1 else None
 
 
+def axis_type(n, reduce_axes):
+  """tinygrad's AxisType for RANGE n: REDUCE where the adapter builds its loop as tinygrad's REDUCE (--reduce
+  int; never a loop with an accumulator of ours, which UNROLL miscompiles: not tinygrad's form), WEAK for a
+  RANGE of kind `global` (an output axis tinygrad's optimizer may upcast or thread), else LOOP."""
+  if n.id in reduce_axes: return AxisType.REDUCE
+  return AxisType.WEAK if n.kind == "global" else AxisType.LOOP
+
+
+def private_scratch_loops(sink):
+  """The sink with each WEAK range inside which the kernel stores to a register buffer (an ALLOC of ours that
+  stayed one) made LOOP. Our semantics gives every iteration of a kind=global loop its own copy of scratch
+  it writes first; tinygrad makes its register accumulators after its optimizer, from REDUCE, so one that
+  exists before it is shared by the lanes an UPCAST makes (every output its last lane's): not its form."""
+  stores = [x for x in sink.toposort() if x.op is Ops.STORE and x.src[0].addrspace is AddrSpace.REG]
+  weak = {r for st in stores for r in st.ranges if r.arg[-1] is AxisType.WEAK}
+  return sink.substitute({r: r.replace(arg=r.arg[:-1] + (AxisType.LOOP,)) for r in weak}) if weak else sink
+
+
 def build(program, fname, renderer=None):
   """The program's nodes as a tinygrad SINK (its ENDs merged as tinygrad needs them), for the renderer: a
   dtype it does not take (takes), or a MULACC it has no instruction for, is Unsupported. With
@@ -256,7 +277,7 @@ def build(program, fname, renderer=None):
   With STORE_FORM "value" (or "both"), a gated STORE's value is Invalid where the gate is false
   (invalid_where_not).
   With REDUCE_FORM "int", an integer accumulator loop's result is a REDUCE over
-  ranges of AxisType.REDUCE (tg_reduce.py)."""
+  ranges of AxisType.REDUCE (tg_reduce.py). A RANGE's AxisType comes from its kind (axis_type)."""
   supported = takes(renderer) if renderer is not None else None
   u, stored, w = {}, {}, {}
   reduced = reductions(program) if REDUCE_FORM == "int" else {}
@@ -265,8 +286,8 @@ def build(program, fname, renderer=None):
   as_index = implicit_loads(program, users)
   for n in program.nodes:
     where, op = f"line {n.line}", n.op.name
-    axis_type = AxisType.REDUCE if n.id in reduce_axes else AxisType.LOOP
-    if INDEX_FORM == "weak" and n.dtype.name in ("i32", "bool") and (x := weak_form(n, w, axis_type)) is not None:
+    at = axis_type(n, reduce_axes) if op == "RANGE" else AxisType.LOOP
+    if INDEX_FORM == "weak" and n.dtype.name in ("i32", "bool") and (x := weak_form(n, w, at)) is not None:
       w[n.id] = x
       u[n.id] = x if x.dtype == dtypes.bool else x.cast(dtypes.int32)
       continue
@@ -304,9 +325,9 @@ def build(program, fname, renderer=None):
       # tinygrad orders the memory, not an address: AFTER(INDEX(m, i), deps) is INDEX(AFTER(m, deps), i)
       a = srcs[0]
       u[n.id] = a.src[0].after(*srcs[1:]).index(*a.src[1:]) if a.op is Ops.INDEX else a.after(*srcs[1:])
-    elif op == "RANGE": u[n.id] = UOp.range(srcs[0], n.arg, axis_type, dtype=dt)
+    elif op == "RANGE": u[n.id] = UOp.range(srcs[0], n.arg, at, dtype=dt)
     elif op == "END": u[n.id] = srcs[0].end(*srcs[1:])
-    elif op == "SINK": return merge_ends(UOp.sink(*srcs, arg=KernelInfo(name=fname)))
+    elif op == "SINK": return private_scratch_loops(merge_ends(UOp.sink(*srcs, arg=KernelInfo(name=fname))))
     elif op == "CAST": u[n.id] = float_to_int(srcs[0], dt) if dtypes.is_float(srcs[0].dtype) and dtypes.is_int(dt) else srcs[0].cast(dt)
     elif op == "BITCAST": u[n.id] = srcs[0].bitcast(dt)
     elif op in EDGES: u[n.id] = edges(op, dt, *srcs)
@@ -334,19 +355,36 @@ def without_compiler(renderer):
   return renderer
 
 
-def lower(sink, renderer):
+def lower(sink, renderer, opts=None, axes=(), grid=False):
   """tinygrad's to_program for the renderer (do_to_program: full_rewrite_to_sink, an ISA renderer's
-  instruction selection, the linearizer, the renderer, the renderer's compiler): the PROGRAM UOp. A kernel
-  tinygrad splits into threads (a core_id) is one this adapter does not call."""
-  prg = do_to_program(sink, renderer)
-  if prg.arg.vars or tuple(prg.arg.global_size) != (1, 1, 1):
-    raise Unsupported(f"tinygrad made a threaded kernel (global size {prg.arg.global_size}, vars {prg.arg.vars})")
+  instruction selection, the linearizer, the renderer, the renderer's compiler): the PROGRAM UOp, its
+  optimizer applying opts (the program's `opts` line; None: tinygrad's heuristic) on the RANGEs of axes
+  (tg_opts; its report in tg_opts.LAST). A threaded kernel (THREAD: a `core_id` variable, global_size[0]
+  threads) is run by each backend as tinygrad's CPU runtime runs it; a launch grid (gidx, lidx) only by a
+  backend that runs one (grid: the python emulator); any other variable is Unsupported."""
+  with optimizing(opts, axes) as report: report.prg = prg = do_to_program(sink, renderer)
+  others = [v.expr for v in prg.arg.vars if v.expr != "core_id"]
+  if others: raise Unsupported(f"tinygrad's kernel takes variables {others}")
+  if not threads(prg) and not grid and (tuple(prg.arg.global_size) != (1, 1, 1) or prg.arg.local_size not in (None, (1, 1, 1))):
+    raise Unsupported(f"tinygrad made a kernel for a launch grid (global size {prg.arg.global_size}, local size {prg.arg.local_size})")
   return prg
 
 
-def lowering(renderer):
+def threads(prg):
+  """How many times tinygrad's CPU runtime runs a kernel it threaded (core_id 0 .. n-1), 0 when it did not."""
+  return int(prg.arg.global_size[0]) if "core_id" in prg.arg.runtimevars else 0
+
+
+def core_id_param(prg):
+  """The position of core_id among the kernel's parameters: after its buffers (prg.arg.globals), at its place
+  among the variables (ProgramInfo.runtimevars), as tinygrad's cpu_exec passes it."""
+  return len(prg.arg.globals) + prg.arg.runtimevars["core_id"]
+
+
+def lowering(renderer, grid=False):
   """A backend's lower_program(program, fname): the program built for the renderer and lowered by it."""
-  return lambda program, fname: lower(build(program, fname, renderer), renderer)
+  axes = lambda program: {n.arg for n in program.nodes if n.op.name == "RANGE"}
+  return lambda program, fname: lower(build(program, fname, renderer), renderer, program.opts, axes(program), grid)
 
 
 def program_part(prg, op):

@@ -14,7 +14,8 @@
 # error; its handshake gives uopfuzz the --without set that keeps such programs out. Its switches are
 # tinygrad's rewrite rules (tg_switches.py; a render can switch them off, and says which fired; the handshake
 # says which a kernel can reach and each one's source line), and it
-# exports a program as a standalone tinygrad test (tg_export.py). See README.md.
+# exports a program as a standalone tinygrad test (tg_export.py). A program's `opts` line is applied by tinygrad's
+# own optimizer, each reply saying what it applied and skipped and the kernel's features (tg_opts.py). See README.md.
 import importlib
 import os
 import sys
@@ -71,8 +72,10 @@ def plugin(backend):
   from tg_tensor import export_tensor, reach
   from tg_switches import reachable, setup, switch_source, switched, switches
   from tg_uops import tinygrad_version
+  import tg_opts
   setup(backend)
   common = dict(name=backend.NAME, version=tinygrad_version, without=backend.WITHOUT, language=backend.LANGUAGE,
+                opts=tg_opts.names(backend.RENDERER),
                 switches=switches, reachable=reachable, switch_source=switch_source, exports={"tinygrad": lambda program: export_tinygrad(program, backend),
                          "tinygrad-tensor": lambda program: export_tensor(program, backend)},
                 reach=lambda program: reach(program, backend), reach_level="tensor")
@@ -80,11 +83,15 @@ def plugin(backend):
     from uopfuzz_plugin import Ran
 
     def run(program, fname, inputs, off=frozenset()):
+      tg_opts.LAST = None
       prg, used = switched(backend.lower_program, program, fname, off)  # lowering fails: an `error` reply
-      return Ran(backend.run(prg, inputs), used)  # each data set's outputs, or its RunFailure
+      return Ran(backend.run(prg, inputs), used, **tg_opts.reply(backend.features))  # each data set's outputs, or its RunFailure
     return Plugin(run=run, **common)
 
-  def render(program, fname, off=frozenset()): return Rendered(*switched(backend.render, program, fname, off))
+  def render(program, fname, off=frozenset()):
+    tg_opts.LAST = None
+    source, used = switched(backend.render, program, fname, off)
+    return Rendered(source, used, **tg_opts.reply(backend.features))  # what the optimizer did, and the features
   return Plugin(render=render, one_unit=backend.ONE_UNIT, **common)
 
 

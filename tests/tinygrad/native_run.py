@@ -1,8 +1,8 @@
-"""What the tinygrad backend test (backends_test.py) does with a render where uopfuzz would do it (before its
-languages llvm-ir and x86-64 could be run through `uopfuzz run`, and to check the protocol itself): a
-buffer's bytes from .uop values and back, LLVM IR compiled with `clang -x ir` into a shared object, an
-x86-64 image mapped read+execute, each called in a child process (a crash is the child's signal) on the
-program's data, and the outputs compared with its expect lines (floats bit for bit, NaN equal to NaN)."""
+"""What the tinygrad backend tests (backends_test.py, opts_test.py) do with a render where uopfuzz would do
+it (before its languages llvm-ir and x86-64 could be run through `uopfuzz run`, and to check the protocol
+itself): a buffer's bytes from .uop values and back, C compiled by clang and LLVM IR by `clang -x ir` into a
+shared object, an x86-64 image mapped read+execute, each called in a child process (a crash is the child's
+signal) on the program's data, and the outputs compared with its expect lines (floats bit for bit, NaN equal to NaN)."""
 import ctypes, math, mmap, os, pickle, select, signal, struct, subprocess
 
 FMT = {"bool": "?", "i8": "b", "u8": "B", "i16": "h", "u16": "H", "i32": "i", "u32": "I", "i64": "q", "u64": "Q",
@@ -71,6 +71,19 @@ def run_llvm_ir(ir, program, function, tmp, cc="clang-16", cflags=("-O2", "-marc
   ll, so = os.path.join(tmp, f"{function}.ll"), os.path.join(tmp, f"{function}.so")
   with open(ll, "w") as f: f.write(ir)
   r = subprocess.run([cc, "-x", "ir", "-Wno-override-module", *cflags, "-shared", "-fPIC", ll, "-o", so], capture_output=True, text=True)
+  if r.returncode != 0: return "compile-error", r.stderr.strip()[-400:]
+  def call(ptrs):
+    fn = getattr(ctypes.CDLL(so), function)
+    fn.argtypes = [ctypes.c_void_p] * len(ptrs)
+    fn(*ptrs)
+  return in_child(call, program)
+
+
+def run_c(source, program, function, tmp, cc="clang", cflags=("-O2",)):
+  """A C translation unit compiled as uopfuzz does (CC CFLAGS -shared -fPIC), then called."""
+  c, so = os.path.join(tmp, f"{function}.c"), os.path.join(tmp, f"{function}_c.so")
+  with open(c, "w") as f: f.write(source)
+  r = subprocess.run([cc, *cflags, "-shared", "-fPIC", c, "-o", so, "-lm"], capture_output=True, text=True)
   if r.returncode != 0: return "compile-error", r.stderr.strip()[-400:]
   def call(ptrs):
     fn = getattr(ctypes.CDLL(so), function)

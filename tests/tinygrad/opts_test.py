@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+# opts_test.py: RANGE kinds and the `opts` line through the tinygrad adapter (plugins/tinygrad/README.md,
+# "Optimizations"), on every backend, each render run as uopfuzz would run it (native_run.py): the handshake's
+# `opts`; a `kind=global` loop with `opts UPCAST:0:4` vectorized and right; `THREAD:0:2` run once per core_id
+# (skipped and said on python, which has no threads); a refused opt in opts_skipped while the render goes on;
+# tinygrad's heuristic reported without an opts line, nothing applied with an empty one; UNROLL of an int
+# REDUCE (--reduce int); PADTO of loads (built in the index form) and of an explicit gated load (skipped);
+# tinygrad's PADTO gap on a reduction of its own index (190 for 136); the export's opts_to_apply.
+# Run by CTest from the repository root; exit 77 without tinygrad or clang (llvm needs clang-16).
+import base64, json, os, shutil, subprocess, sys, tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tinygrad_checks import check, finish  # noqa: E402  (exits 77 without tinygrad or clang)
+import native_run as nr  # noqa: E402
+
+sys.path.insert(0, "plugins")
+from uopfuzz_plugin import parse_program  # noqa: E402
+
+ADAPTER = os.environ.get("UOPFUZZ_TINYGRAD_ADAPTER", "plugins/tinygrad/uopfuzz_tinygrad.py")
+BACKENDS = ["clang", "x86", "python"] + ["llvm"] * bool(shutil.which("clang-16"))
+CPU = [b for b in BACKENDS if b != "python"]
+TMP = tempfile.mkdtemp()
+
+
+def global_loop(opts, buffers=2, unused=(), gate=False, spare=0):
+  """out[i] = the sum of in_k[i] over the used input BUFFERs + i, for i < 16 (a RANGE of kind global, axis 0);
+  BUFFER buffers-1 is out, in_k holds k*100 + i, `spare` more BUFFERs after out are unused. gate: the first
+  load gated by i < 8 (alt 7)."""
+  ins = [k for k in range(buffers - 1) if k not in unused]
+  lines = ["uops 2", *(f"%{k} = BUFFER i32[16] slot={k}" for k in range(buffers + spare))]
+  n = buffers + spare
+  def add(text):
+    nonlocal n
+    lines.append(f"%{n} = {text}")
+    n += 1
+    return n - 1
+  end = add("CONST i32 16")
+  rng = add(f"RANGE i32 0 %{end} kind=global")
+  acc = rng
+  for j, k in enumerate(ins):
+    at = add(f"INDEX i32 %{k} %{rng}")
+    if gate and j == 0:
+      bound = add("CONST i32 8")
+      alt, cond = add("CONST i32 7"), add(f"CMPLT bool %{rng} %{bound}")
+      val = add(f"LOAD i32 %{at} %{alt} %{cond}")
+    else: val = add(f"LOAD i32 %{at}")
+    acc = add(f"ADD i32 %{acc} %{val}")
+  out = add(f"INDEX i32 %{buffers - 1} %{rng}")
+  store = add(f"STORE void %{out} %{acc}")
+  add(f"SINK void %{add(f'END void %{store} %{rng}')}")
+  lines += [f"data {k} = " + " ".join(str(k * 100 + i) for i in range(16)) for k in ins]
+  want = [i + sum((7 if gate and j == 0 and i >= 8 else k * 100 + i) for j, k in enumerate(ins)) for i in range(16)]
+  lines += [f"expect {buffers - 1} = " + " ".join(map(str, want))] + ([opts] if opts is not None else [])
+  return "\n".join(lines) + "\n"
+
+
+def own_index_sum(opts):
+  """tests/programs/loop_sum.uop (136, the sum of i < 17 in an accumulator) with its RANGE of kind reduce."""
+  with open("tests/programs/loop_sum.uop") as f: text = f.read().replace("%6 = RANGE i32 0 %1", "%6 = RANGE i32 0 %1 kind=reduce")
+  return text + opts + "\n"
+
+
+class Adapter:
+  """One adapter server (a backend and options): ask(program text) -> (reply keys, verdict, details)."""
+
+  def __init__(self, backend, *options):
+    self.backend, self.n = backend, 0
+    self.p = subprocess.Popen([ADAPTER, "--backend", backend, *options, "--uopfuzz-serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+  def request(self, **kw):
+    self.n += 1
+    self.p.stdin.write(json.dumps({"id": self.n, **kw}) + "\n")
+    self.p.stdin.flush()
+    return json.loads(self.p.stdout.readline())
+
+  def ask(self, text):
+    program = parse_program(text)
+    if self.backend == "python":
+      inputs = [{str(s): base64.b64encode(b).decode() for s, b in nr.inputs(program).items()}]
+      reply = self.request(kind="run", function="k", program=text, inputs=inputs)
+      out = reply.get("outputs", [{"class": "render-error", "message": reply.get("error")}])[0]
+      result = ("ok", {int(s): base64.b64decode(b) for s, b in out.items()}) if "class" not in out else (out["class"], out["message"])
+    else:
+      reply = self.request(kind="render", function="k", program=text)
+      if "error" in reply: return reply, "render-error", reply["error"][-300:]
+      source = reply["source"]
+      if self.backend == "x86": result = nr.run_x86_image(base64.b64decode(source), program)
+      elif self.backend == "llvm": result = nr.run_llvm_ir(source, program, "k", TMP)
+      else: result = nr.run_c(source, program, "k", TMP)
+    if result[0] != "ok": return reply, result[0], str(result[1])[:300]
+    wrong = nr.compare(program, result[1])
+    return reply, "ok" if wrong is None else "mismatch", wrong or ""
+
+  def close(self):
+    self.p.stdin.close()
+    self.p.wait(timeout=60)
+
+
+def vectorized(backend, features):
+  """Whether the render's features show vector code (python's emulator: the UPCAST on its GLOBAL axis)."""
+  return {"clang": "c:vector" in features, "llvm": any(f.startswith(("llvm:vec:", "llvm:insertelement")) for f in features),
+          "x86": any(f.startswith("insn:V") for f in features), "python": "opt:UPCAST:GLOBAL" in features}[backend]
+
+
+def handshake(backend):
+  r = subprocess.run([ADAPTER, "--backend", backend, "--uopfuzz-describe"], capture_output=True, text=True, timeout=120)
+  return json.loads(r.stdout).get("opts", []) if r.returncode == 0 else []
+
+
+for b in BACKENDS:
+  names = handshake(b)
+  threads, local = b != "python", b == "python"
+  check({"UPCAST", "UNROLL", "PADTO"} <= set(names) and ("THREAD" in names) == threads and ("LOCAL" in names) == local
+        and ("SWAP" in names) == local and "TC" not in names and ("NOLOCALS" in names) != local, f"{b}: handshake opts {names}")
+
+for b in BACKENDS:
+  a = Adapter(b)
+  reply, v, why = a.ask(global_loop("opts UPCAST:0:4"))
+  features = reply.get("features", [])
+  check(v == "ok" and reply.get("opts_applied") == ["UPCAST:0:4"] and vectorized(b, features), f"{b}: UPCAST:0:4 {v} {why} {reply.get('opts_applied')} {features[:6]}")
+  reply, v, why = a.ask(global_loop("opts THREAD:0:2"))
+  if b == "python":
+    ok = reply.get("opts_skipped") == ["THREAD:0:2: target does not support threads"] and "grid" in reply.get("features", [])
+  else: ok = reply.get("opts_applied") == ["THREAD:0:2"] and "threads" in reply.get("features", []) and "opt:THREAD:WEAK" in reply["features"]
+  check(v == "ok" and ok, f"{b}: THREAD:0:2 {v} {why} applied {reply.get('opts_applied')} skipped {reply.get('opts_skipped')}")
+  # a threaded kernel that takes stack arguments and skips a BUFFER (x86: the stub's stack slots, in and out)
+  reply, v, why = a.ask(global_loop("opts THREAD:0:2 UPCAST:0:2", buffers=9, spare=1))
+  check(v == "ok" and reply.get("opts_applied") == (["THREAD:0:2", "UPCAST:0:2"] if b != "python" else ["UPCAST:0:2"]),
+        f"{b}: THREAD:0:2 UPCAST:0:2 over 9 BUFFERs and a spare: {v} {why} {reply.get('opts_applied')}")
+  # one skipped before the last: tinygrad would number core_id as a BUFFER's slot (crashing its linearizer)
+  reply, v, why = a.ask(global_loop("opts THREAD:0:2", buffers=9, unused=(3,)))
+  check(v == "ok" and reply.get("opts_applied") == [] and (b == "python" or "core_id would be numbered 8" in reply["opts_skipped"][0]),
+        f"{b}: THREAD:0:2 with BUFFER 3 unused is skipped: {v} {why} {reply.get('opts_skipped')}")
+  reply, v, why = a.ask(global_loop("opts UPCAST:0:3 UNROLL:0:2 UPCAST:0:4"))
+  skipped = reply.get("opts_skipped", [])
+  check(v == "ok" and reply.get("opts_applied") == ["UPCAST:0:4"] and len(skipped) == 2 and skipped[0].startswith("UPCAST:0:3: 3 can't divide")
+        and skipped[1].startswith("UNROLL:0:2: "), f"{b}: refused opts skipped and said {v} {why} {skipped}")
+  reply, v, why = a.ask(global_loop(None))
+  check(v == "ok" and reply.get("opts_applied", [None])[:1] == ["UPCAST:0:4"], f"{b}: the heuristic's opts reported {v} {reply.get('opts_applied')}")
+  reply, v, why = a.ask(global_loop("opts"))
+  check(v == "ok" and reply.get("opts_applied") == [] and reply.get("opts_skipped") == [], f"{b}: an empty opts line applies nothing {v} {reply.get('opts_applied')}")
+  reply, v, why = a.ask(global_loop("opts PADTO:0:5 UPCAST:0:4", buffers=3))
+  check(v == "ok" and reply.get("opts_applied") == ["PADTO:0:5", "UPCAST:0:4"], f"{b}: PADTO of loads (index form) {v} {why} {reply.get('opts_applied')}")
+  reply, v, why = a.ask(global_loop("opts PADTO:0:5", gate=True))
+  check(v == "ok" and reply.get("opts_applied") == [] and "explicit LOAD" in " ".join(reply.get("opts_skipped", [])),
+        f"{b}: PADTO of a gated load skipped {v} {why} {reply.get('opts_skipped')}")
+  if b == "x86":
+    export = a.request(kind="export", format="tinygrad", program=global_loop("opts UPCAST:0:3 UPCAST:0:4"))
+    path = os.path.join(TMP, "exported.py")
+    with open(path, "w") as f: f.write(export.get("source", ""))
+    r = subprocess.run([sys.executable, "-B", path], capture_output=True, text=True, timeout=300)
+    check("opts_to_apply=(Opt(op=OptOps.UPCAST, axis=0, arg=4),)" in export.get("source", "") and "# skipped (tinygrad refused it): UPCAST:0:3" in
+          export["source"] and r.returncode == 0, f"{b}: export with opts_to_apply runs: {r.stderr.strip()[-300:]}")
+  a.close()
+
+# an integer reduction as tinygrad's REDUCE (--reduce int): UNROLL applies; PADTO adds the padded iterations'
+# own index (tinygrad masks only INDEXes): 0 + ... + 19 = 190, a tinygrad soundness gap, not the adapter's
+for b in BACKENDS:
+  a = Adapter(b, "--reduce", "int")
+  reply, v, why = a.ask(own_index_sum("opts UNROLL:0:0"))
+  check(v == "ok" and reply.get("opts_applied") == ["UNROLL:0:0"] and "opt:UNROLL:REDUCE" in reply.get("features", []), f"{b}: UNROLL:0:0 of a REDUCE {v} {why}")
+  reply, v, why = a.ask(own_index_sum("opts PADTO:0:4"))
+  check(v == "mismatch" and why.startswith("p0[0] = 190 expected 136"), f"{b}: PADTO:0:4 of a reduction of its own index gives 190 (tinygrad's gap): {v} {why}")
+  a.close()
+shutil.rmtree(TMP, ignore_errors=True)
+finish()
