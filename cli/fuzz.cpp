@@ -205,7 +205,7 @@ int run_reduce(const ReduceCliOptions& o) {
 }
 
 // The policy's optimization sequences for the target (`fuzz --opts`): drawn only from the actions its
-// handshake lists, with p_opts 0.75 unless the policy gives its own share; none for "heuristic" and
+// handshake lists, with p_opts 0.9 unless the policy gives its own share; none for "heuristic" and
 // "none" (the worker gives "none" programs an empty opts line), nor for a target without opts.
 void with_target_opts(GenPolicy& policy, const std::string& mode, const std::vector<std::string>& actions) {
   const auto names = enum_names(OptAction{});
@@ -213,7 +213,7 @@ void with_target_opts(GenPolicy& policy, const std::string& mode, const std::vec
     if (std::find(actions.begin(), actions.end(), names[a]) == actions.end()) policy.opt_action_weight[a] = 0;
   const bool any = std::any_of(policy.opt_action_weight.begin(), policy.opt_action_weight.end(), [](double w) { return w > 0; });
   if (mode != "random" || !any) policy.p_opts = 0;
-  else if (policy.p_opts == 0) policy.p_opts = 0.75;
+  else if (policy.p_opts == 0) policy.p_opts = 0.9;
 }
 
 struct FuzzCliOptions {

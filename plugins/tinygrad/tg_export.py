@@ -7,7 +7,7 @@ from dataclasses import replace
 import tg_opts
 from uopfuzz_plugin import RenderError, format_opts
 from tinygrad.dtype import storage_fmt_for_dtype
-from tinygrad.helpers import EMULATED_DTYPES
+from tinygrad.helpers import EMULATED_DTYPES, NUM_CPU_THREADS
 from tinygrad.uop.render import pyrender
 from tg_uops import Unsupported, build, tg_dtype, tinygrad_version
 
@@ -117,6 +117,8 @@ def export_tinygrad(program, backend):
   imports = TEST_IMPORTS.replace("@MODULE@", module).replace("@RENDERER@", renderer).replace("@DEVICE@", device)
   if EMULATED_DTYPES.value:  # the adapter's --emulate: tinygrad's own setting, which the test needs too
     imports += f"from tinygrad.helpers import EMULATED_DTYPES\nEMULATED_DTYPES.value = {EMULATED_DTYPES.value!r}  # uopfuzz_tinygrad.py --emulate\n"
+  if any(o.op.name == "THREAD" for o in opts or ()):  # the adapter's fixed thread count (uopfuzz_tinygrad.THREADS)
+    imports += f"from tinygrad.helpers import NUM_CPU_THREADS\nNUM_CPU_THREADS.value = {NUM_CPU_THREADS.value}  # uopfuzz_tinygrad.py\n"
   rendered = pyrender(sink)
   for code in (without_defaults(rendered, opts), rendered, explicit_uops(sink)):  # the first that builds this very graph (UOps are interned)
     scope = {}

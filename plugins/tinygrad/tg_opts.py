@@ -70,16 +70,17 @@ def reply(backend_features):
 
 
 @contextlib.contextmanager
-def optimizing(opts, axes):
+def optimizing(opts, axes, why=None):
   """For the lowerings inside it, tinygrad's apply_opts applies `opts` ([(NAME, axis, arg)], the program's
-  `opts` line; None: tinygrad's own choice). axes: the program's RANGE axis numbers (others are `new`)."""
+  `opts` line; None: tinygrad's own choice). axes: the program's RANGE axis numbers (others are `new`);
+  why: {axis: the adapter's reason}, said before tinygrad's message of an opt on that axis it skips."""
   global LAST
   LAST = report = Report(tinygrad=None if opts is None else [])
 
   def apply(ast, ren, beam=0):
     if ast.tag is not None: return ast  # already optimized, as tinygrad's own
     if opts is None: return heuristic(ast, ren, beam, report, axes)
-    return apply_listed(ast, ren, opts, report)
+    return apply_listed(ast, ren, opts, report, why or {})
   tg_codegen.apply_opts = apply
   try: yield report
   finally: tg_codegen.apply_opts = TINYGRAD_APPLY_OPTS
@@ -96,9 +97,9 @@ def optimized(k, ast):
   return k.get_optimized_ast(name_override=ast.arg.name if ast.arg is not None and ast.arg.name != "test" else None)
 
 
-def apply_listed(ast, ren, opts, report):
+def apply_listed(ast, ren, opts, report, why):
   """Exactly the program's opts, in order; each applied to a copy of the scheduler, kept only when tinygrad
-  takes it, so a refused one changes nothing."""
+  takes it, so a refused one changes nothing; a refused one on an axis in why said with why's reason first."""
   k = scheduler(ast, ren)
   for name, axis, arg in opts:
     try:
@@ -109,7 +110,7 @@ def apply_listed(ast, ren, opts, report):
       trial.apply_opt(opt)
     except KernelOptError as e:
       report.trying = None
-      report.skipped.append(f"{format_opt(name, axis, arg)}: {message(e)}")
+      report.skipped.append(f"{format_opt(name, axis, arg)}: {why[axis] + '; ' if axis in why else ''}{message(e)}")
       continue
     report.trying, k = None, trial  # (still set when tinygrad raised something else: the export needs it)
     report.applied.append(format_opt(name, axis, arg))

@@ -259,14 +259,26 @@ def axis_type(n, reduce_axes):
   return AxisType.WEAK if n.kind == "global" else AxisType.LOOP
 
 
+# Why an opt on such a range (private_scratch_loops) is skipped: said before tinygrad's own message
+PRIVATE_SCRATCH = "a register accumulator inside this range: tinygrad cannot privatize it (kind=global given as its LOOP, not WEAK)"
+
+
 def private_scratch_loops(sink):
   """The sink with each WEAK range inside which the kernel stores to a register buffer (an ALLOC of ours that
   stayed one) made LOOP. Our semantics gives every iteration of a kind=global loop its own copy of scratch
   it writes first; tinygrad makes its register accumulators after its optimizer, from REDUCE, so one that
-  exists before it is shared by the lanes an UPCAST makes (every output its last lane's): not its form."""
+  exists before it is shared by the lanes an UPCAST makes (every output its last lane's): not its form.
+  (With --reduce int an integer accumulator is a REDUCE, its ALLOC gone: its range stays WEAK.)"""
   stores = [x for x in sink.toposort() if x.op is Ops.STORE and x.src[0].addrspace is AddrSpace.REG]
   weak = {r for st in stores for r in st.ranges if r.arg[-1] is AxisType.WEAK}
   return sink.substitute({r: r.replace(arg=r.arg[:-1] + (AxisType.LOOP,)) for r in weak}) if weak else sink
+
+
+def demoted_axes(program, sink):
+  """{axis: why} for each kind=global RANGE of the program that the built sink has as LOOP
+  (private_scratch_loops): tg_opts says why before tinygrad's message for an opt on it it skips."""
+  weak = {n.arg for n in program.nodes if n.op.name == "RANGE" and n.kind == "global"}
+  return {r.arg[0]: PRIVATE_SCRATCH for r in sink.toposort() if r.op is Ops.RANGE and r.arg[0] in weak and r.arg[-1] is AxisType.LOOP}
 
 
 def build(program, fname, renderer=None):
@@ -355,14 +367,14 @@ def without_compiler(renderer):
   return renderer
 
 
-def lower(sink, renderer, opts=None, axes=(), grid=False):
+def lower(sink, renderer, opts=None, axes=(), grid=False, why=None):
   """tinygrad's to_program for the renderer (do_to_program: full_rewrite_to_sink, an ISA renderer's
   instruction selection, the linearizer, the renderer, the renderer's compiler): the PROGRAM UOp, its
   optimizer applying opts (the program's `opts` line; None: tinygrad's heuristic) on the RANGEs of axes
-  (tg_opts; its report in tg_opts.LAST). A threaded kernel (THREAD: a `core_id` variable, global_size[0]
-  threads) is run by each backend as tinygrad's CPU runtime runs it; a launch grid (gidx, lidx) only by a
+  (tg_opts; its report in tg_opts.LAST; why: {axis: a reason said first when an opt on it is skipped}). A
+  threaded kernel (THREAD: a `core_id` variable, global_size[0] threads) is run by each backend as tinygrad's CPU runtime runs it; a launch grid (gidx, lidx) only by a
   backend that runs one (grid: the python emulator); any other variable is Unsupported."""
-  with optimizing(opts, axes) as report: report.prg = prg = do_to_program(sink, renderer)
+  with optimizing(opts, axes, why) as report: report.prg = prg = do_to_program(sink, renderer)
   others = [v.expr for v in prg.arg.vars if v.expr != "core_id"]
   if others: raise Unsupported(f"tinygrad's kernel takes variables {others}")
   if not threads(prg) and not grid and (tuple(prg.arg.global_size) != (1, 1, 1) or prg.arg.local_size not in (None, (1, 1, 1))):
@@ -384,7 +396,10 @@ def core_id_param(prg):
 def lowering(renderer, grid=False):
   """A backend's lower_program(program, fname): the program built for the renderer and lowered by it."""
   axes = lambda program: {n.arg for n in program.nodes if n.op.name == "RANGE"}
-  return lambda program, fname: lower(build(program, fname, renderer), renderer, program.opts, axes(program), grid)
+  def lower_program(program, fname):
+    sink = build(program, fname, renderer)
+    return lower(sink, renderer, program.opts, axes(program), grid, demoted_axes(program, sink))
+  return lower_program
 
 
 def program_part(prg, op):

@@ -47,6 +47,7 @@ from tg_uops import EMULABLE  # noqa: E402
 OPTIONS = {"backend": ("clang", BACKENDS), "index": ("i32", ("i32", "weak")), "emulate": ("", EMULABLE),
            "reduce": ("loop", ("loop", "int")), "load": ("explicit", ("explicit", "index")),
            "store": ("index", ("index", "value", "both")), "neg": ("op", ("op", "front", "both"))}
+THREADS = 8  # NUM_CPU_THREADS for every backend (apply)
 LISTS = {"emulate"}  # options that take a comma list of their values
 
 
@@ -99,10 +100,14 @@ def apply(options):
   """Sets the adapter's options where tinygrad and tg_uops read them, before a backend module is imported
   (it computes its --without set from its renderer, which EMULATED_DTYPES changes)."""
   import tg_uops
-  from tinygrad.helpers import EMULATED_DTYPES
+  from tinygrad.helpers import EMULATED_DTYPES, NUM_CPU_THREADS
   tg_uops.INDEX_FORM, tg_uops.REDUCE_FORM = options["index"], options["reduce"]
   tg_uops.LOAD_FORM, tg_uops.STORE_FORM, tg_uops.NEG_FORM = options["load"], options["store"], options["neg"]
   EMULATED_DTYPES.value = options["emulate"]
+  # The most threads a THREAD step may ask for (the renderers' global_max): the machine's core count by
+  # default, which would make a kernel's shape, and so a finding, depend on where it runs; the adapter
+  # runs threads one after another anyway. Fixed, as a user's NUM_CPU_THREADS=8 would set it.
+  NUM_CPU_THREADS.value = THREADS
 
 
 if __name__ == "__main__":

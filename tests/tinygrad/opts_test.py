@@ -5,7 +5,8 @@
 # (skipped and said on python, which has no threads); a refused opt in opts_skipped while the render goes on;
 # tinygrad's heuristic reported without an opts line, nothing applied with an empty one; UNROLL of an int
 # REDUCE (--reduce int); PADTO of loads (built in the index form) and of an explicit gated load (skipped);
-# tinygrad's PADTO gap on a reduction of its own index (190 for 136); the export's opts_to_apply.
+# tinygrad's PADTO gap on a reduction of its own index (190 for 136); the export's opts_to_apply; a global loop
+# with ALLOC scratch inside (LOOP, its UPCAST skipped and said; WEAK and upcast with --reduce int).
 # Run by CTest from the repository root; exit 77 without tinygrad or clang (llvm needs clang-16).
 import base64, json, os, shutil, subprocess, sys, tempfile
 
@@ -162,5 +163,19 @@ for b in BACKENDS:
   reply, v, why = a.ask(own_index_sum("opts PADTO:0:4"))
   check(v == "mismatch" and why.startswith("p0[0] = 190 expected 136"), f"{b}: PADTO:0:4 of a reduction of its own index gives 190 (tinygrad's gap): {v} {why}")
   a.close()
+
+# a kind=global loop with an ALLOC accumulator written first in each iteration (our private scratch): tinygrad
+# gets it as LOOP (its lanes would share the register buffer), the UPCAST on it skipped with the adapter's
+# reason; with --reduce int the accumulator is a REDUCE, no ALLOC: WEAK, upcast and unrolled (10 26 42)
+with open("tests/programs/loop_global_reduce_nest.uop") as f: NEST = f.read()
+for b in BACKENDS:
+  for reduce in ("loop", "int"):
+    a = Adapter(b, "--reduce", reduce)
+    reply, v, why = a.ask(NEST)
+    skipped = reply.get("opts_skipped", [])
+    ok = (reply.get("opts_applied") == [] and skipped[:1] and skipped[0].startswith("UPCAST:0:3: a register accumulator inside this range")
+          if reduce == "loop" else reply.get("opts_applied") == ["UPCAST:0:3", "UNROLL:1:2"] and vectorized(b, reply.get("features", [])))
+    check(v == "ok" and bool(ok), f"{b} --reduce {reduce}: a global loop with ALLOC scratch {v} {why} applied {reply.get('opts_applied')} skipped {skipped}")
+    a.close()
 shutil.rmtree(TMP, ignore_errors=True)
 finish()

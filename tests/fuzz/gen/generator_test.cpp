@@ -125,7 +125,7 @@ TEST(Generator, IdiomsAtFullStrengthStayValidAndAppear) {
   idioms.p_nest_shared = 1;
   idioms.p_unary_of_affine = 1;
   int nested = 0, shared = 0, unary = 0, on_sum = 0;
-  for (uint64_t s = 0; s < 150; ++s) {
+  for (uint64_t s = 0; s < 300; ++s) {
     check_valid(s, idioms);
     if (HasFatalFailure()) return;
     const Program p = generate(s, idioms);
@@ -155,10 +155,11 @@ TEST(Generator, LoopAndLogicIdiomsStayValidAndAppear) {
   idioms.p_not_operand = 1;
   int one_hot_where = 0, one_hot_mul = 0, mask_of_mask = 0, logic = 0, of_nots = 0;
   const auto is_not = [](const UOp* u) { return u->op == Op::CMPNE && is_bool(u->src[0]->dtype) && u->src[1]->op == Op::CONST; };
-  for (uint64_t s = 0; s < 150; ++s) {
+  for (uint64_t s = 0; s < 300; ++s) {
     check_valid(s, idioms);
     if (HasFatalFailure()) return;
-    for (const UOp* u : linearize(generate(s, idioms))) {
+    const Program p = generate(s, idioms);  // alive while its nodes are read (a temporary's graph is freed)
+    for (const UOp* u : linearize(p)) {
       if (u->op == Op::WHERE && u->src[0]->op == Op::CMPNE && u->src[0]->src[1]->op == Op::RANGE) ++one_hot_where;
       if (u->op == Op::MUL && u->src[1]->op == Op::CAST && u->src[1]->src[0]->op == Op::CMPEQ) ++one_hot_mul;
       if (u->op == Op::WHERE && (u->src[1]->op == Op::WHERE || u->src[2]->op == Op::WHERE)) ++mask_of_mask;
