@@ -66,30 +66,29 @@ def in_child(call, program, seconds=10):
   return ("ok", pickle.loads(data)) if data else ("crash", "the call raised in the child")
 
 
+def run_shared_object(argv, program, function):
+  """Builds the shared object `argv` (a compiler command line) writes after -o, then calls `function` in a child."""
+  r = subprocess.run(argv, capture_output=True, text=True)
+  if r.returncode != 0: return "compile-error", r.stderr.strip()[-400:]
+  def call(ptrs):
+    fn = getattr(ctypes.CDLL(argv[argv.index("-o") + 1]), function)
+    fn.argtypes = [ctypes.c_void_p] * len(ptrs)
+    fn(*ptrs)
+  return in_child(call, program)
+
+
 def run_llvm_ir(ir, program, function, tmp, cc="clang-16", cflags=("-O2", "-march=native")):
   """LLVM IR compiled as uopfuzz does (clang -x ir, the flags that are tinygrad's own), then called."""
   ll, so = os.path.join(tmp, f"{function}.ll"), os.path.join(tmp, f"{function}.so")
   with open(ll, "w") as f: f.write(ir)
-  r = subprocess.run([cc, "-x", "ir", "-Wno-override-module", *cflags, "-shared", "-fPIC", ll, "-o", so], capture_output=True, text=True)
-  if r.returncode != 0: return "compile-error", r.stderr.strip()[-400:]
-  def call(ptrs):
-    fn = getattr(ctypes.CDLL(so), function)
-    fn.argtypes = [ctypes.c_void_p] * len(ptrs)
-    fn(*ptrs)
-  return in_child(call, program)
+  return run_shared_object([cc, "-x", "ir", "-Wno-override-module", *cflags, "-shared", "-fPIC", ll, "-o", so], program, function)
 
 
 def run_c(source, program, function, tmp, cc="clang", cflags=("-O2",)):
   """A C translation unit compiled as uopfuzz does (CC CFLAGS -shared -fPIC), then called."""
   c, so = os.path.join(tmp, f"{function}.c"), os.path.join(tmp, f"{function}_c.so")
   with open(c, "w") as f: f.write(source)
-  r = subprocess.run([cc, *cflags, "-shared", "-fPIC", c, "-o", so, "-lm"], capture_output=True, text=True)
-  if r.returncode != 0: return "compile-error", r.stderr.strip()[-400:]
-  def call(ptrs):
-    fn = getattr(ctypes.CDLL(so), function)
-    fn.argtypes = [ctypes.c_void_p] * len(ptrs)
-    fn(*ptrs)
-  return in_child(call, program)
+  return run_shared_object([cc, *cflags, "-shared", "-fPIC", c, "-o", so, "-lm"], program, function)
 
 
 def run_x86_image(image, program):
