@@ -157,6 +157,12 @@ std::string still_fails(Search& s, const Names& off) {
          f.observation.signature + ")";
 }
 
+// Whether a check shows the finding gone (a compile-error: compiled, or at least rendered; else: ok).
+bool gone(const Search& s, const Finding& f) {
+  const Verdict v = f.observation.verdict;
+  return f.defined() && (s.compile_error ? v != Verdict::compile_error && v != Verdict::render_error : v == Verdict::ok);
+}
+
 std::string search_rules(Search& s) {
   const std::string target = s.cfg.renderer_description.target.name;
   const Names names = used_switches(s, {});
@@ -167,10 +173,7 @@ std::string search_rules(Search& s) {
     s.tick();
     CompiledPathConfig c = s.cfg;
     c.switches_off = off;
-    const Finding f = std::move(check({&s.p}, facts, {ref}, c, /*probe=*/false).at(0));
-    if (!f.defined()) return false;
-    const Verdict v = f.observation.verdict;
-    return s.compile_error ? v != Verdict::compile_error && v != Verdict::render_error : v == Verdict::ok;
+    return gone(s, std::move(check({&s.p}, facts, {ref}, c, /*probe=*/false).at(0)));
   };
   Explained e = explain(names, passes, /*scan=*/true);
   const std::string of = std::to_string(names.size()) + " it uses";
@@ -192,16 +195,13 @@ std::string search_rules(Search& s) {
 
 // The steps of the program's opts line (docs/format.md) the failure needs: each dropped alone makes it pass.
 Names needed_opts(Search& s) {
+  if (!s.p.opts) return {};
   Names out;
-  if (!s.p.opts) return out;
   for (size_t i = 0; i < s.p.opts->size(); ++i) {
     Program q = s.p;
     q.opts->erase(q.opts->begin() + static_cast<ptrdiff_t>(i));
     s.tick();
-    const Finding f = std::move(check({&q}, s.cfg, /*probe=*/false).at(0));
-    const Verdict v = f.observation.verdict;
-    if (f.defined() && (s.compile_error ? v != Verdict::compile_error && v != Verdict::render_error : v == Verdict::ok))
-      out.push_back(format_opt((*s.p.opts)[i]));
+    if (gone(s, check({&q}, s.cfg, /*probe=*/false).at(0))) out.push_back(format_opt((*s.p.opts)[i]));
   }
   return out;
 }
@@ -252,21 +252,10 @@ std::string baseline_problem(Search& s, const Names& extra = {}) {
 }
 
 // Flags that change what a program means rather than how it is optimised: never a culprit.
-const std::set<std::string> kMeaningFlags = {"-fsigned-zeros",
-                                             "-ftrapping-math",
-                                             "-fmath-errno",
-                                             "-fexceptions",
-                                             "-fasynchronous-unwind-tables",
-                                             "-funwind-tables",
-                                             "-fsemantic-interposition",
-                                             "-fstack-protector",
-                                             "-fshort-enums",
-                                             "-fplt",
-                                             "-fdelete-null-pointer-checks",
-                                             "-fstrict-aliasing",
-                                             "-fstrict-overflow",
-                                             "-fwrapv",
-                                             "-ftrapv"};
+const std::set<std::string> kMeaningFlags = {
+    "-fsigned-zeros", "-ftrapping-math", "-fmath-errno", "-fexceptions", "-fasynchronous-unwind-tables",
+    "-funwind-tables", "-fsemantic-interposition", "-fstack-protector", "-fshort-enums", "-fplt",
+    "-fdelete-null-pointer-checks", "-fstrict-aliasing", "-fstrict-overflow", "-fwrapv", "-ftrapv"};
 
 Names gcc_enabled_flags(const CompiledPathConfig& cfg) {
   std::vector<std::string> argv{cfg.cc};
