@@ -1,6 +1,7 @@
 #include "fuzz/campaign/target_coverage.h"
 
 #include <cmath>
+#include <set>
 
 namespace uf {
 
@@ -52,6 +53,19 @@ std::string feature_file(const std::string& name) {
   return colon == std::string::npos ? "" : name.substr(0, colon);
 }
 
+std::string feature_kind(const std::string& name) {
+  if (name.rfind("line:", 0) == 0) return feature_file(name);
+  return name.substr(0, name.find(':'));
+}
+
+std::map<std::string, size_t> feature_kinds(const TargetCoverage& c, const PluginDescription& d) {
+  const std::set<std::string> switches(d.switches.begin(), d.switches.end());
+  std::map<std::string, size_t> kinds;
+  for (const auto& [name, hits] : c.features)
+    if (!switches.count(name)) ++kinds[feature_kind(name)];
+  return kinds;
+}
+
 std::vector<std::string> reachable_features(const PluginDescription& d) { return d.reachable.empty() ? d.switches : d.reachable; }
 
 size_t reachable_fired(const TargetCoverage& c, const PluginDescription& d) {
@@ -88,16 +102,23 @@ nlohmann::json target_coverage_json(const TargetCoverage& c, const PluginDescrip
   for (const auto& [name, h] : c.features)
     features[name] = {{"programs", h.programs}, {"first_seconds", std::round(h.first_seconds * 100) / 100}, {"first_program", h.first_program}};
   j["features"] = features;
+  j["kinds"] = feature_kinds(c, d);
   j["never_fired"] = never;
   return j;
 }
 
 std::string target_coverage_text(const TargetCoverage& c, const PluginDescription& d) {
   if (c.features.empty() && d.switches.empty()) return "";
+  std::string kinds;
+  size_t others = 0;
+  for (const auto& [kind, n] : feature_kinds(c, d)) {
+    kinds += (kinds.empty() ? "; other features: " : ", ") + kind + " " + std::to_string(n);
+    others += n;
+  }
   return "fired " + std::to_string(reachable_fired(c, d)) + " of " + std::to_string(reachable_features(d).size()) +
          " reachable switches (" +
-         std::to_string(c.features.size()) + " of " + std::to_string(d.switches.size()) + " known) in " +
-         std::to_string(c.programs) + " programs";
+         std::to_string(c.features.size() - others) + " of " + std::to_string(d.switches.size()) + " known) in " +
+         std::to_string(c.programs) + " programs" + kinds;
 }
 
 }  // namespace uf

@@ -39,9 +39,15 @@ void from_json(const nlohmann::json& j, TargetCoverage& c);
 // The file part of a feature name `FILE:LINE` (tinygrad's rules; `#2` ranks included in LINE), or "".
 std::string feature_file(const std::string& name);
 
+// The kind of a feature that is no switch: `line:FILE` for a line of FILE (`line:FILE:LINE`), else the
+// part before the first `:` (`insn`, `opt`, `opts`, `threads`, a compiler's remarks).
+std::string feature_kind(const std::string& name);
+// How many distinct features of each kind the programs reached (switches not counted).
+std::map<std::string, size_t> feature_kinds(const TargetCoverage& c, const PluginDescription& d);
+
 // The summary's `target_coverage`: known, reachable, fired (of the reachable), fired_any (any feature
 // at all, reachable or not), per file {reachable, fired}, each feature's counts and first program, and
-// the reachable features never fired (`FILE:LINE  source line`). Empty object when the target reports
+// the reachable features never fired (`FILE:LINE  source line`), and `kinds` (feature_kinds). Empty object when the target reports
 // nothing and the handshake lists no switches.
 nlohmann::json target_coverage_json(const TargetCoverage& c, const PluginDescription& d);
 // "fired 131 of 295 reachable switches (140 of 487 known)" for the text summary; "" without switches.

@@ -17,7 +17,7 @@
 namespace uf {
 
 // Bump whenever the same seed may produce a different program (then old seeds no longer replay).
-constexpr int kGeneratorVersion = 8;
+constexpr int kGeneratorVersion = 9;
 
 // A program's random choices, Zest's parametric generator: the raw 64-bit draws of its Rng (rng.h), then
 // `seed`'s own stream once they run out. generate() of a Choices is as pure as of a seed (a seed alone is

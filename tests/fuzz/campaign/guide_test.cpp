@@ -316,5 +316,18 @@ TEST(TargetCoverage, CountsFeaturesAndTheFirstProgramThatFiredEach) {
   EXPECT_EQ(target_coverage_json(TargetCoverage{}, PluginDescription{}), nlohmann::json::object());
 }
 
+TEST(TargetCoverage, FeaturesThatAreNoSwitchesAreCountedByKind) {
+  TargetCoverage c;
+  c.add({"x.py:1", "line:codegen/opt/postrange.py:120", "line:codegen/opt/postrange.py:121", "insn:VPEXTRW",
+         "threads", "opt:UPCAST:WEAK"}, 1.0, "seed 1");
+  c.add({"line:codegen/opt/heuristic.py:9", "insn:VMOVUPS", "threads"}, 2.0, "seed 2");
+  PluginDescription d;
+  d.switches = {"x.py:1"};
+  EXPECT_EQ(target_coverage_json(c, d)["kinds"], nlohmann::json::parse(R"({"insn": 2, "line:codegen/opt/heuristic.py": 1,
+    "line:codegen/opt/postrange.py": 2, "opt": 1, "threads": 1})"));
+  EXPECT_EQ(target_coverage_text(c, d), "fired 1 of 1 reachable switches (1 of 1 known) in 2 programs; other features: insn 2, "
+            "line:codegen/opt/heuristic.py 1, line:codegen/opt/postrange.py 2, opt 1, threads 1");
+}
+
 }  // namespace
 }  // namespace uf::testing
