@@ -8,9 +8,13 @@
 # runs SCRIPT (a Python file using tinygrad) with a hook in tinygrad's codegen entry (do_to_program): each
 # kernel AST it sees is lifted (lift below) to our IR and written as DIR/HASH.uop, one file per distinct
 # program. What our IR cannot express is counted by reason, never guessed: DIR/record.json holds
-# {"kernels", "recorded", "written", "skipped": {reason: count}}; with --uopfuzz, each file is kept only when
-# uopfuzz reads it (rewritten in canonical form), the rest counted: "valid", "invalid": {message: count}. tools/tinygrad-peer-coverage --record DIR
-# records tinygrad's own test suite the same way (tg_peer.py). The lifted program keeps each kernel's
+# {"kernels", "recorded", "written", "skipped": {reason: count}, "opts": {...}}; with --uopfuzz, each file is
+# kept only when uopfuzz reads it (rewritten in canonical form), the rest counted: "valid", "invalid":
+# {message: count}, "with_opts": files with an opts line. tools/tinygrad-peer-coverage --record DIR records
+# tinygrad's own test suite the same way (tg_peer.py). Each RANGE says its kind (kind=global, kind=reduce)
+# from tinygrad's AxisType, and a kernel whose KernelInfo lists opts_to_apply (tinygrad's optimizer tests)
+# gets them as its `opts` line, on our axis numbers, and as `meta tinygrad_opts` on tinygrad's axes
+# (tg_record_opts.py); one without them (tinygrad's heuristic chose) gets no line. The lifted program keeps each kernel's
 # structure, not always its exact meaning (FDIV becomes a MUL by a RECIP): a seed is a program like the
 # kernel, checked by the reference like every other program.
 import collections
@@ -26,8 +30,9 @@ sys.path[:0] = [p for p in (os.path.join(HERE, ".."), HERE) if p not in sys.path
 from tinygrad.dtype import AddrSpace, dtypes
 from tinygrad.uop.ops import Ops
 
+from tg_record_opts import range_kinds, recorded_opts, tinygrad_notation
 from tg_uops import tg_dtype
-from uopfuzz_plugin import DTYPES
+from uopfuzz_plugin import DTYPES, format_opts
 
 OUR_DTYPE = {tg_dtype(n): n for n in DTYPES if n != "void" and tg_dtype(n) is not None}
 RENAMED = {Ops.RECIPROCAL: "RECIP"}
@@ -61,8 +66,8 @@ class Lift:
   (weakint as i32 where its bounds fit, a weak constant as the dtype beside it), an INDEX read as a LOAD,
   REDUCE as tinygrad's accumulator loop (ALLOC, AFTER, END)."""
 
-  def __init__(self, max_length):
-    self.lines, self.memo, self.max_length, self.alloc_slot = [], {}, max_length, 0
+  def __init__(self, max_length, kinds=None):
+    self.lines, self.memo, self.max_length, self.alloc_slot, self.kinds = [], {}, max_length, 0, kinds or {}
 
   def emit(self, text):
     self.lines.append(f"%{len(self.lines)} = {text}")
@@ -105,7 +110,8 @@ class Lift:
       return self.emit(f"BUFFER {self.dtype_of(u)}[{size.arg}] slot={u.arg.slot}")
     if op is Ops.RANGE:
       if u.src[0].op is not Ops.CONST: raise Skip("symbolic loop end")
-      return self.emit(f"RANGE i32 {u.arg[0]} %{self.val(u.src[0], 'i32')}")
+      kind = self.kinds.get(u, "loop")
+      return self.emit(f"RANGE i32 {u.arg[0]} %{self.val(u.src[0], 'i32')}" + (f" kind={kind}" if kind != "loop" else ""))
     if op is Ops.INDEX: return self.load(u)
     if op is Ops.STORE:
       return self.emit(f"STORE void %{self.address(u.src[0])} %{self.val(u.src[1], self.dtype_of(u.src[0]))}")
@@ -189,50 +195,99 @@ def iterations(ast):
   return n
 
 
-def lift(ast, max_iterations=1 << 16, max_length=1 << 16):
-  """A kernel AST (a SINK) as `.uop` text, or raises Skip."""
+def lift(ast, max_iterations=1 << 16, max_length=1 << 16, opts=None):
+  """A kernel AST (a SINK) as `.uop` text, or raises Skip. opts: the `opts` line's steps (recorded_opts; None:
+  no line), written with the kernel's opts_to_apply as `meta tinygrad_opts`."""
   if ast.tag is not None: raise Skip("a runtime-internal program")
   if iterations(ast) > max_iterations: raise Skip("too many loop iterations")
-  lifted = Lift(max_length)
-  # our IR nests loops by the order RANGEs come in: tinygrad's by axis type (reductions inside), then axis
-  for r in sorted((u for u in ast.toposort() if u.op is Ops.RANGE), key=lambda r: (r.arg[-1].value, r.arg[0])): lifted.val(r)
+  lifted = Lift(max_length, range_kinds(ast))
+  for r in ranges_of(ast): lifted.val(r)
   lifted.val(ast)
-  return "uops 2\n" + f"meta about = tinygrad kernel {ast.arg.name}\n" + "\n".join(lifted.lines) + "\n"
+  head = [f"meta about = tinygrad kernel {ast.arg.name}"]
+  if opts is not None: head += [f"meta tinygrad_opts = {tinygrad_notation(ast.arg.opts_to_apply or ())}", format_opts(opts)]
+  return "uops 2\n" + "\n".join(head + lifted.lines) + "\n"
+
+
+def ranges_of(ast):
+  """The kernel's RANGEs in the order lift emits them: our IR nests loops by the order RANGEs come in,
+  tinygrad's by axis type (reductions inside), then axis; but a REDUCE inside another one's loop (a sum of
+  sums: the outer loop of REDUCE axis 2 around the inner one's axes 0 and 1) puts the loops its value runs
+  inside before its own, whatever their numbers (the accumulator loop is lifted inside them)."""
+  nodes = list(ast.toposort())
+  order = sorted((u for u in nodes if u.op is Ops.RANGE), key=lambda r: (r.arg[-1].value, r.arg[0]))
+  first = {r: set() for r in order}  # the ranges that must come before each one
+  for u in nodes:
+    if u.op is not Ops.REDUCE: continue
+    own = set(u.src[1:])
+    for r in own & first.keys(): first[r].update(o for o in u.src[0].ranges if o not in own and o in first)
+  placed = []
+  while len(placed) < len(order):
+    nxt = next((r for r in order if r not in placed and first[r] <= set(placed)), None)
+    if nxt is None: raise Skip("reductions nested both ways")
+    placed.append(nxt)
+  return placed
 
 
 class Recorder:
-  """A hook in tinygrad's do_to_program that lifts and writes every kernel it is given."""
+  """A hook in tinygrad's do_to_program that lifts and writes every kernel it is given. opts counts the
+  recorded kernels that list opts_to_apply: "listed", "whole" (every step in the opts line) and "cut":
+  {why: count} (a prefix written, recorded_opts)."""
 
   def __init__(self, out_dir, max_iterations=1 << 16, max_length=1 << 16):
     self.out, self.limits = out_dir, (max_iterations, max_length)
     self.kernels, self.written, self.recorded, self.skipped = 0, set(), 0, collections.Counter()
+    self.opts = {"listed": 0, "whole": 0, "cut": collections.Counter()}
     os.makedirs(out_dir, exist_ok=True)
 
   def install(self):
+    """Hooks do_to_program (each kernel, recorded once it is compiled or failed) and, inside it, apply_opts
+    (the sink tinygrad's optimizer gets, on which its opts_to_apply are replayed: recorded_opts)."""
     import tinygrad.codegen as codegen
-    original = codegen.do_to_program
+    compile_kernel, optimize = codegen.do_to_program, codegen.apply_opts
+    open_kernels = []  # [ast, (steps, why) or None] of the kernels being compiled, innermost last
 
     def recording(ast, renderer):
-      if ast.op is Ops.SINK: self.record(ast)
-      return original(ast, renderer)
-    codegen.do_to_program = recording
+      if ast.op is not Ops.SINK: return compile_kernel(ast, renderer)
+      open_kernels.append([ast, None])
+      try: return compile_kernel(ast, renderer)
+      finally: self.record(*open_kernels.pop())
 
-  def record(self, ast):
+    def replaying(sink, renderer, beam=0):
+      if open_kernels and open_kernels[-1][1] is None and sink.tag is None:
+        open_kernels[-1][1] = self.replay(sink, renderer, open_kernels[-1][0])
+      return optimize(sink, renderer, beam=beam)
+    codegen.do_to_program, codegen.apply_opts = recording, replaying
+
+  def replay(self, sink, renderer, ast):
+    try: return recorded_opts(sink, renderer, [r.arg[0] for r in ranges_of(ast)])
+    except Exception as e:  # noqa: BLE001  (a count, never a crash of the host)
+      if os.environ.get("UOPFUZZ_RECORD_DEBUG"): raise
+      return [], f"opts: the replay failed: {type(e).__name__}"
+
+  def record(self, ast, opts=None):
+    """Lifts and writes one kernel; opts: (steps, why) from its replay (None: the optimizer never ran)."""
     self.kernels += 1
-    try: text = lift(ast, *self.limits)
+    listed = ast.arg is not None and ast.arg.opts_to_apply is not None
+    steps, why = opts or (([], "opts: tinygrad failed before its optimizer ran") if listed else (None, None))
+    try: text = lift(ast, *self.limits, opts=steps)
     except Skip as e: self.skipped[str(e)] += 1; return
     except Exception as e:
       if os.environ.get("UOPFUZZ_RECORD_DEBUG"): raise
       self.skipped[f"lift failed: {type(e).__name__}"] += 1; return  # noqa: BLE001  (a count, never a crash of the host)
     self.recorded += 1
+    if listed:
+      self.opts["listed"] += 1
+      if why is None: self.opts["whole"] += 1
+      else: self.opts["cut"][why] += 1
     name = hashlib.sha256(text.encode()).hexdigest()[:16] + ".uop"
     if name not in self.written:
       self.written.add(name)
       with open(os.path.join(self.out, name), "w", encoding="utf-8") as f: f.write(text)
 
   def finish(self):
+    opts = {**self.opts, "cut": dict(self.opts["cut"].most_common())}
     summary = {"kernels": self.kernels, "recorded": self.recorded, "written": len(self.written),
-               "skipped": dict(self.skipped.most_common())}
+               "skipped": dict(self.skipped.most_common()), "opts": opts}
     with open(os.path.join(self.out, "record.json"), "w", encoding="utf-8") as f: json.dump(summary, f, indent=1)
     return summary
 
@@ -240,23 +295,24 @@ class Recorder:
 def check_files(out_dir, uopfuzz):
   """Every recorded file through `uopfuzz fmt`: kept in canonical form when our reader and verifier take it,
   else removed and counted by the message (a lift that wrote an invalid program: a bug of this file).
-  record.json gets "valid" and "invalid": {message: count}."""
+  Kept as HASH.uop of the canonical text, so two kernels that differ only in what fmt drops (dead nodes,
+  duplicates) are one file. record.json gets "valid" (distinct files kept), "invalid": {message: count} and
+  "with_opts" (files with an opts line)."""
   import re
   import subprocess
-  invalid = collections.Counter()
-  valid = 0
+  invalid, kept = collections.Counter(), {}
   for name in sorted(os.listdir(out_dir)):
     if not name.endswith(".uop"): continue
     path = os.path.join(out_dir, name)
     r = subprocess.run([uopfuzz, "fmt", path], capture_output=True, text=True, stdin=subprocess.DEVNULL)
-    if r.returncode == 0:
-      valid += 1
-      with open(path, "w", encoding="utf-8") as f: f.write(r.stdout)
-      continue
     os.remove(path)
-    invalid[re.sub(r"%\d+", "%N", re.sub(r"^\S+:\d+: ", "", (r.stderr.strip().splitlines() or ["?"])[0]))] += 1
+    if r.returncode == 0: kept[hashlib.sha256(r.stdout.encode()).hexdigest()[:16] + ".uop"] = r.stdout
+    else: invalid[re.sub(r"%\d+", "%N", re.sub(r"^\S+:\d+: ", "", (r.stderr.strip().splitlines() or ["?"])[0]))] += 1
+  for name, text in kept.items():
+    with open(os.path.join(out_dir, name), "w", encoding="utf-8") as f: f.write(text)
   with open(os.path.join(out_dir, "record.json"), encoding="utf-8") as f: summary = json.load(f)
-  summary.update(valid=valid, invalid=dict(invalid.most_common()))
+  summary.update(valid=len(kept), invalid=dict(invalid.most_common()),
+                 with_opts=sum(bool(re.search(r"^opts\b", t, re.M)) for t in kept.values()))
   with open(os.path.join(out_dir, "record.json"), "w", encoding="utf-8") as f: json.dump(summary, f, indent=1)
   return summary
 

@@ -4,7 +4,12 @@
 # tinygrad's PYTHON device; every kernel it builds is either a file uopfuzz reads or counted as skipped; the
 # shapes that matter come through (an accumulator loop for a reduction, a gated load for a pad, several
 # RANGEs); and the lifted kernels compute what tinygrad computed: our reference interpreter, given the
-# tensors' values as data, gives tinygrad's results. A missing script is exit 2.
+# tensors' values as data, gives tinygrad's results. A missing script is exit 2. Kernels compiled with
+# opts_to_apply (as tinygrad's optimizer tests do) on CPU:X86: an int sum with UPCAST and UNROLL gets them as
+# its opts line on the axis numbers of its kind=global and kind=reduce RANGEs (and the adapter applies exactly
+# those), an empty opts_to_apply an empty line, none no line; an UPCAST of a range tinygrad split in two
+# (both parts keep its number) cannot be written: counted in record.json, the empty prefix written. A sum of
+# squared sums (a REDUCE inside another one's loop, the outer on the higher axis) nests its RANGEs outer first.
 import glob, json, os, re, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -65,11 +70,81 @@ with tempfile.TemporaryDirectory() as tmp:
       bufs = buffers(text)
       outs = [s for s, (dt, n) in bufs.items() if s == 0 and n == len(want or [])]
       if not outs or not all(n in inputs for s, (dt, n) in bufs.items() if s != 0): continue
-      if name == "int" and bufs[0][0] != "i32" or name == "where" and (bufs[0][0] != "i32" or "CMPLT" not in text): continue
+      # (the where kernel also stores i32[6] from a buffer of 6: the int one reads i32 only)
+      if name == "int" and any(dt != "i32" for dt, n in bufs.values()) or name == "where" and (bufs[0][0] != "i32" or "CMPLT" not in text): continue
       if name == "sum" and "ALLOC" not in text: continue
       got = interp(path, {s: inputs[n] for s, (dt, n) in bufs.items() if s != 0}).get(0)
       break
     check(want is not None and got == [float(v) for v in want], f"{name}: the lifted kernel computes tinygrad's {want}: {got}")
+OPTS_SCRIPT = """
+from tinygrad import Device, dtypes
+from tinygrad.codegen import to_program
+from tinygrad.codegen.opt import Opt, OptOps
+from tinygrad.uop.ops import AxisType, KernelInfo, Ops, UOp
+def sum_kernel(opts):  # out[g] = the sum of a[g*6 + r] over r < 6, for g < 4: axis 0 WEAK, axis 1 REDUCE
+  a, out = UOp.param(1, dtypes.int32, (24,)), UOp.param(0, dtypes.int32, (4,))
+  g, r = UOp.range(4, 0, AxisType.WEAK), UOp.range(6, 1, AxisType.REDUCE)
+  info = KernelInfo(name="sum") if opts is None else KernelInfo(name="sum", opts_to_apply=tuple(opts))
+  return out.index(g).store(a.index(g * 6 + r).reduce(r, arg=Ops.ADD)).end(g).sink(arg=info)
+def transpose_kernel(opts):  # out[i] = a[(i % 4) * 4 + i // 4]: tinygrad splits range 0 at % 4 in two
+  a, out = UOp.param(1, dtypes.int32, (16,)), UOp.param(0, dtypes.int32, (16,))
+  i = UOp.range(16, 0, AxisType.WEAK)
+  return out.index(i).store(a.index((i % 4) * 4 + i // 4)).end(i).sink(arg=KernelInfo(name="transpose", opts_to_apply=tuple(opts)))
+def sum_of_squares_kernel():  # out[0] = the sum over j < 6 of (the sum of a[j*4 + i] over i < 4)**2: REDUCE 1 around REDUCE 0
+  a, out = UOp.param(1, dtypes.int32, (24,)), UOp.param(0, dtypes.int32, (1,))
+  i, j = UOp.range(4, 0, AxisType.REDUCE), UOp.range(6, 1, AxisType.REDUCE)
+  inner = a.index(j * 4 + i).reduce(i, arg=Ops.ADD)
+  return out.index(0).store((inner * inner).reduce(j, arg=Ops.ADD)).sink(arg=KernelInfo(name="sumsq"))
+for ast in (sum_kernel([Opt(OptOps.UPCAST, 0, 2), Opt(OptOps.UNROLL, 0, 3)]), sum_kernel([]), sum_kernel(None),
+            transpose_kernel([Opt(OptOps.UPCAST, 0, 2)]), sum_of_squares_kernel()):
+  to_program(ast, Device[Device.DEFAULT].renderer)
+"""
+
+
+def adapter_applies(text):
+  """The x86 adapter's reply to a render of text (server mode): (opts_applied, opts_skipped)."""
+  request = json.dumps({"id": 1, "kind": "render", "function": "k", "program": text}) + "\n"
+  r = subprocess.run([sys.executable, "-B", "plugins/tinygrad/uopfuzz_tinygrad.py", "--backend", "x86", "--index", "weak", "--reduce", "int",
+                      "--uopfuzz-serve"], input=request, capture_output=True, text=True, timeout=300)
+  reply = json.loads(r.stdout.splitlines()[0]) if r.stdout.strip() else {"error": r.stderr[-300:]}
+  return reply.get("opts_applied"), reply.get("opts_skipped", reply.get("error"))
+
+
+def range_kinds(text):
+  """{axis: kind} of the RANGEs of a .uop text."""
+  return {int(m[1]): m[2] or "loop" for m in re.finditer(r"= RANGE \w+ (\d+) %\d+(?: kind=(\w+))?$", text, re.M)}
+
+
+with tempfile.TemporaryDirectory() as tmp:
+  script, out = os.path.join(tmp, "opts.py"), os.path.join(tmp, "seeds")
+  with open(script, "w", encoding="utf-8") as f: f.write(OPTS_SCRIPT)
+  r = subprocess.run([sys.executable, "-B", RECORD, "--out", out, "--uopfuzz", UOPFUZZ, script], capture_output=True, text=True,
+                     timeout=600, env={**os.environ, "DEV": "CPU:X86"})
+  check(r.returncode == 0, f"tg_record.py recorded the opts kernels (exit {r.returncode}) {r.stderr.strip()[-400:]}")
+  with open(os.path.join(out, "record.json"), encoding="utf-8") as f: summary = json.load(f)
+  print(json.dumps(summary))
+  files = [open(p, encoding="utf-8").read() for p in sorted(glob.glob(os.path.join(out, "*.uop")))]
+  sums = {(re.search(r"^opts.*$", t, re.M) or [None])[0]: t for t in files if "kernel sum" in t}
+  check(set(sums) == {"opts UPCAST:0:2 UNROLL:1:3", "opts", None}, f"the sum kernel's opts lines: {sorted(map(str, sums))}")
+  upcast = sums.get("opts UPCAST:0:2 UNROLL:1:3", "")
+  check(range_kinds(upcast) == {0: "global", 1: "reduce"}, f"UPCAST names the kind=global RANGE, UNROLL the kind=reduce one: {range_kinds(upcast)}")
+  check("meta tinygrad_opts = UPCAST:0:2 UNROLL:0:3" in upcast, "tinygrad's own opts (its axes) as meta tinygrad_opts")
+  check(adapter_applies(upcast) == (["UPCAST:0:2", "UNROLL:1:3"], []), f"the adapter applies the recorded opts: {adapter_applies(upcast)}")
+  split = next((t for t in files if "kernel transpose" in t), "")
+  check(re.search(r"^opts$", split, re.M) is not None and "meta tinygrad_opts = UPCAST:0:2" in split,
+        "an UPCAST of a split range: the empty prefix written, tinygrad's opts in meta")
+  check(summary["opts"] == {"listed": 3, "whole": 2, "cut": {"opts: a step on a part of a range tinygrad split": 1}},
+        f"record.json counts the listed, whole and cut opts: {summary['opts']}")
+  check(summary["with_opts"] == 3 and summary["invalid"] == {},
+        f"three files with an opts line, all valid: {summary['with_opts']}, {summary['invalid']}")
+  # a reduction inside another one's loop: the outer RANGE (axis 1) comes first, whatever the numbers say
+  nested = next((t for t in files if "kernel sumsq" in t), "")
+  check(list(range_kinds(nested)) == [1, 0], f"a sum of squared sums nests its RANGEs outer first: {list(range_kinds(nested))}")
+  if nested:
+    with tempfile.NamedTemporaryFile("w", suffix=".uop", delete=False) as f: f.write(nested)
+    got = interp(f.name, {1: list(range(24))}).get(0)
+    os.unlink(f.name)
+    check(got == [float(sum(sum(j * 4 + i for i in range(4)) ** 2 for j in range(6)))], f"and computes the sum of squared sums: {got}")
 bad = subprocess.run([sys.executable, "-B", RECORD, "--out", "/tmp/never", "/nonexistent.py"], capture_output=True, text=True, timeout=60)
 check(bad.returncode == 2 and "no such file" in bad.stderr, f"a missing script: exit {bad.returncode}, {bad.stderr.strip()[-200:]}")
 finish()
