@@ -191,9 +191,11 @@ def ignored_opts(program):
 def reach(program, backend, timeout_s=300):
   """("tensor" | "kernel", detail): whether the Tensor form, run on the backend, fails as the finding does:
   its values differ from the expect lines and equal the finding's `got` lines where it has them. The detail
-  says when the program's opts line was not applied."""
+  says when the program's opts line was not applied, and whether the heuristic or BEAM reaches the line
+  (tg_opts_reach)."""
+  from tg_opts_reach import opts_reach
   level, detail = reach_values(program, backend, timeout_s)
-  return level, detail + ignored_opts(program)
+  return level, detail + ignored_opts(program) + opts_reach(program, backend)
 
 
 def reach_values(program, backend, timeout_s):

@@ -15,6 +15,7 @@ UOPFUZZ = os.environ["UOPFUZZ"]
 X86 = "corpus/tinygrad/x86/"
 NEG, CAST_RANGE = X86 + "neg-float-as-zero-minus-loses-sign.uop", "corpus/tinygrad/python/cast-range-clamps-not-wraps.uop"
 REGALLOC = X86 + "regalloc-no-register-for-bool-sub.uop"
+UPCAST = X86 + "upcast-of-narrowing-cast-keeps-wide-value.uop"  # an optimizer finding: its opts line's reach
 tmp = tempfile.mkdtemp()
 
 
@@ -46,6 +47,8 @@ for f in files:
 check((meta_reachable(NEG) or "").startswith("tensor (the Tensor form gives buf0[0] = 0.0, expected -0.0"), f"{NEG}: tensor")
 check((meta_reachable(CAST_RANGE) or "").startswith("tensor (the Tensor form gives buf4[0] = 0, expected 1"), f"{CAST_RANGE}: tensor")
 check((meta_reachable(REGALLOC) or "").startswith("kernel (no Tensor form"), f"{REGALLOC}: kernel")
+check((meta_reachable(UPCAST) or "").endswith("tinygrad's heuristic picks no opt for the kernel, not this sequence; "
+                                              "BEAM's actions hold each step (BEAM=N may pick it))"), f"{UPCAST}: heuristic and BEAM")
 
 # the Tensor tests: fail under tinygrad's defaults (DEV unset), pass where the backend is right
 for f, right, wrong in ((NEG, ("CPU:CLANG", "CPU:LLVM"), ()), (CAST_RANGE, (), ("CPU:X86",))):
