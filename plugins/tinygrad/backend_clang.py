@@ -5,7 +5,8 @@ import re
 
 from tinygrad.renderer.cstyle import ClangRenderer
 from tinygrad.uop.ops import Ops
-from tg_uops import Unsupported, cpu_target, lowering, program_part, threads, without, without_compiler
+from tg_params import kernel_slots, program_part, threads
+from tg_uops import Unsupported, cpu_target, lowering, without, without_compiler
 
 NAME, LANGUAGE = "tinygrad", "c"
 RENDERER = without_compiler(ClangRenderer(cpu_target("CLANG")))
@@ -24,13 +25,14 @@ lower_program = lowering(RENDERER)
 
 def render(program, fname):
   prg = lower_program(program, fname)
-  return wrap(program_part(prg, Ops.SOURCE), fname, program.buffers, threads(prg))
+  return wrap(program_part(prg, Ops.SOURCE), fname, program.buffers, kernel_slots(prg), threads(prg))
 
 
-def wrap(source, fname, buffers, cores=0):
-  """tinygrad's translation unit with its kernel made static, and FUNCTION_NAME(p0, p1, ...) calling it; a
-  threaded kernel (cores > 0) once per core_id 0 .. cores-1 in order, as tinygrad's CPU runtime runs it (its
-  one parameter that is not a pointer: a BUFFER is `T* restrict data{slot}_{len}`, core_id `const int data{k}_`)."""
+def wrap(source, fname, buffers, ours, cores=0):
+  """tinygrad's translation unit with its kernel made static, and FUNCTION_NAME(p0, p1, ...) (one a BUFFER, slot
+  order) calling it with each BUFFER where it takes it: its `T* restrict data{k}_{len}` is the BUFFER of our slot
+  ours[k] (tg_params.kernel_slots); a threaded kernel (cores > 0) once per core_id 0 .. cores-1 in order, as
+  tinygrad's CPU runtime runs it (its one parameter that is not a pointer: `const int data{k}_`)."""
   inner = f"tg_{fname}"
   sig = re.search(r"\bvoid\s+" + re.escape(fname) + r"\s*\(([^)]*)\)", source)
   if not sig: raise Unsupported(f"tinygrad's C has no function {fname}:\n{source}")
@@ -39,7 +41,7 @@ def wrap(source, fname, buffers, cores=0):
   args = []
   for p in (p.strip() for p in sig[1].split(",") if p.strip()):
     m = re.search(r"\*.*\bdata(\d+)_\d+$", p)  # tinygrad names a BUFFER's PARAM data{slot}_{len}
-    if m: args.append(f"(void*)p{slots.index(int(m[1]))}")
+    if m: args.append(f"(void*)p{slots.index(ours[int(m[1])])}")
     elif cores: args.append("core_id")
     else: raise Unsupported(f"tinygrad's kernel takes more than its BUFFERs: {sig[1]}")
   ctypes = {b.slot: PARAM_CTYPES.get(b.dtype.name, b.dtype.ctype) for b in buffers}

@@ -10,7 +10,8 @@ import re
 from tinygrad.renderer import Renderer
 from tinygrad.renderer.llvmir import CPULLVMRenderer
 from tinygrad.uop.ops import Ops
-from tg_uops import Unsupported, cpu_target, lowering, program_part, threads, without, without_compiler
+from tg_params import kernel_slots, program_part, threads
+from tg_uops import Unsupported, cpu_target, lowering, without, without_compiler
 
 
 def renderer():
@@ -35,18 +36,19 @@ lower_program = lowering(RENDERER)
 
 def render(program, fname):
   prg = lower_program(program, fname)
-  return wrap(program_part(prg, Ops.SOURCE), fname, program.buffers, threads(prg))
+  return wrap(program_part(prg, Ops.SOURCE), fname, program.buffers, kernel_slots(prg), threads(prg))
 
 
-def wrap(source, fname, buffers, cores=0):
+def wrap(source, fname, buffers, ours, cores=0):
   """tinygrad's module with its kernel made internal (tg_FUNCTION), and FUNCTION(ptr p0, ptr p1, ...), one
   pointer a BUFFER in slot order, calling it with each BUFFER where tinygrad's kernel takes it (its
-  parameters are %data{slot}, in the order of its linearizer). FUNCTION has the kernel's attributes (#0),
-  as tinygrad compiles it: "no-builtins" keeps LLVM from making a loop a call to memset. tinygrad spells
-  its pointers `float*` but gives one pointer several types (a float* loaded as <2 x float>*): its IR needs
-  opaque pointers, LLVM 16 or later (clang-15 and older reject it), which read `float*` as `ptr`. A threaded
-  kernel (cores > 0) is called in a loop, once per core_id 0 .. cores-1 in order, as tinygrad's CPU runtime
-  runs it: core_id is its one parameter that is not a pointer (`i32 %data{k}`)."""
+  parameters are %data{k}, in the order of its linearizer: the BUFFER of our slot ours[k],
+  tg_params.kernel_slots). FUNCTION has the kernel's attributes (#0), as tinygrad compiles it: "no-builtins"
+  keeps LLVM from making a loop a call to memset. tinygrad spells its pointers `float*` but gives one pointer
+  several types (a float* loaded as <2 x float>*): its IR needs opaque pointers, LLVM 16 or later (clang-15
+  and older reject it), which read `float*` as `ptr`. A threaded kernel (cores > 0) is called in a loop, once
+  per core_id 0 .. cores-1 in order, as tinygrad's CPU runtime runs it: core_id is its one parameter that is
+  not a pointer (`i32 %data{k}`)."""
   inner = f"tg_{fname}"
   sig = re.search(r"^define\s+void\s+@" + re.escape(fname) + r"\(([^)]*)\)", source, re.M)
   if not sig: raise Unsupported(f"tinygrad's LLVM IR defines no @{fname}:\n{source}")
@@ -56,7 +58,7 @@ def wrap(source, fname, buffers, cores=0):
   source = source[:sig.start()] + f"define internal void @{inner}({sig[1]})" + source[sig.end():]
   slots = sorted(b.slot for b in buffers)
   args = ", ".join(f"ptr %p{i}" for i in range(len(slots)))
-  call = ", ".join(f"{m[1]} %p{slots.index(int(m[2]))}" if m[1].endswith("*") else f"{m[1]} %core" for m in params)
+  call = ", ".join(f"{m[1]} %p{slots.index(ours[int(m[2])])}" if m[1].endswith("*") else f"{m[1]} %core" for m in params)
   core_type = next((m[1] for m in params if not m[1].endswith("*")), "i32")
   body = f"  call void @{inner}({call})\n  ret void\n" if not cores else threaded_body(f"  call void @{inner}({call})\n", core_type, cores)
   return declarations(source) + f"{source}\n\ndefine void @{fname}({args}) #0 {{\n{body}}}\n"

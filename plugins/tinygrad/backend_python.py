@@ -9,7 +9,8 @@ import signal
 from tinygrad.device import Device
 from tinygrad.helpers import Target
 from tinygrad.runtime.ops_python import PythonRenderer
-from tg_uops import lowering, param_slots, threads, without
+from tg_params import param_slots, threads
+from tg_uops import lowering, without
 
 NAME, LANGUAGE = "tinygrad-python", "outputs"
 RENDERER = PythonRenderer(Target(device="PYTHON"))  # its compiler (base64 of the pickle) is kept
@@ -40,7 +41,8 @@ def run(prg, inputs):
   """The lowered PROGRAM run by tinygrad's emulator (the PYTHON device's runtime) on each data set
   ({slot: bytes}): {slot: bytes} after the run, or RunFailure: an exception in the emulator (an access out
   of bounds, an op it cannot run) is a crash, a run over SECONDS a timeout. The buffers go in the order the
-  kernel takes them (its LINEAR's PARAMs): PythonProgram takes each PARAM's buffer as it meets it."""
+  kernel takes them (its LINEAR's PARAMs, each the BUFFER of our slot param_slots names): PythonProgram takes
+  each PARAM's buffer as it meets it."""
   from uopfuzz_plugin import RunFailure
   runtime = Device["PYTHON"].runtime(prg.to_elf())
   slots, out = param_slots(prg), []

@@ -8,7 +8,8 @@
 from tinygrad.renderer.isa.x86 import X86Ops, X86Renderer, isel_matcher, post_regalloc_matcher, pre_regalloc_matcher
 from tinygrad.runtime.support.elf import jit_loader
 from tinygrad.uop.ops import Ops
-from tg_uops import Unsupported, cpu_target, lowering, program_part, threads, without
+from tg_params import kernel_slots, program_part, threads
+from tg_uops import Unsupported, cpu_target, lowering, without
 
 NAME, LANGUAGE, ONE_UNIT = "tinygrad-x86", "x86-64", False
 RENDERER = X86Renderer(cpu_target("X86"))  # its compiler, X86Compiler, is bytes.fromhex: kept
@@ -29,11 +30,12 @@ def render(program, fname):
     try: image = jit_loader(image, base=0)
     except RuntimeError as e: raise Unsupported(f"tinygrad's x86 code calls out of the image: {e}") from None
   # the kernel's parameters: its PARAMs sorted by slot (IselContext.func_args; CPUProgram passes
-  # prg.arg.globals, the same slots), which skips a BUFFER the kernel does not use; the entry stub moves
-  # each argument where the kernel wants it, or calls a threaded kernel once per core_id
+  # prg.arg.globals, the same slots), the BUFFERs of our slots kernel_slots(prg), which skip a BUFFER the
+  # kernel does not use; the entry stub moves each argument where the kernel wants it, or calls a threaded
+  # kernel once per core_id
   slots = sorted(b.slot for b in program.buffers)
   if threads(prg): return threaded_stub(kernel_args(prg, slots), threads(prg)) + image
-  return entry_stub(sorted(prg.arg.globals), slots) + image
+  return entry_stub([kernel_slots(prg)[k] for k in sorted(prg.arg.globals)], slots) + image
 
 
 def features(prg):
@@ -45,19 +47,20 @@ CORE = "core_id"
 
 
 def kernel_args(prg, slots):
-  """A threaded kernel's arguments in order: each FUNCTION's argument number (a BUFFER: its place in slots) or
-  CORE. Its PARAMs are sorted by slot (IselContext.func_args), core_id's slot being the count of the kernel's
-  BUFFERs (tinygrad numbers it after them): where that ties with a BUFFER's slot, the register tinygrad gave
-  core_id in the linearized program (its PARAM's tag) says where it is."""
-  used = sorted(prg.arg.globals)
-  if any(s not in slots for s in used): raise Unsupported(f"tinygrad's kernel takes slots {used}, the program has {slots}")
+  """A threaded kernel's arguments in order: each FUNCTION's argument number (a BUFFER: the place of its slot
+  of ours in slots) or CORE. Its PARAMs are sorted by slot (IselContext.func_args), core_id's slot being the
+  count of the kernel's BUFFERs (tinygrad numbers it after them): where that ties with a BUFFER's slot (a PARAM
+  tinygrad dropped after its optimizer), the register tinygrad gave core_id in the linearized program (its
+  PARAM's tag) says where it is."""
+  used, ours = sorted(prg.arg.globals), kernel_slots(prg)
+  if any(ours[s] not in slots for s in used): raise Unsupported(f"tinygrad's kernel takes slots {[ours[s] for s in used]}, the program has {slots}")
   core = next(v for v in prg.arg.vars if v.expr == "core_id")
   tagged = [t.index for u in program_part(prg, Ops.LINEAR).src if u.op is Ops.PARAM and u.arg == core.arg
             for t in (u.tag if isinstance(u.tag, tuple) else ()) if getattr(t, "index", None) in ARG_REGS]
   if tagged: at = ARG_REGS.index(tagged[0])
   elif core.arg.slot not in used: at = sum(s < core.arg.slot for s in used)
   else: raise Unsupported(f"core_id's slot {core.arg.slot} is also a BUFFER's, and its place among the kernel's arguments unknown")
-  args = [slots.index(s) for s in used]
+  args = [slots.index(ours[s]) for s in used]
   return args[:at] + [CORE] + args[at:]
 
 

@@ -9,6 +9,7 @@ from uopfuzz_plugin import RenderError, format_opts
 from tinygrad.dtype import storage_fmt_for_dtype
 from tinygrad.helpers import EMULATED_DTYPES, NUM_CPU_THREADS
 from tinygrad.uop.render import pyrender
+from tg_params import kernel_slots
 from tg_uops import Unsupported, build, tg_dtype, tinygrad_version
 
 # The program as a unittest in the style of tinygrad's test/test_uops.py that needs only tinygrad: the
@@ -49,9 +50,10 @@ class TestUopfuzzFinding(unittest.TestCase):
     bufs = {slot: Buffer(DEVICE, len(data), dt, initial_value=storage(dt, data)) for slot, (dt, data, _) in BUFFERS.items()}
 @LIMIT@    prg = to_program(kernel(), renderer)
     global_size, local_size = prg.arg.launch_dims({})
-    # the buffers in the order the kernel's C function takes them: its LINEAR's PARAMs (as to_elf's signature lists them).
-    # NOTE: exec_kernel passes them in prg.arg.globals order (by slot), not always the same (a zero-trip RANGE reorders them)
-    params = [u.arg.slot for u in next(s for s in prg.src if s.op is Ops.LINEAR).src if u.op is Ops.PARAM and u.addrspace != AddrSpace.ALU]
+    # the buffers in the order the kernel's C function takes them: its LINEAR's PARAMs (as to_elf's signature lists them),
+    # PARAM k the BUFFER of slot SLOTS[k]. NOTE: exec_kernel passes them in prg.arg.globals order (by slot), not always
+    # the same (a zero-trip RANGE reorders them)
+    params = [SLOTS[u.arg.slot] for u in next(s for s in prg.src if s.op is Ops.LINEAR).src if u.op is Ops.PARAM and u.addrspace != AddrSpace.ALU]
     get_runtime(DEVICE, prg)(*[bufs[slot].ensure_allocated()._buf for slot in params], global_size=global_size, local_size=local_size,
                             vals=prg.arg.vals({}))
     wrong = []
@@ -111,6 +113,7 @@ def export_tinygrad(program, backend):
   """The program as a unittest for the backend's device and renderer."""
   try: sink = build(program, "uopfuzz_kernel", backend.RENDERER)
   except Unsupported as e: raise RenderError(f"unsupported: {e}") from None
+  slots = kernel_slots(sink)  # the kernel's PARAMs are numbered 0..n-1 (tg_params): PARAM k is BUFFER slot slots[k]
   opts, skipped = applied_opts(program, backend)
   if opts is not None: sink = sink.replace(arg=replace(sink.arg, opts_to_apply=opts))
   module, renderer, device, dev = backend.EXPORT
@@ -151,5 +154,7 @@ def export_tinygrad(program, backend):
     *([f"#   {format_opts(program.opts)}", "# its opts as tinygrad applied them: the kernel's opts_to_apply (scheduler axes)"] if opts is not None else []),
     *(f"# skipped (tinygrad refused it): {s}" for s in skipped),
     imports, "", "def kernel() -> UOp:", *(f"  {l}" for l in code.splitlines()), "  return ast", "",
-    "", "# PARAM slot: (dtype, data, expected values after the kernel; None: not checked)", "BUFFERS = {", *table, "}",
+    "", "# BUFFER slot: (dtype, data, expected values after the kernel; None: not checked)", "BUFFERS = {", *table, "}",
+    "# the BUFFER slot of each of the kernel's PARAMs 0, 1, ... (numbered densely, as tinygrad's own kernels are)",
+    f"SLOTS = {slots!r}",
   ]) + TEST_BODY.replace("@MAKE_RENDERER@", make_renderer(renderer, device, dev)).replace("@LIMIT@", limit)

@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 import tinygrad.codegen as tg_codegen
 from tinygrad.codegen.opt import KernelOptError, Opt, OptOps
 from tinygrad.codegen.opt.postrange import Scheduler
+from tinygrad.dtype import AddrSpace
 from tinygrad.uop.ops import AxisType, Ops
+from tg_rerun import RERUN, rerun_breaks, run_once
 from uopfuzz_plugin import format_opt
 
 TINYGRAD_APPLY_OPTS = tg_codegen.apply_opts  # tinygrad's own, put back after every lowering
@@ -79,8 +81,9 @@ def optimizing(opts, axes, why=None):
 
   def apply(ast, ren, beam=0):
     if ast.tag is not None: return ast  # already optimized, as tinygrad's own
+    ast, once = run_once(ast, ren)  # (a renderer with locals: a grid range beside stores that cannot run again is a LOOP)
     if opts is None: return heuristic(ast, ren, beam, report, axes)
-    return apply_listed(ast, ren, opts, report, why or {})
+    return apply_listed(ast, ren, opts, report, {**once, **(why or {})})
   tg_codegen.apply_opts = apply
   try: yield report
   finally: tg_codegen.apply_opts = TINYGRAD_APPLY_OPTS
@@ -108,6 +111,7 @@ def apply_listed(ast, ren, opts, report, why):
       feature = opt_feature(k, opt)
       trial = k.copy()
       trial.apply_opt(opt)
+      if opt.op is OptOps.THREAD: check_thread(k, k.rngs[opt.axis])  # tinygrad took it: can the kernel run once per thread?
     except KernelOptError as e:
       report.trying = None
       report.skipped.append(f"{format_opt(name, axis, arg)}: {why[axis] + '; ' if axis in why else ''}{message(e)}")
@@ -158,7 +162,6 @@ def to_tinygrad(k, name, axis, arg):
   if op in (OptOps.GROUP, OptOps.GROUPTOP): at = index_in(k.axes_of(AxisType.REDUCE), at, "not a REDUCE range")
   if op is OptOps.SWAP: arg = find_range(k, arg)
   if op is OptOps.PADTO: check_padto(k, k.rngs[at])
-  if op is OptOps.THREAD: check_thread(k)
   return Opt(op, at, arg)
 
 
@@ -178,13 +181,19 @@ def check_padto(k, rng):
                            "front end never builds)")
 
 
-def check_thread(k):
-  """tinygrad numbers core_id's PARAM after the kernel's BUFFERs, as their count (pm_number_params), which its
-  kernels number 0 .. n-1; ours may skip a BUFFER the kernel does not use, and a core_id that gets a BUFFER's
-  slot crashes its linearizer (two PARAMs of one slot): never a kernel of tinygrad's, so it is skipped."""
-  slots = {u.arg.slot for u in k.ast.backward_slice if u.op is Ops.PARAM and u.arg.slot != -1}
+def check_thread(k, rng):
+  """A THREAD tinygrad took on rng, skipped and said where the threaded kernel would be wrong for a reason that
+  is not this opt's finding. A BUFFER's PARAM its passes dropped before its optimizer (every load of it folded
+  away) where the rest are no longer 0 .. n-1 (tg_uops.build numbers such BUFFERs last: a fallback): tinygrad
+  numbers core_id as their count (pm_number_params), a BUFFER's slot, and its linearizer fails; tinygrad's bug
+  (README.md, "Threaded kernels"), which would otherwise take every such program's THREAD. A store outside rng
+  that would not give the same result when the kernel runs once per core_id (tg_rerun): a form tinygrad's front
+  end never makes."""
+  slots = sorted(u.arg.slot for u in k.ast.backward_slice if u.op is Ops.PARAM and u.arg.addrspace is not AddrSpace.ALU)
   if len(slots) in slots:
-    raise KernelOptError(f"core_id would be numbered {len(slots)}, the slot of a BUFFER (the kernel skips a BUFFER; tinygrad's number theirs 0..n-1)")
+    raise KernelOptError(f"tinygrad dropped a BUFFER's PARAM (slots {slots} remain), so it would number core_id {len(slots)}, "
+                         "a BUFFER's slot (pm_number_params counts PARAMs: tinygrad's bug)")
+  if rerun_breaks(k.ast, rng): raise KernelOptError(RERUN)
 
 
 def our_notation(k, opt, axes):

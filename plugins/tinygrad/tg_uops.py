@@ -7,6 +7,7 @@ import re
 import subprocess
 
 import tinygrad
+import tinygrad.codegen as tg_codegen
 from tinygrad.codegen import do_to_program
 from tinygrad.device import Compiler
 from tinygrad.dtype import AddrSpace, dtypes
@@ -14,6 +15,8 @@ from tinygrad.helpers import EMULATED_DTYPES, Target
 from tinygrad.uop import GroupOp
 from tinygrad.uop.ops import AxisType, KernelInfo, Ops, UOp
 from tg_opts import optimizing
+from tg_params import buffer_params, dense, program_part, remember, threads  # noqa: F401  (program_part: tg_disasm imports it from here)
+from tg_edges import edges, float_to_int
 from tg_reduce import identity, reductions, users_of
 from uopfuzz_plugin import DTYPES
 
@@ -94,43 +97,6 @@ def tinygrad_version(root=None):
     if m: return m[0][:12]
   except OSError: pass
   return str(getattr(tinygrad, "__version__", "unknown"))
-
-
-def edges(op, dt, a, b):
-  """Integer division and shifts with the meaning our IR gives their edge cases (docs/semantics.md, after
-  tinygrad's exec_alu): b = 0 divides to 0 and leaves a as the remainder, MIN / -1 is MIN, a shift by N or
-  more bits gives 0 (or -1, a negative a shifted right). In tinygrad's C these are undefined behaviour, so
-  they are made explicit; a constant divisor or shift amount that needs none of it stays as it is."""
-  def alu(o, *x): return UOp(o, dt, x)
-  signed = not dtypes.is_unsigned(dt) and dt != dtypes.bool
-  bits = dt.itemsize * 8
-  if op in ("SHL", "SHR"):
-    if b.op is Ops.CONST and b.arg < bits: return alu(getattr(Ops, op), a, b)
-    big = UOp(Ops.CMPLT, dtypes.bool, (UOp.const(bits - 1, dt), b))
-    r = alu(getattr(Ops, op), a, big.where(UOp.const(0, dt), b))
-    out = UOp(Ops.CMPLT, dtypes.bool, (a, UOp.const(0, dt))).where(UOp.const(-1, dt), UOp.const(0, dt)) if op == "SHR" and signed else UOp.const(0, dt)
-    return big.where(out, r)
-  o = getattr(Ops, op)
-  # by -1 only MIN needs the guard: tinygrad's own bound says when a cannot be MIN (then `x // -1 -> -x`)
-  if b.op is Ops.CONST and b.arg != 0 and not (signed and b.arg == -1 and a.vmin <= dt.min): return alu(o, a, b)
-  zero = UOp(Ops.CMPEQ, dtypes.bool, (b, UOp.const(0, dt)))
-  minus1 = UOp(Ops.CMPEQ, dtypes.bool, (b, UOp.const(-1, dt))) if signed else UOp.const(False, dtypes.bool)
-  if op in ("FLOORDIV", "CDIV"):  # MIN / -1 divides by 1 instead
-    is_min = UOp(Ops.CMPEQ, dtypes.bool, (a, UOp.const(dt.min, dt))) if signed else UOp.const(False, dtypes.bool)
-    safe = UOp(Ops.OR, dtypes.bool, (zero, UOp(Ops.AND, dtypes.bool, (minus1, is_min)))).where(UOp.const(1, dt), b)
-    return zero.where(UOp.const(0, dt), alu(o, a, safe))
-  safe = UOp(Ops.OR, dtypes.bool, (zero, minus1)).where(UOp.const(1, dt), b)  # x mod -1 is 0, as x mod 1
-  return zero.where(a, alu(o, a, safe))
-
-
-def float_to_int(x, dt):
-  """CAST float -> int as exec_alu does it: truncate, then wrap to the dtype. C (tinygrad's renderer casts
-  directly) leaves a value outside the dtype undefined, a negative one to an unsigned dtype included, so
-  the cast goes through i64, exact for |x| < 2^63; beyond that the gap stays (docs/findings.md)."""
-  if dt == dtypes.int64: return x.cast(dt)
-  wide = x.cast(dtypes.int64).cast(dt)
-  if dt != dtypes.uint64: return wide
-  return UOp(Ops.CMPLT, dtypes.bool, (x, UOp.const(0.0, x.dtype))).where(wide, x.cast(dt))
 
 
 def gated(addr, gate):
@@ -289,7 +255,9 @@ def build(program, fname, renderer=None):
   With STORE_FORM "value" (or "both"), a gated STORE's value is Invalid where the gate is false
   (invalid_where_not).
   With REDUCE_FORM "int", an integer accumulator loop's result is a REDUCE over
-  ranges of AxisType.REDUCE (tg_reduce.py). A RANGE's AxisType comes from its kind (axis_type)."""
+  ranges of AxisType.REDUCE (tg_reduce.py). A RANGE's AxisType comes from its kind (axis_type). Its BUFFER
+  PARAMs are numbered 0 .. n-1 in slot order, as tinygrad's own kernels are (tg_params.dense: our slots by
+  tg_params.kernel_slots)."""
   supported = takes(renderer) if renderer is not None else None
   u, stored, w = {}, {}, {}
   reduced = reductions(program) if REDUCE_FORM == "int" else {}
@@ -339,7 +307,9 @@ def build(program, fname, renderer=None):
       u[n.id] = a.src[0].after(*srcs[1:]).index(*a.src[1:]) if a.op is Ops.INDEX else a.after(*srcs[1:])
     elif op == "RANGE": u[n.id] = UOp.range(srcs[0], n.arg, at, dtype=dt)
     elif op == "END": u[n.id] = srcs[0].end(*srcs[1:])
-    elif op == "SINK": return private_scratch_loops(merge_ends(UOp.sink(*srcs, arg=KernelInfo(name=fname))))
+    elif op == "SINK":
+      sink = private_scratch_loops(merge_ends(UOp.sink(*srcs, arg=KernelInfo(name=fname))))
+      return dense(sink, dropped_params(program, sink, renderer))
     elif op == "CAST": u[n.id] = float_to_int(srcs[0], dt) if dtypes.is_float(srcs[0].dtype) and dtypes.is_int(dt) else srcs[0].cast(dt)
     elif op == "BITCAST": u[n.id] = srcs[0].bitcast(dt)
     elif op in EDGES: u[n.id] = edges(op, dt, *srcs)
@@ -350,6 +320,20 @@ def build(program, fname, renderer=None):
     elif n.op.is_alu and hasattr(Ops, RENAMED.get(op, op)): u[n.id] = UOp(getattr(Ops, RENAMED.get(op, op)), dt, tuple(srcs))
     else: raise Unsupported(f"{where}: {op} (not mapped to tinygrad)")
   raise Unsupported("no SINK")
+
+
+def dropped_params(program, sink, renderer):
+  """Our slots of the BUFFERs whose PARAMs tinygrad's passes drop (every load of them folded away, before or after
+  its optimizer), for a program whose opts may thread its kernel: a trial of its pipeline up to the renderer
+  (full_rewrite_to_sink, the opts applied) says which. Numbered last (tg_params.dense), they leave the rest
+  0 .. m-1, so tinygrad numbers THREAD's core_id after them, not as a BUFFER's slot (its bug: tg_opts.check_thread)."""
+  if renderer is None or not renderer.has_threads or not any(o[0] == "THREAD" for o in program.opts or ()): return ()
+  with optimizing(program.opts, range_axes(program), demoted_axes(program, sink)):
+    kept = {p.arg.slot for p in buffer_params(tg_codegen.full_rewrite_to_sink(sink, renderer))}
+  return {p.arg.slot for p in buffer_params(sink)} - kept
+
+
+def range_axes(program): return {n.arg for n in program.nodes if n.op.name == "RANGE"}
 
 
 def reduce_of(r, dt, u, w):
@@ -373,8 +357,9 @@ def lower(sink, renderer, opts=None, axes=(), grid=False, why=None):
   optimizer applying opts (the program's `opts` line; None: tinygrad's heuristic) on the RANGEs of axes
   (tg_opts; its report in tg_opts.LAST; why: {axis: a reason said first when an opt on it is skipped}). A
   threaded kernel (THREAD: a `core_id` variable, global_size[0] threads) is run by each backend as tinygrad's CPU runtime runs it; a launch grid (gidx, lidx) only by a
-  backend that runs one (grid: the python emulator); any other variable is Unsupported."""
-  with optimizing(opts, axes, why) as report: report.prg = prg = do_to_program(sink, renderer)
+  backend that runs one (grid: the python emulator); any other variable is Unsupported. Its parameters map to
+  our slots as the sink's (tg_params.remember)."""
+  with optimizing(opts, axes, why) as report: report.prg = prg = remember(do_to_program(sink, renderer), sink)
   others = [v.expr for v in prg.arg.vars if v.expr != "core_id"]
   if others: raise Unsupported(f"tinygrad's kernel takes variables {others}")
   if not threads(prg) and not grid and (tuple(prg.arg.global_size) != (1, 1, 1) or prg.arg.local_size not in (None, (1, 1, 1))):
@@ -382,33 +367,10 @@ def lower(sink, renderer, opts=None, axes=(), grid=False, why=None):
   return prg
 
 
-def threads(prg):
-  """How many times tinygrad's CPU runtime runs a kernel it threaded (core_id 0 .. n-1), 0 when it did not."""
-  return int(prg.arg.global_size[0]) if "core_id" in prg.arg.runtimevars else 0
-
-
-def core_id_param(prg):
-  """The position of core_id among the kernel's parameters: after its buffers (prg.arg.globals), at its place
-  among the variables (ProgramInfo.runtimevars), as tinygrad's cpu_exec passes it."""
-  return len(prg.arg.globals) + prg.arg.runtimevars["core_id"]
-
-
 def lowering(renderer, grid=False):
-  """A backend's lower_program(program, fname): the program built for the renderer and lowered by it."""
-  axes = lambda program: {n.arg for n in program.nodes if n.op.name == "RANGE"}
+  """A backend's lower_program(program, fname): the program built for the renderer and lowered by it (the
+  PROGRAM's parameters mapped to our slots: tg_params.kernel_slots)."""
   def lower_program(program, fname):
     sink = build(program, fname, renderer)
-    return lower(sink, renderer, program.opts, axes(program), grid, demoted_axes(program, sink))
+    return lower(sink, renderer, program.opts, range_axes(program), grid, demoted_axes(program, sink))
   return lower_program
-
-
-def program_part(prg, op):
-  """The PROGRAM's SOURCE (text), BINARY (bytes) or LINEAR (the UOp)."""
-  s = next(s for s in prg.src if s.op is op)
-  return s if op is Ops.LINEAR else s.arg
-
-
-def param_slots(prg):
-  """The BUFFER slots in the order the compiled kernel takes them (its LINEAR's PARAMs). tinygrad's runtime
-  passes prg.arg.globals order (by slot) instead; a zero-trip RANGE makes them differ (tinygrad bug 7)."""
-  return [u.arg.slot for u in program_part(prg, Ops.LINEAR).src if u.op is Ops.PARAM and u.addrspace != AddrSpace.ALU]

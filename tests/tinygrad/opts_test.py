@@ -2,9 +2,10 @@
 # opts_test.py: RANGE kinds and the `opts` line through the tinygrad adapter (plugins/tinygrad/README.md,
 # "Optimizations"), on every backend, each render run as uopfuzz would run it (native_run.py): the handshake's
 # `opts`; a `kind=global` loop with `opts UPCAST:0:4` vectorized and right; `THREAD:0:2` run once per core_id
-# (skipped and said on python, which has no threads); a refused opt in opts_skipped while the render goes on;
-# tinygrad's heuristic reported without an opts line, nothing applied with an empty one; UNROLL of an int
-# REDUCE (--reduce int); PADTO of loads (built in the index form) and of an explicit gated load (skipped);
+# (skipped and said on python, which has no threads), on a kernel that skips a BUFFER or whose BUFFER tinygrad
+# drops too, and skipped where a store outside the range would run again; a refused opt in opts_skipped
+# while the render goes on; tinygrad's heuristic reported without an opts line, nothing applied with an empty
+# one; UNROLL of an int REDUCE (--reduce int); PADTO of loads (built in the index form) and of an explicit gated load (skipped);
 # tinygrad's PADTO gap on a reduction of its own index (190 for 136); the export's opts_to_apply; a global loop
 # with ALLOC scratch inside (LOOP, its UPCAST skipped and said; WEAK and upcast with --reduce int).
 # Run by CTest from the repository root; exit 77 without tinygrad or clang (llvm needs clang-16).
@@ -23,10 +24,11 @@ CPU = [b for b in BACKENDS if b != "python"]
 TMP = tempfile.mkdtemp()
 
 
-def global_loop(opts, buffers=2, unused=(), gate=False, spare=0):
+def global_loop(opts, buffers=2, unused=(), gate=False, spare=0, dead=()):
   """out[i] = the sum of in_k[i] over the used input BUFFERs + i, for i < 16 (a RANGE of kind global, axis 0);
   BUFFER buffers-1 is out, in_k holds k*100 + i, `spare` more BUFFERs after out are unused. gate: the first
-  load gated by i < 8 (alt 7)."""
+  load gated by i < 8 (alt 7). dead: the inputs whose load is under a constant-false WHERE (0 instead), which
+  tinygrad's symbolic passes fold away, PARAM and all."""
   ins = [k for k in range(buffers - 1) if k not in unused]
   lines = ["uops 2", *(f"%{k} = BUFFER i32[16] slot={k}" for k in range(buffers + spare))]
   n = buffers + spare
@@ -45,14 +47,39 @@ def global_loop(opts, buffers=2, unused=(), gate=False, spare=0):
       alt, cond = add("CONST i32 7"), add(f"CMPLT bool %{rng} %{bound}")
       val = add(f"LOAD i32 %{at} %{alt} %{cond}")
     else: val = add(f"LOAD i32 %{at}")
+    if k in dead: val = add(f"WHERE i32 %{add('CONST bool false')} %{val} %{add('CONST i32 0')}")
     acc = add(f"ADD i32 %{acc} %{val}")
   out = add(f"INDEX i32 %{buffers - 1} %{rng}")
   store = add(f"STORE void %{out} %{acc}")
   add(f"SINK void %{add(f'END void %{store} %{rng}')}")
   lines += [f"data {k} = " + " ".join(str(k * 100 + i) for i in range(16)) for k in ins]
-  want = [i + sum((7 if gate and j == 0 and i >= 8 else k * 100 + i) for j, k in enumerate(ins)) for i in range(16)]
+  want = [i + sum((7 if gate and j == 0 and i >= 8 else 0 if k in dead else k * 100 + i) for j, k in enumerate(ins)) for i in range(16)]
   lines += [f"expect {buffers - 1} = " + " ".join(map(str, want))] + ([opts] if opts is not None else [])
   return "\n".join(lines) + "\n"
+
+
+# an output loop (out[i] = i) and, outside it, a[0] += 1: tinygrad's CPU runtime runs the whole kernel once per
+# core_id, so with THREAD the increment would run once per thread (3, not 2): such a THREAD is skipped and said
+OUTSIDE_STORE = """uops 2
+%0 = BUFFER i32[1] slot=0
+%1 = BUFFER i32[4] slot=1
+%2 = CONST i32 0
+%3 = CONST i32 4
+%4 = RANGE i32 0 %3 kind=global
+%5 = INDEX i32 %1 %4
+%6 = STORE void %5 %4
+%7 = END void %6 %4
+%8 = INDEX i32 %0 %2
+%9 = LOAD i32 %8
+%10 = CONST i32 1
+%11 = ADD i32 %9 %10
+%12 = STORE void %8 %11
+%13 = SINK void %7 %12
+data 0 = 1
+expect 0 = 2
+expect 1 = 0 1 2 3
+opts THREAD:0:2
+"""
 
 
 def own_index_sum(opts):
@@ -128,10 +155,20 @@ for b in BACKENDS:
   reply, v, why = a.ask(global_loop("opts THREAD:0:2 UPCAST:0:2", buffers=9, spare=1))
   check(v == "ok" and reply.get("opts_applied") == (["THREAD:0:2", "UPCAST:0:2"] if b != "python" else ["UPCAST:0:2"]),
         f"{b}: THREAD:0:2 UPCAST:0:2 over 9 BUFFERs and a spare: {v} {why} {reply.get('opts_applied')}")
-  # one skipped before the last: tinygrad would number core_id as a BUFFER's slot (crashing its linearizer)
-  reply, v, why = a.ask(global_loop("opts THREAD:0:2", buffers=9, unused=(3,)))
-  check(v == "ok" and reply.get("opts_applied") == [] and (b == "python" or "core_id would be numbered 8" in reply["opts_skipped"][0]),
-        f"{b}: THREAD:0:2 with BUFFER 3 unused is skipped: {v} {why} {reply.get('opts_skipped')}")
+  # a kernel that skips a BUFFER: its PARAMs are numbered 0..n-1 all the same (tg_params), so tinygrad numbers
+  # core_id after them, and each BUFFER reaches the kernel's parameter of its slot (the first one skipped too)
+  for kw in (dict(buffers=9, unused=(3,)), dict(buffers=4, unused=(0,), spare=1)):
+    reply, v, why = a.ask(global_loop("opts THREAD:0:2", **kw))
+    check(v == "ok" and reply.get("opts_applied") == ([] if b == "python" else ["THREAD:0:2"]) and (b == "python" or "threads" in reply["features"]),
+          f"{b}: THREAD:0:2 on a kernel that skips a BUFFER ({kw}) applies (python: no threads) and agrees: {v} {why} {reply.get('opts_skipped')}")
+  # a BUFFER whose every load tinygrad folds away before its optimizer is numbered last, so the rest stay 0..m-1 and
+  # core_id does not get a BUFFER's slot (tinygrad's bug: its linearizer would fail): THREAD applies
+  reply, v, why = a.ask(global_loop("opts THREAD:0:2", buffers=4, dead=(0,)))
+  check(v == "ok" and reply.get("opts_applied") == ([] if b == "python" else ["THREAD:0:2"]),
+        f"{b}: THREAD:0:2 with a BUFFER tinygrad drops applies (python: no threads): {v} {why} {reply.get('opts_skipped')}")
+  reply, v, why = a.ask(OUTSIDE_STORE)
+  check(v == "ok" and reply.get("opts_applied") == [] and (b == "python" or "a store outside this range" in reply["opts_skipped"][0]),
+        f"{b}: THREAD:0:2 beside a store outside the range that reads what the kernel writes is skipped: {v} {why} {reply.get('opts_skipped')}")
   reply, v, why = a.ask(global_loop("opts UPCAST:0:3 UNROLL:0:2 UPCAST:0:4"))
   skipped = reply.get("opts_skipped", [])
   check(v == "ok" and reply.get("opts_applied") == ["UPCAST:0:4"] and len(skipped) == 2 and skipped[0].startswith("UPCAST:0:3: 3 can't divide")
