@@ -14,19 +14,19 @@ namespace {
 struct Axis {
   int64_t axis, trips;  // trips: the constant trip count, or 0 when computed
   RangeKind kind;
-  bool outermost;       // inside no other RANGE
+  bool threadable;      // closed by an END the SINK takes directly (tinygrad threads only such a loop)
 };
 
 // The RANGEs an action works on (tinygrad: UPCAST, LOCAL, SWAP on output axes, THREAD on an output axis
-// its END closes at the kernel's top (postrange.py's _globalizable_rngs), UNROLL and the GROUPs on
-// reduction axes, PADTO on any).
+// an END the SINK takes closes (postrange.py's _globalizable_rngs: not one a later read waits on through
+// an AFTER), UNROLL and the GROUPs on reduction axes, PADTO on any).
 bool acts_on(OptAction a, const Axis& x) {
   switch (a) {
     case OptAction::UNROLL:
     case OptAction::GROUP:
     case OptAction::GROUPTOP: return x.kind == RangeKind::Reduce;
     case OptAction::PADTO: return true;
-    case OptAction::THREAD: return x.kind == RangeKind::Global && x.outermost;
+    case OptAction::THREAD: return x.kind == RangeKind::Global && x.threadable;
     default: return x.kind == RangeKind::Global;
   }
 }
@@ -65,16 +65,14 @@ std::vector<Axis> fitting(OptAction action, const std::vector<Axis>& axes) {
 // a sequence whenever one can be written for it; NOLOCALS, which needs no RANGE, only beside those.
 void Gen::draw_opts() {
   if (!rng.chance(pol.p_opts)) return;
+  std::set<const UOp*> top;  // the RANGEs the SINK's own ENDs close
+  if (prog.sink)
+    for (const UOp* e : prog.sink->src)
+      if (e->op == Op::END) top.insert(e->src.begin() + 1, e->src.end());
   std::vector<Axis> axes;
-  std::set<const UOp*> open;
-  for (const UOp* u : linearize(prog)) {
-    if (u->op == Op::RANGE) {
-      axes.push_back({u->value.i, u->src[0]->op == Op::CONST ? u->src[0]->value.i : 0, u->range_kind(), open.empty()});
-      open.insert(u);
-    }
-    if (u->op == Op::END)
-      for (size_t i = 1; i < u->src.size(); ++i) open.erase(u->src[i]);
-  }
+  for (const UOp* u : linearize(prog))
+    if (u->op == Op::RANGE)
+      axes.push_back({u->value.i, u->src[0]->op == Op::CONST ? u->src[0]->value.i : 0, u->range_kind(), top.count(u) > 0});
   if (axes.empty()) return;
   Weights<OptAction> weights = pol.opt_action_weight;
   std::array<std::vector<Axis>, count_of<OptAction>()> fit;
