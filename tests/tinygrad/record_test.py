@@ -45,15 +45,21 @@ def buffers(text):
 def flat(x): return [v for row in x for v in row] if x and isinstance(x[0], list) else x
 
 
-with tempfile.TemporaryDirectory() as tmp:
-  script, out = os.path.join(tmp, "tensors.py"), os.path.join(tmp, "seeds")
-  with open(script, "w", encoding="utf-8") as f: f.write(SCRIPT)
+def record(tmp, source, dev):
+  """tg_record.py run on the script `source` under DEV=dev, into tmp/seeds: (its run, the seed dir, record.json)."""
+  script, out = os.path.join(tmp, "script.py"), os.path.join(tmp, "seeds")
+  with open(script, "w", encoding="utf-8") as f: f.write(source)
   r = subprocess.run([sys.executable, "-B", RECORD, "--out", out, "--uopfuzz", UOPFUZZ, script], capture_output=True, text=True,
-                     timeout=600, env={**os.environ, "DEV": "PYTHON"})
-  check(r.returncode == 0, f"tg_record.py ran the script (exit {r.returncode}) {r.stderr.strip()[-400:]}")
-  results = json.loads(next(l for l in r.stdout.splitlines() if l.startswith("RESULTS "))[8:]) if "RESULTS " in r.stdout else {}
+                     timeout=600, env={**os.environ, "DEV": dev})
+  check(r.returncode == 0, f"tg_record.py ran the script under {dev} (exit {r.returncode}) {r.stderr.strip()[-400:]}")
   with open(os.path.join(out, "record.json"), encoding="utf-8") as f: summary = json.load(f)
   print(json.dumps(summary))
+  return r, out, summary
+
+
+with tempfile.TemporaryDirectory() as tmp:
+  r, out, summary = record(tmp, SCRIPT, "PYTHON")
+  results = json.loads(next(l for l in r.stdout.splitlines() if l.startswith("RESULTS "))[8:]) if "RESULTS " in r.stdout else {}
   check(summary["invalid"] == {}, f"every recorded file is one uopfuzz reads: invalid {summary['invalid']}")
   check(summary["valid"] >= 5, f"{summary['valid']} distinct kernels recorded of {summary['kernels']}")
   check(summary["recorded"] + sum(summary["skipped"].values()) == summary["kernels"], "every kernel is recorded or counted as skipped")
@@ -116,13 +122,7 @@ def range_kinds(text):
 
 
 with tempfile.TemporaryDirectory() as tmp:
-  script, out = os.path.join(tmp, "opts.py"), os.path.join(tmp, "seeds")
-  with open(script, "w", encoding="utf-8") as f: f.write(OPTS_SCRIPT)
-  r = subprocess.run([sys.executable, "-B", RECORD, "--out", out, "--uopfuzz", UOPFUZZ, script], capture_output=True, text=True,
-                     timeout=600, env={**os.environ, "DEV": "CPU:X86"})
-  check(r.returncode == 0, f"tg_record.py recorded the opts kernels (exit {r.returncode}) {r.stderr.strip()[-400:]}")
-  with open(os.path.join(out, "record.json"), encoding="utf-8") as f: summary = json.load(f)
-  print(json.dumps(summary))
+  r, out, summary = record(tmp, OPTS_SCRIPT, "CPU:X86")
   files = [open(p, encoding="utf-8").read() for p in sorted(glob.glob(os.path.join(out, "*.uop")))]
   sums = {(re.search(r"^opts.*$", t, re.M) or [None])[0]: t for t in files if "kernel sum" in t}
   check(set(sums) == {"opts UPCAST:0:2 UNROLL:1:3", "opts", None}, f"the sum kernel's opts lines: {sorted(map(str, sums))}")
