@@ -8,9 +8,9 @@
 # arg[0] through merges, splits by an opt and pads), the number the lifted RANGE prints. A kernel without
 # opts_to_apply got its opts from tinygrad's heuristic (or BEAM): no line, the target's heuristic decides again.
 from tinygrad.codegen.opt import KernelOptError, OptOps
-from tinygrad.codegen.opt.postrange import Scheduler
 from tinygrad.uop.ops import AxisType, Ops
 
+from tg_opts import scheduler
 from uopfuzz_plugin import format_opt
 
 # Axis types whose iterations tinygrad runs in any order (split, vectorised, threaded, launched): kind=global
@@ -72,8 +72,7 @@ def recorded_opts(sink, renderer, axes):
   cut one: each step acts on the kernel the earlier ones made, so a later one alone is another optimization."""
   listed = sink.arg.opts_to_apply if sink.arg is not None else None
   if listed is None: return None, None
-  k = Scheduler(sink, renderer)
-  k.convert_loop_to_global()  # as tinygrad's apply_opts starts (WEAK as GLOBAL on a renderer with locals)
+  k = scheduler(sink, renderer)  # as tinygrad's apply_opts starts it
   # the numbers of the kernel's own ranges: one the optimizer makes is numbered above them, but may meet the
   # number of a one-trip RANGE (the Scheduler leaves those out), which the step does not act on
   writable = [a for a in axes if a in {r.arg[0] for r in k.rngs}]
