@@ -46,8 +46,8 @@ void add_without_option(CLI::App* app, std::vector<std::string>& names) {
   app->add_option("--without", names, "what the target lacks, comma-separated, of: " + all)->delimiter(',');
 }
 
-void add_policy_option(CLI::App* app, std::string& file) {
-  app->add_option("--policy", file, "generator policy JSON (as `uopfuzz policy` prints; keys not given keep their defaults)");
+void add_policy_option(CLI::App* app, std::string& file, const std::string& more = "") {
+  app->add_option("--policy", file, "generator policy JSON (as `uopfuzz policy` prints; keys not given keep their defaults)" + more);
 }
 
 struct PolicyOptions {
@@ -220,14 +220,46 @@ struct FuzzCliOptions {
   CampaignOptions campaign;
   CompiledFlags flags;
   std::vector<std::string> without;
-  std::string policy, matrix, guide = "coverage", target_rules, opts = "random";
+  std::string policy, matrix, guide = "coverage", target_rules, opts = "random", known;
   bool no_reduce = false, no_culprit = false, quiet = false, remarks = false;
 };
+
+// What the target's handshake suggests (docs/format.md, "Target suggestions"), taken where the user's
+// options leave it open: --policy (`default`: the built-in one), --seeds, --guide none and --known
+// (`none`) say otherwise. The summary's `suggested` says what was taken.
+void take_suggestions(FuzzCliOptions& o) {
+  const PluginDescription& d = o.campaign.cfg.renderer_description;
+  CampaignOptions& c = o.campaign;
+  const auto is_dir = [&](const char* key, const std::string& dir) {
+    if (!std::filesystem::is_directory(dir))
+      throw UserError("the renderer's handshake suggests " + std::string(key) + " '" + dir + "', which is not a directory here");
+  };
+  if (o.policy.empty() && !d.policy.empty()) {
+    o.policy = d.policy;
+    c.suggested["policy"] = d.policy;
+  }
+  if (o.policy == "default") o.policy.clear();
+  if (c.seeds_dir.empty() && o.guide != "none" && !d.seeds.empty()) {
+    for (const std::string& dir : d.seeds) is_dir("seeds", dir);
+    c.read_seed_dirs = d.seeds;
+    c.suggested["seeds"] = d.seeds;
+  }
+  if (o.known.empty() && !d.known.empty() && !d.switches.empty()) {
+    is_dir("known", d.known);
+    o.known = d.known;
+    c.suggested["known"] = d.known;
+  }
+  if (!o.known.empty() && o.known != "none") {
+    c.known_dir = o.known;
+    c.known = load_known(o.known, d.switches);
+  }
+}
 
 int run_fuzz(FuzzCliOptions o) {
   if (o.campaign.time_s <= 0 && o.campaign.count <= 0) o.campaign.time_s = 60;
   o.campaign.cfg = o.flags.config();
   o.campaign.cfg.remarks = o.remarks;
+  take_suggestions(o);
   for (const std::string& name : o.campaign.cfg.renderer_description.without)  // what the plug-in's target cannot take
     if (std::find(o.without.begin(), o.without.end(), name) == o.without.end()) o.without.push_back(name);
   o.campaign.policy = policy_without(o.policy, o.without);
@@ -327,13 +359,17 @@ std::vector<Command> fuzz_commands(CLI::App& app) {
                  "drawn optimization sequence (the opts line), the rest none; heuristic: none, the target's own "
                  "optimizer decides; none: an empty opts line, no optimization (default random)")
       ->check(CLI::IsMember({"random", "heuristic", "none"}));
-  fz->add_option("--seeds", c.seeds_dir, "where seeds are kept and read from (default CORPUS/seeds)");
+  fz->add_option("--seeds", c.seeds_dir,
+                 "where seeds are kept and read from (default CORPUS/seeds, and the seed directories the target suggests)");
+  fz->add_option("--known", fuzz_opts->known,
+                 "a directory of known findings (default: the one the target suggests; none: no such check): a new "
+                 "bucket that passes with a known culprit's switches off is counted under it, not reduced");
   fz->add_flag("--remarks", fuzz_opts->remarks,
                "the C compiler's optimization remarks as target features (gcc -fopt-info-optimized, clang -Rpass=.*)");
   fz->add_option("--target-rules", fuzz_opts->target_rules,
                  "favour seeds that reach target features near these: FILE:LINE,... or a summary (its never-fired ones)");
   fz->add_flag("--quiet,-q", fuzz_opts->quiet, "no progress line");
-  add_policy_option(fz, fuzz_opts->policy);
+  add_policy_option(fz, fuzz_opts->policy, "; default: the one the target suggests, else the built-in one (`default`)");
   add_without_option(fz, fuzz_opts->without);
   fuzz_opts->flags.add_to(fz);
 

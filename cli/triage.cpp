@@ -4,7 +4,9 @@
 // its culprit is searched (fuzz/oracle/culprit.h: the pass, flags or plug-in switch). When its renderer is
 // a plug-in with a front end (handshake "reach"), whether user code reaches it is asked: `tensor (...)` or
 // `kernel (...)`. All are printed, and with --write recorded as `meta blame`, `meta culprit` and
-// `meta reachable` in the file (atomically), where `uopfuzz report` shows them.
+// `meta reachable` in the file (atomically), where `uopfuzz report` shows them. When the renderer's handshake
+// lists sibling `backends` (tinygrad: its CPU backends), the file is run on each, and its front-end form
+// asked of each (reach): `meta backends` records which fail and how.
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -23,7 +25,7 @@ namespace {
 struct TriageOptions {
   std::vector<std::string> files;
   std::string matrix;
-  bool write = false, no_blame = false, no_culprit = false, no_reach = false;
+  bool write = false, no_blame = false, no_culprit = false, no_reach = false, no_backends = false;
   double culprit_time_s = 300, reach_time_s = 300;
   CompiledFlags flags;
 };
@@ -41,6 +43,45 @@ std::string reachability(const Program& p, const std::string& file, const Compil
     return "";
   }
   return r.source + " (" + r.message + ")";
+}
+
+// How the file fares under one configuration: "passes", "UNDEFINED", or its signature (", as found").
+std::string verdict_text(const Program& p, const std::string& signature, const CompiledPathConfig& cfg) {
+  const Finding f = std::move(check({&p}, cfg).at(0));
+  if (!f.defined()) return "UNDEFINED";
+  if (f.observation.verdict == Verdict::ok) return "passes";
+  return f.observation.signature + (f.observation.signature == signature ? " (as found)" : "");
+}
+
+// What the front end's form of the finding does on one backend (its reach request): "", or ", tensor
+// form fails" / "passes" / the reason it does not say (tinygrad's level is "tensor").
+std::string front_end_text(const Program& p, const std::string& file, const CompiledPathConfig& cfg, double time_s) {
+  const std::string r = reachability(p, file, cfg, time_s);
+  const std::string form = cfg.renderer_description.reach + " form";
+  if (r.empty() || r.find("(no Tensor form") != std::string::npos || r.find("(no " + form) != std::string::npos) return "";
+  if (r.rfind(cfg.renderer_description.reach + " ", 0) == 0) return ", " + form + " fails";
+  if (r.find("computes the expected values") != std::string::npos) return ", " + form + " passes";
+  const size_t open = r.find(" (");
+  return ", " + form + ": " + (open == std::string::npos ? r : r.substr(open + 2, 120));
+}
+
+// `meta backends`: the file run on each sibling backend the renderer's handshake lists, "NAME: VERDICT;
+// ..." in its order; "" when it lists none.
+std::string backends_of(const Program& p, const std::string& file, const std::string& signature, const TriageOptions& o,
+                        const CompiledPathConfig& own) {
+  std::string out;
+  for (const PluginDescription::Backend& b : own.renderer_description.backends) {
+    CompiledFlags f = o.flags;
+    f.renderer_cmd = b.renderer;
+    f.renderer_batch.clear();
+    if (!b.cc.empty()) f.cc = b.cc;
+    if (!b.cflags.empty()) f.cflags = b.cflags;
+    const CompiledPathConfig cfg = f.config(&p);
+    const std::string text = b.name + ": " + verdict_text(p, signature, cfg) + front_end_text(p, file, cfg, o.reach_time_s);
+    std::cout << "  backend " << text << "\n";
+    out += (out.empty() ? "" : "; ") + text;
+  }
+  return out;
 }
 
 // The recorded bucket, else the failure under the file's own configuration, if any.
@@ -79,7 +120,7 @@ int run_triage(const TriageOptions& o) {
     const CompiledPathConfig cfg = o.flags.config(&p);
     const std::string signature = signature_of(p, cfg);
     std::cout << o.files[i] << ": " << (signature.empty() ? "no signature: any failure is blamed" : signature) << "\n";
-    std::string blame, culprit, reachable;
+    std::string blame, culprit, reachable, backends;
     if (!o.no_blame) {
       const std::optional<std::string> b = blame_of(p, signature, cfg, matrix);
       if (!b) {
@@ -99,8 +140,10 @@ int run_triage(const TriageOptions& o) {
     }
     if (!o.no_reach) reachable = reachability(p, o.files[i], cfg, o.reach_time_s);
     if (!reachable.empty()) std::cout << "  reachable: " << reachable << "\n";
+    if (!o.no_backends) backends = backends_of(p, o.files[i], signature, o, cfg);
     if (!o.write) continue;
-    for (const auto& [key, value] : {std::pair{"blame", &blame}, {"culprit", &culprit}, {"reachable", &reachable}})
+    for (const auto& [key, value] :
+         {std::pair{"blame", &blame}, {"culprit", &culprit}, {"reachable", &reachable}, {"backends", &backends}})
       if (!value->empty()) p.set_meta(key, *value);
     write_output(o.files[i], print_program(p));
   }
@@ -126,9 +169,11 @@ std::vector<Command> triage_commands(CLI::App& app) {
   t->add_option("--reach-time", opts->reach_time_s, "seconds for each file's reach request")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  t->add_flag("--no-backends", opts->no_backends,
+              "skip running the file on each sibling backend the renderer's handshake lists (no `meta backends`)");
   t->add_flag("--write", opts->write,
-              "record the blame, the culprit and the reachability in each file as `meta blame`, `meta culprit`, "
-              "`meta reachable` (atomic rewrite)");
+              "record the blame, the culprit, the reachability and the backends in each file as `meta blame`, "
+              "`meta culprit`, `meta reachable`, `meta backends` (atomic rewrite)");
   opts->flags.add_to(t);
   return {{t, [opts] { return run_triage(*opts); }}};
 }

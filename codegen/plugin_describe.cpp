@@ -112,6 +112,36 @@ void read_coverage_keys(const nlohmann::json& j, const std::string& cmd, PluginD
   }
 }
 
+// The optional keys of what the target suggests for a campaign: paths, and its sibling backends.
+void read_suggestion_keys(const nlohmann::json& j, const std::string& cmd, PluginDescription& d) {
+  const auto path = [&](const char* key, const nlohmann::json& v) {
+    if (!v.is_string() || v.get<std::string>().empty()) malformed(cmd, key, "must be a path (a non-empty string)");
+    return v.get<std::string>();
+  };
+  if (const auto it = j.find("policy"); it != j.end()) d.policy = path("policy", *it);
+  if (const auto it = j.find("known"); it != j.end()) d.known = path("known", *it);
+  if (const auto it = j.find("seeds"); it != j.end()) {
+    if (!it->is_array()) malformed(cmd, "seeds", "must be a list of directories");
+    for (const nlohmann::json& v : *it) d.seeds.push_back(path("seeds", v));
+  }
+  if (const auto it = j.find("backends"); it != j.end()) {
+    if (!it->is_array()) malformed(cmd, "backends", "must be a list of {name, renderer, cc, cflags}");
+    for (const nlohmann::json& b : *it) {
+      if (!b.is_object()) malformed(cmd, "backends", "must be a list of {name, renderer, cc, cflags}");
+      using T = nlohmann::json::value_t;
+      PluginDescription::Backend row{field(b, "backends.name", T::string, "a string", cmd).get<std::string>(),
+                                     field(b, "backends.renderer", T::string, "a string", cmd).get<std::string>(), "", ""};
+      if (!is_format_name(row.name)) malformed(cmd, "backends", "has '" + row.name + "' (a name is a lowercase word)");
+      for (auto [key, to] : {std::pair{"cc", &row.cc}, {"cflags", &row.cflags}})
+        if (const auto v = b.find(key); v != b.end()) {
+          if (!v->is_string()) malformed(cmd, std::string("backends.") + key, "must be a string");
+          *to = v->get<std::string>();
+        }
+      d.backends.push_back(std::move(row));
+    }
+  }
+}
+
 }  // namespace
 
 std::optional<PluginDescription> parse_description(const std::string& json, const std::string& cmd) {
@@ -154,6 +184,7 @@ std::optional<PluginDescription> parse_description(const std::string& json, cons
       malformed(cmd, "switches", "needs the server mode (switches travel in server requests)");
   }
   read_coverage_keys(j, cmd, d);
+  read_suggestion_keys(j, cmd, d);
   if (const auto it = j.find("opts"); it != j.end()) {  // optional
     if (!it->is_array()) malformed(cmd, "opts", "must be a list");
     d.opts = strings(*it, "opts", cmd);

@@ -48,6 +48,20 @@ struct PluginDescription {
   // a finding fails as it does through that front end too, or only as a hand-built kernel. "" when none.
   std::string reach;
 
+  // What the target suggests for a campaign (docs/format.md, "Target suggestions"), each path relative to
+  // uopfuzz's working directory: "policy" a generator policy file (what --policy reads), "seeds"
+  // directories of program seeds that campaigns read and never write, "known" the directory of its
+  // tracked findings (what --known reads). `uopfuzz fuzz` uses them unless its options say otherwise.
+  std::string policy;
+  std::vector<std::string> seeds;
+  std::string known;
+  // "backends": the target's sibling configurations (tinygrad: one per CPU backend), each a renderer
+  // command and the compiler its language needs ("" keeps the caller's): `triage` runs a finding on each.
+  struct Backend {
+    std::string name, renderer, cc, cflags;
+  };
+  std::vector<Backend> backends;
+
   // The mode uopfuzz uses: the first of server, batch, program that it serves.
   RendererProtocol best_mode() const;
   bool serves(RendererProtocol p) const;

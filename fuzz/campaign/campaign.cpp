@@ -90,6 +90,10 @@ void apply(const Report& report, CampaignSummary& s, WorkerProcess& w) {
                  },
                  [&](const ReducedReport& r) { s.reductions.push_back(r); },
                  [&](const CulpritReport& r) { s.culprits[r.signature] = r.culprit; },
+                 [&](const KnownReport& r) {
+                   s.known_checks += r.checks;
+                   if (!r.known.empty()) s.known[r.signature] = r;
+                 },
                  [&](const CoverageReport& r) { w.coverage = r.coverage; },
                  [&](const TargetCoverageReport& r) { w.target = r; },
                  [&](const SizeReport& r) { w.sizes = r; },
@@ -290,6 +294,9 @@ CampaignSummary run_campaign(const CampaignOptions& o) {
   s.guide = guide_name(o.guide);
   s.without = without_list(o);
   if (!o.cfg.renderer_description.opts.empty()) s.opts_mode = o.opts_mode;
+  s.known_dir = o.known_dir;
+  s.known_findings = static_cast<int>(o.known.size());
+  s.suggested = o.suggested;
   s.seconds = clock.seconds();
   s.interrupted = g_interrupted != 0;
   events.finish(s);

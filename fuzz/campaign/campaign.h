@@ -18,6 +18,7 @@
 
 #include "fuzz/campaign/coverage.h"
 #include "fuzz/campaign/guide.h"
+#include "fuzz/campaign/known.h"
 #include "fuzz/campaign/target_coverage.h"
 #include "fuzz/campaign/protocol.h"
 #include "fuzz/oracle/oracle.h"
@@ -53,6 +54,13 @@ struct CampaignOptions {
   GuideMode guide = GuideMode::coverage;
   std::string seeds_dir;
   std::vector<TargetRule> target_rules;
+  // Directories of program seeds read and never written (the target's suggested seeds, guide.h).
+  std::vector<std::string> read_seed_dirs;
+  // The known findings (`--known DIR`, known.h): a new bucket they explain is counted, not reduced.
+  std::string known_dir;
+  std::vector<KnownFinding> known;  // load_known(known_dir)
+  // What the campaign took from the target's handshake (the summary's `suggested`): {"policy", "seeds", "known"}.
+  nlohmann::json suggested = nlohmann::json::object();
   bool reduce = true;
   double reduce_time_s = 120;
   // A `render-error timeout` is checked and reduced with this render timeout (at most cfg's): a render
@@ -93,6 +101,11 @@ struct CampaignSummary {
   std::vector<std::string> saved;
   std::vector<ReducedReport> reductions;        // as they ended: the event log's `reduced` lines
   std::map<std::string, std::string> culprits;  // signature -> its culprit, for the buckets this run searched
+  std::map<std::string, KnownReport> known;     // signature -> the known finding that explains it (known.h)
+  int64_t known_checks = 0;                     // renders the known checks took
+  std::string known_dir;                        // --known ("" : none)
+  int known_findings = 0;                       // the known findings loaded from it
+  nlohmann::json suggested = nlohmann::json::object();  // CampaignOptions::suggested
   std::vector<std::string> errors;              // worker failures (corpus unwritable, ...)
   Coverage coverage;
   TargetCoverage target_coverage;  // what of the target the programs reached (target_coverage.h)
@@ -116,10 +129,16 @@ struct CampaignSummary {
   std::vector<std::string> without;
   std::string opts_mode;  // CampaignOptions::opts_mode, "" for a target without opts
 
-  // The buckets by root cause (group_key of each signature and its culprit): what a user counts.
+  // The buckets by root cause (group_key of each signature and its culprit): what a user counts. Buckets
+  // a known finding explains are not among them: known_groups() has them, by the known culprit.
   std::map<std::string, std::vector<std::string>> groups() const;
+  std::map<std::string, std::vector<std::string>> known_groups() const;
   nlohmann::json to_json() const;
   std::string to_text() const;
+
+ private:
+  std::string known_text() const;
+  std::string suggested_text() const;
 };
 
 // The renderer as the summary and the event log show it: {name, version, protocol, mode, language}. The

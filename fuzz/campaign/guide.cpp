@@ -177,16 +177,23 @@ Guide::Guide(Options o) : o_(std::move(o)), rng_(o_.campaign_seed ^ (0xA0761D647
   sync();
 }
 
-void Guide::sync() {
-  if (o_.mode == GuideMode::none || o_.seeds_dir.empty()) return;
+void Guide::more_seed_files(const std::string& dir, std::vector<std::string>& fresh) const {
   std::error_code ec;
-  std::vector<std::string> fresh;
-  for (const auto& e : std::filesystem::directory_iterator(o_.seeds_dir, ec))
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
     if ((e.path().extension() == ".seed" || e.path().extension() == ".uop") && !loaded_.count(e.path().filename()))
       fresh.push_back(e.path());
+}
+
+void Guide::sync() {
+  if (o_.mode == GuideMode::none) return;
+  std::vector<std::string> fresh;
+  for (const std::string& dir : o_.read_dirs)
+    if (!read_dirs_done_) more_seed_files(dir, fresh);  // they do not change: read once
+  read_dirs_done_ = true;
+  if (!o_.seeds_dir.empty()) more_seed_files(o_.seeds_dir, fresh);
   std::sort(fresh.begin(), fresh.end());  // the same order on every machine
   for (const std::string& path : fresh) {
-    loaded_.insert(std::filesystem::path(path).filename());
+    if (!loaded_.insert(std::filesystem::path(path).filename()).second) continue;  // the same file in two directories
     try {
       const bool program = std::filesystem::path(path).extension() == ".uop";
       Seed s = program ? read_program_seed(path) : read_seed(path);

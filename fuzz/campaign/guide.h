@@ -7,6 +7,8 @@
 // and the workers of one campaign share them (each loads the others' files before each batch). A `.uop`
 // file there is a seed too (a program of any origin: a hand-written kernel, a target's own): it is
 // checked once as it is, then mutated as a program (fuzz/gen/mutate.h) instead of through its choices.
+// A target may suggest directories of such programs (its own kernels, docs/format.md "Target
+// suggestions"): they are read like the seed directory and never written.
 //
 // Each next program is either fresh (the blind stream: program_seed(seed, worker, i)) or derived from a
 // seed by mutating its choices (guide.cpp's table of mutations: points, small values, a block drawn
@@ -78,6 +80,7 @@ class Guide {
     int workers = 1;  // a program seed is checked as it is by one worker, by its name's hash
     std::vector<std::string> without;  // the campaign's --without names: program seeds and mutants keep to them
     std::vector<TargetRule> targets;
+    std::vector<std::string> read_dirs;  // more seed directories, read and never written (a target's own)
   };
   explicit Guide(Options o);
 
@@ -111,11 +114,13 @@ class Guide {
   bool near_target(const std::string& feature) const;
   void keep(const Pick& pick, const std::vector<std::string>& features, double seconds);
   double speed_factor(const Seed& s) const;
+  void more_seed_files(const std::string& dir, std::vector<std::string>& fresh) const;  // not yet loaded
 
   Options o_;
   Rng rng_;
   std::vector<Seed> seeds_;
   std::set<std::string> loaded_;             // seed files read or written
+  bool read_dirs_done_ = false;
   std::vector<int> unchecked_;               // `.uop` seeds not yet checked as they are
   std::map<std::string, int64_t> reached_;   // feature -> programs (this worker's, and the seeds')
   int64_t fresh_ = 0, derived_ = 0, kept_ = 0;

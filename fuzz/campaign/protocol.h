@@ -87,6 +87,15 @@ struct CulpritReport {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CulpritReport, signature, culprit, checks, seconds)
 
+// A new bucket checked against the known findings (known.h) before its reduction: `known` the file that
+// explains it ("" when none does: it is new), and the renders that took.
+struct KnownReport {
+  static constexpr const char* kind = "known";
+  std::string signature, known, culprit;
+  int checks = 0;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KnownReport, signature, known, culprit, checks)
+
 // Cumulative: each replaces the worker's previous one.
 struct CoverageReport {
   static constexpr const char* kind = "coverage";
@@ -129,7 +138,7 @@ struct ErrorReport {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ErrorReport, message)
 
-using Report = std::variant<BatchReport, BucketReport, SavedReport, ReducedReport, CulpritReport, CoverageReport,
+using Report = std::variant<BatchReport, BucketReport, SavedReport, ReducedReport, CulpritReport, KnownReport, CoverageReport,
                             TargetCoverageReport, SizeReport, CompilerReport, ErrorReport>;
 
 // One line, without its '\n'.

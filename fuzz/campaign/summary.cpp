@@ -59,6 +59,11 @@ nlohmann::json CampaignSummary::to_json() const {
   j["signatures"] = buckets;
   j["culprits"] = culprits;
   j["groups"] = groups();
+  nlohmann::json known_buckets = nlohmann::json::object();
+  for (const auto& [sig, r] : known) known_buckets[sig] = {{"file", r.known}, {"culprit", r.culprit}};
+  j["known"] = {{"dir", known_dir}, {"findings", known_findings}, {"checks", known_checks}, {"buckets", known_buckets},
+                {"groups", known_groups()}};
+  j["suggested"] = suggested;
   j["seconds"] = rounded(seconds, 2);
   j["programs_per_second"] = rounded(seconds > 0 ? counts.programs / seconds : 0.0, 1);
   j["inputs"] = inputs;
@@ -86,8 +91,35 @@ nlohmann::json CampaignSummary::to_json() const {
 std::map<std::string, std::vector<std::string>> CampaignSummary::groups() const {
   std::map<std::string, std::vector<std::string>> out;
   for (const std::string& b : buckets) {
+    if (known.count(b)) continue;
     const auto c = culprits.find(b);
     out[group_key(b, c == culprits.end() ? "" : c->second)].push_back(b);
+  }
+  return out;
+}
+
+std::map<std::string, std::vector<std::string>> CampaignSummary::known_groups() const {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& [sig, r] : known) out[r.culprit].push_back(sig);
+  return out;
+}
+
+// ", of them K buckets in G known groups (--known DIR, N findings)", or "" without --known.
+std::string CampaignSummary::known_text() const {
+  if (known_dir.empty()) return "";
+  return " new, " + std::to_string(known.size()) + " buckets in " + std::to_string(known_groups().size()) +
+         " known groups (--known " + known_dir + ": " + std::to_string(known_findings) + " findings, " +
+         std::to_string(known_checks) + " checks)";
+}
+
+// "policy P; seeds D, E; known K": what the campaign took from the target's handshake.
+std::string CampaignSummary::suggested_text() const {
+  std::string out;
+  for (const auto& [key, value] : suggested.items()) {
+    std::string v = value.is_string() ? value.get<std::string>() : "";
+    if (value.is_array())
+      for (const auto& e : value) v += (v.empty() ? "" : ", ") + e.get<std::string>();
+    out += (out.empty() ? "" : "; ") + key + " " + v;
   }
   return out;
 }
@@ -103,11 +135,12 @@ std::string CampaignSummary::to_text() const {
     << " extra data sets UNDEFINED, skipped\n"
     << "uopfuzz: failures: " << counts.mismatching << " mismatch, " << counts.crashes << " crash, " << counts.timeouts
     << " timeout, " << counts.compile_errors << " compile-error, " << counts.render_errors << " render-error; " << buckets.size()
-    << " buckets in " << groups().size() << " groups, " << saved.size() << " new reproducers\n"
+    << " buckets in " << groups().size() << " groups" << known_text() << ", " << saved.size() << " new reproducers\n"
     << "uopfuzz: coverage: " << coverage.summary() << "\n";
   if (const std::string t = target_coverage_text(target_coverage, description); !t.empty())
     o << "uopfuzz: target coverage: " << t << "; " << derived_programs << " programs derived from seeds, " << seeds
       << " seeds kept (--guide " << guide << ")\n";
+  if (!suggested.empty()) o << "uopfuzz: from the target's handshake: " << suggested_text() << "\n";
   if (!sizes.empty()) {
     o << "uopfuzz: sizes:";
     for (const auto& [range, c] : sizes) o << " " << range << " steps " << c.programs << " programs, " << c.new_buckets << " new buckets;";
@@ -130,6 +163,7 @@ std::string CampaignSummary::to_text() const {
   }
   for (const auto& [key, members] : groups())
     o << "uopfuzz: group: " << key << ": " << members.size() << (members.size() == 1 ? " bucket" : " buckets") << "\n";
+  for (const auto& [sig, r] : known) o << "uopfuzz: known: " << sig << ": " << r.known << " (" << r.culprit << ")\n";
   for (const auto& f : saved) o << "uopfuzz: saved " << f << "\n";
   for (const auto& e : errors) o << "uopfuzz: error: " << e << "\n";
   if (interrupted) o << "uopfuzz: interrupted\n";

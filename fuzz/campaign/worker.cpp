@@ -47,7 +47,7 @@ class Worker {
         min_batch_(slow_server_ ? std::min(o.min_batch, o.server_min_batch) : o.min_batch),
         batch_(
             std::clamp(slow_server_ ? std::min(o.first_batch, o.server_first_batch) : o.first_batch, min_batch_, o.max_batch)),
-        guide_(Guide::Options{o.guide, o.seeds_dir, o.seed, w, o.jobs, without_list(o), o.target_rules}),
+        guide_(Guide::Options{o.guide, o.seeds_dir, o.seed, w, o.jobs, without_list(o), o.target_rules, o.read_seed_dirs}),
         size_(o.policy, o.guide != GuideMode::none && o.time_s > 0 && o.count <= 0, program_seed(o.seed, static_cast<uint64_t>(w), UINT64_MAX)) {}
 
   void run() {
@@ -240,6 +240,7 @@ class Worker {
       return std::nullopt;
     }
     const Observation& obs = first.observation;
+    if (explained_by_known(path, found, obs.signature, cfg)) return std::nullopt;
     FindingContext ctx = ctx_;  // the file keeps the worker that found it
     ctx.cfg = cfg;
     if (const std::string* w = found.meta_value("worker")) ctx.worker = *w;
@@ -281,6 +282,10 @@ class Worker {
         const Culprit c = find_culprit(final, obs.signature, cfg, co);
         final.set_meta("culprit", c.text);
         send_report(fd_, CulpritReport{obs.signature, c.text, c.checks, c.seconds});
+        if (const KnownFinding* k = known_by_culprit(c.text)) {  // found only once reduced: another bug was in the way
+          final.set_meta("known", k->file + " (" + k->culprit + "; the same culprit, once reduced)");
+          send_report(fd_, KnownReport{obs.signature, k->file, k->culprit, 0});
+        }
         changed = true;
       }
     } catch (const Interrupted&) {
@@ -289,6 +294,31 @@ class Worker {
     if (changed) replace(path, final, final_obs, ctx);
     if (changed) size_.reduced(linearize(found).size(), timer.seconds());
     return again;
+  }
+
+  // A finding a known one explains (known.h) is marked `meta known` and left as found: no reduction, no
+  // culprit search. Every checked finding is reported, with the renders the check took.
+  bool explained_by_known(const std::string& path, Program& found, const std::string& signature, const CompiledPathConfig& cfg) {
+    if (o_.known.empty() || cfg.switches_off.size() > 0 || cfg.renderer_description.switches.empty()) return false;
+    KnownVerdict v;
+    try {
+      v = explain_known(found, signature, o_.known, cfg);
+    } catch (const Interrupted&) {
+      return false;
+    }
+    send_report(fd_, KnownReport{signature, v.known ? v.known->file : "", v.known ? v.known->culprit : "", v.checks});
+    if (!v.known) return false;
+    found.set_meta("known", v.known->file + " (" + v.known->culprit + ")");
+    corpus_.rewrite(path, found);
+    return true;
+  }
+
+  // The known finding whose culprit is `culprit`'s (the same switches), or nullptr.
+  const KnownFinding* known_by_culprit(const std::string& culprit) const {
+    const std::string key = culprit_key(culprit);
+    for (const KnownFinding& k : o_.known)
+      if (!key.empty() && k.culprit == key) return &k;
+    return nullptr;
   }
 
   // One reduction's limit: --reduce-time, within the budget's time left; and when the findings still to

@@ -2,6 +2,7 @@
 #include "fuzz/oracle/culprit.h"
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <regex>
 #include <set>
@@ -158,10 +159,11 @@ std::string still_fails(Search& s, const Names& off) {
 }
 
 // Whether a check shows the finding gone (a compile-error: compiled, or at least rendered; else: ok).
-bool gone(const Search& s, const Finding& f) {
+bool gone_as(bool compile_error, const Finding& f) {
   const Verdict v = f.observation.verdict;
-  return f.defined() && (s.compile_error ? v != Verdict::compile_error && v != Verdict::render_error : v == Verdict::ok);
+  return f.defined() && (compile_error ? v != Verdict::compile_error && v != Verdict::render_error : v == Verdict::ok);
 }
+bool gone(const Search& s, const Finding& f) { return gone_as(s.compile_error, f); }
 
 std::string search_rules(Search& s) {
   const std::string target = s.cfg.renderer_description.target.name;
@@ -380,6 +382,26 @@ Culprit find_culprit(const Program& p, const std::string& signature, const Compi
       why.begin(), why.end(), [](char c) { return c == '\n' || c == '\r' || c == '\t'; }, ' ');
   if (why.size() > 400) why = why.substr(0, 400) + "...";
   return {"none (" + why + ")", search.checks, seconds};
+}
+
+bool finding_gone(const std::string& signature, const Finding& f) {
+  return gone_as(signature.rfind(verdict_name(Verdict::compile_error), 0) == 0, f);
+}
+
+std::vector<std::vector<std::string>> culprit_switch_sets(const std::string& culprit) {
+  const std::string key = culprit_key(culprit);
+  size_t at = std::string::npos;
+  for (const char* word : {" switches ", " switch "})
+    if (at == std::string::npos && (at = key.find(word)) != std::string::npos) at += std::strlen(word);
+  if (at == std::string::npos) return {};
+  std::vector<std::string> names;
+  std::istringstream in(key.substr(at));
+  bool alone = false;
+  for (std::string w; in >> w;) (w == "or" ? alone = true : (names.push_back(w), false));
+  if (!alone) return {names};
+  std::vector<std::vector<std::string>> sets;
+  for (const std::string& n : names) sets.push_back({n});
+  return sets;
 }
 
 std::string culprit_key(const std::string& culprit) {

@@ -53,6 +53,14 @@ struct CulpritOptions {
 // UserError for a setup problem (a compiler that cannot run).
 Culprit find_culprit(const Program& p, const std::string& signature, const CompiledPathConfig& cfg, const CulpritOptions& o = {});
 
+// Whether a check of a finding failing as `signature` shows it gone: a compile-error once it compiles (or
+// at least renders), any other failure once every buffer agrees.
+bool finding_gone(const std::string& signature, const Finding& f);
+
+// The switch sets a culprit text names (`TARGET switch A`, `TARGET switches A or B`: {A}, {B}, each alone
+// off makes it pass; `TARGET switches A B`: one set {A, B}); none for a culprit that names no switch.
+std::vector<std::vector<std::string>> culprit_switch_sets(const std::string& culprit);
+
 // The part of a culprit text that names it (before ` (`), "" for `none ...`, `trigger ...` or an empty text.
 std::string culprit_key(const std::string& culprit);
 // The root cause a bucket belongs to: its culprit's KEY when it names one (a crash and a mismatch of the

@@ -265,5 +265,34 @@ TEST_F(PluginServerTest, AMalformedHandshakeNamesTheKey) {
             std::string::npos);
 }
 
+// What a target suggests for a campaign: a policy file, seed directories, its known findings, and its
+// sibling backends for triage; each optional, each malformed one named.
+TEST(PluginDescribe, SuggestionKeys) {
+  const std::string head = R"({"protocol": 2, "modes": ["server"], "language": "c", "target": {"name": "t", "version": "1"}, "without": [], )";
+  const auto d = parse_description(head + R"("policy": "p/x.json", "seeds": ["s/a", "s/b"], "known": "corpus/t",
+      "backends": [{"name": "clang", "renderer": "t --backend clang", "cc": "clang"}, {"name": "py", "renderer": "t --py"}]})", "p");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->policy, "p/x.json");
+  EXPECT_EQ(d->seeds, (std::vector<std::string>{"s/a", "s/b"}));
+  EXPECT_EQ(d->known, "corpus/t");
+  ASSERT_EQ(d->backends.size(), 2u);
+  EXPECT_EQ(d->backends[0].renderer, "t --backend clang");
+  EXPECT_EQ(d->backends[0].cc, "clang");
+  EXPECT_EQ(d->backends[1].cc, "");
+  const auto none = parse_description(head + R"("switches": []})", "p");
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->policy.empty() && none->seeds.empty() && none->known.empty() && none->backends.empty());
+  for (const auto& [bad, key] : {std::pair{R"("policy": 1})", "'policy'"}, {R"("policy": ""})", "'policy'"},
+                                 {R"("seeds": "s"})", "'seeds'"}, {R"("known": ["k"]})", "'known'"},
+                                 {R"("backends": [{"name": "x"}]})", "'backends.renderer'"},
+                                 {R"("backends": [{"name": "X", "renderer": "r"}]})", "'backends'"},
+                                 {R"("backends": [{"name": "x", "renderer": "r", "cc": 1}]})", "'backends.cc'"}}) {
+    try {
+      parse_description(head + bad, "p");
+      ADD_FAILURE() << bad << ": no error";
+    } catch (const UserError& e) { EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what(); }
+  }
+}
+
 }  // namespace
 }  // namespace uf::testing

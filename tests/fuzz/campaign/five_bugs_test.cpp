@@ -28,7 +28,7 @@ TEST(FiveBugs, OneReducedBucketPerBug) {
   const fs::path dir = tmp.path();
   nlohmann::json s;
   ASSERT_NO_FATAL_FAILURE(run_finding_campaign(
-      "--seed 35 --count 120 --jobs 2 -q --reduce-time 600 --renderer-protocol server --renderer-cmd " + source_path("tests/fuzz/campaign/plugins/five_bugs.py"), dir, &s));
+      "--seed 35 --count 120 --jobs 2 -q --guide none --reduce-time 600 --renderer-protocol server --renderer-cmd " + source_path("tests/fuzz/campaign/plugins/five_bugs.py"), dir, &s));
   std::map<std::string, int> buckets;  // signature -> saved files
   for (const auto& path : s["saved"]) {
     const std::string file = path.get<std::string>();

@@ -93,5 +93,18 @@ TEST(CulpritGroups, ANamedCulpritGroupsAcrossOpsOtherwiseTheOpAcrossDtypes) {
             "tinygrad switch uop/symbolic.py:12");
 }
 
+// The switch sets a culprit names (what `fuzz --known` switches off): alternatives one by one, a set
+// that passes only together as one; none for a culprit of no switch, a trigger, or none.
+TEST(CulpritText, SwitchSetsOfACulprit) {
+  using Sets = std::vector<std::vector<std::string>>;
+  EXPECT_EQ(culprit_switch_sets("tinygrad switch a.py:1 (passes with it off; 3 checks)"), (Sets{{"a.py:1"}}));
+  EXPECT_EQ(culprit_switch_sets("tinygrad-x86 switches a.py:1 or b.py:2 (each alone off makes it pass)"),
+            (Sets{{"a.py:1"}, {"b.py:2"}}));
+  EXPECT_EQ(culprit_switch_sets("tinygrad switches a.py:1 b.py:2 (together off make it pass)"), (Sets{{"a.py:1", "b.py:2"}}));
+  EXPECT_EQ(culprit_switch_sets("trigger tinygrad switch a.py:1 (passes with it off on the finding's data, but ...)"), Sets{});
+  EXPECT_EQ(culprit_switch_sets("none (switches: out of time)"), Sets{});
+  EXPECT_EQ(culprit_switch_sets("gcc -finline or -ftree-slp-vectorize (the -fno- of each alone makes it pass)"), Sets{});
+}
+
 }  // namespace
 }  // namespace uf::testing

@@ -1,0 +1,70 @@
+// Known findings (see known.h).
+#include "fuzz/campaign/known.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "core/error.h"
+#include "core/text.h"
+#include "fuzz/oracle/culprit.h"
+#include "fuzz/oracle/oracle.h"
+
+namespace uf {
+
+std::vector<KnownFinding> load_known(const std::string& dir, const std::vector<std::string>& switches) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw UserError(dir + ": --known: not a directory");
+  std::vector<std::string> paths;
+  for (const auto& e : fs::recursive_directory_iterator(dir, ec))
+    if (e.path().extension() == ".uop") paths.push_back(e.path().string());
+  std::sort(paths.begin(), paths.end());
+  const std::set<std::string> ours(switches.begin(), switches.end());
+  std::vector<KnownFinding> out;
+  for (const std::string& path : paths) {
+    const Program p = read_program(path);
+    const std::string* status = p.meta_value("status");
+    const std::string* culprit = p.meta_value("culprit");
+    if (!status || *status != "open" || !culprit) continue;
+    KnownFinding k{fs::relative(path, dir).string(), culprit_key(*culprit), culprit_switch_sets(*culprit)};
+    const bool all_ours = std::all_of(k.switch_sets.begin(), k.switch_sets.end(), [&](const std::vector<std::string>& set) {
+      return std::all_of(set.begin(), set.end(), [&](const std::string& s) { return ours.count(s) > 0; });
+    });
+    if (!k.switch_sets.empty() && all_ours) out.push_back(std::move(k));
+  }
+  return out;
+}
+
+namespace {
+
+bool passes_with_off(const Program& p, const std::string& signature, const std::vector<std::string>& off,
+                     const CompiledPathConfig& cfg, int& checks) {
+  CompiledPathConfig c = cfg;
+  c.switches_off = off;
+  ++checks;
+  return finding_gone(signature, check({&p}, c, /*probe=*/false).at(0));
+}
+
+}  // namespace
+
+KnownVerdict explain_known(const Program& p, const std::string& signature, const std::vector<KnownFinding>& known,
+                           const CompiledPathConfig& cfg) {
+  KnownVerdict v;
+  std::set<std::string> every;
+  for (const KnownFinding& k : known)
+    for (const auto& set : k.switch_sets) every.insert(set.begin(), set.end());
+  if (every.empty() || !passes_with_off(p, signature, {every.begin(), every.end()}, cfg, v.checks)) return v;
+  for (const KnownFinding& k : known) {
+    const bool explains = std::all_of(k.switch_sets.begin(), k.switch_sets.end(), [&](const std::vector<std::string>& set) {
+      return passes_with_off(p, signature, set, cfg, v.checks);
+    });
+    if (explains) {
+      v.known = k;
+      return v;
+    }
+  }
+  return v;
+}
+
+}  // namespace uf

@@ -1,0 +1,39 @@
+// Known findings (`fuzz --known DIR`, docs/format.md "Known findings"): a campaign given a target's tracked
+// corpus spends no reduction or culprit search on a bug it already holds. Each open reproducer there
+// (`meta status = open`) whose culprit names switches of this target is a known root cause. A new bucket
+// is that bug found again when, on its own data, it passes with each of the known culprit's switch sets
+// off (`A or B`: A alone, and B alone; `A B`: both): the same fingerprint, not merely a rule that a
+// different defect also needs. It is then counted under the known group (its culprit), kept as found with
+// `meta known`, and neither reduced nor searched. Whatever the known culprits do not explain is new, whatever
+// its signature.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/compiled_path.h"
+#include "core/program.h"
+
+namespace uf {
+
+struct KnownFinding {
+  std::string file;     // relative to the known directory
+  std::string culprit;  // its culprit's key (culprit_key): the group it stands for
+  std::vector<std::vector<std::string>> switch_sets;  // culprit_switch_sets, each a switch of this target
+};
+
+// The known findings of DIR (every `.uop` below it); those whose culprit names a switch `switches` lacks
+// are left out (another target's). UserError for a file that does not parse, with its location.
+std::vector<KnownFinding> load_known(const std::string& dir, const std::vector<std::string>& switches);
+
+struct KnownVerdict {
+  std::optional<KnownFinding> known;  // what explains it; nullopt: new
+  int checks = 0;                      // renders run to decide
+};
+
+// Whether a known finding explains `p`, which fails as `signature` under `cfg` (a plug-in server with
+// switches). First one check with every known switch off: when it still fails, no known cause explains it.
+KnownVerdict explain_known(const Program& p, const std::string& signature, const std::vector<KnownFinding>& known,
+                           const CompiledPathConfig& cfg);
+
+}  // namespace uf
