@@ -12,7 +12,8 @@
 # level `front`) reaches a program with `meta front = yes` (`meta front = bad`: a malformed answer).
 # $SDK_PLUGIN_LANGUAGE=x86-64: the render is bytes instead, `ret` then every byte value 0..255 (so that a
 # text layer anywhere would show). =outputs: it runs programs instead (run() below). `meta wrong = type`
-# makes a render return the other type (bytes for C, str for machine code).
+# makes a render return the other type (bytes for C, str for machine code). $SDK_PLUGIN_BACKENDS=1: its
+# handshake lists two sibling backends for triage, itself (`empty`) and uopfuzz's own renderer (`exact`).
 import json
 import os
 import sys
@@ -97,7 +98,10 @@ def reach(program):
 
 
 LANGUAGE = os.environ.get("SDK_PLUGIN_LANGUAGE", "c")
+BACKENDS = [{"name": "empty", "renderer": os.path.abspath(__file__)},
+            {"name": "exact", "renderer": f"{os.environ.get('UOPFUZZ', 'uopfuzz')} render-plugin"}]
 Plugin(name="sdk-test", version="1.0", without=["mulacc"], language=LANGUAGE, switches=switches,
+       backends=BACKENDS if os.environ.get("SDK_PLUGIN_BACKENDS") else None,
        reachable=reachable, switch_source=SWITCH_SOURCE,
        exports={"ops": export_ops, "broken": export_broken}, reach=reach, reach_level="front",
        **({"run": run} if LANGUAGE == "outputs" else {"render": render})).main()

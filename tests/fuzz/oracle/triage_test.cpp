@@ -157,5 +157,20 @@ TEST_F(Triage, TheFrontEndSaysWhetherUsersReachTheFinding) {
   EXPECT_EQ(none.out.find("reachable:"), std::string::npos) << none.out;
 }
 
+// A renderer whose handshake lists sibling backends: triage runs the file on each, asks each front end,
+// and records `meta backends`; --no-backends skips it.
+TEST_F(Triage, TheFindingRunsOnEveryBackendTheTargetLists) {
+  const std::string plugin = source_path("tests/plugins/sdk_plugin.py");
+  const std::string front = file("front.uop", std::string("meta front = yes\n") + kMul);
+  const std::string with = env + "SDK_PLUGIN_BACKENDS=1 ";
+  const Ran r = run_uopfuzz("triage --no-blame --no-culprit --no-reach --write --renderer-cmd " + plugin + " " + front, with);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const std::string want = "empty: mismatch CONST i32 (as found), front form fails; exact: passes";
+  EXPECT_NE(r.out.find("  backend empty: mismatch CONST i32 (as found), front form fails\n"), std::string::npos) << r.out;
+  EXPECT_NE(read_text(front).find("meta backends = " + want + "\n"), std::string::npos) << read_text(front);
+  const Ran skip = run_uopfuzz("triage --no-blame --no-culprit --no-reach --no-backends --renderer-cmd " + plugin + " " + front, with);
+  EXPECT_EQ(skip.out.find("backend "), std::string::npos) << skip.out;
+}
+
 }  // namespace
 }  // namespace uf::testing
