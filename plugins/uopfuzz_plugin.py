@@ -16,7 +16,9 @@
 # reproducers; with switches, `reachable` (those a generated program can reach: the denominator of target
 # coverage) and `switch_source` (a line about each, what a coverage report shows for one never used). `opts`
 # names the optimization actions a program's `opts` line may ask of the target; a render or run may say which
-# it applied and skipped, and which `features` (coverage names beyond switches) it exercised. The
+# it applied and skipped, and which `features` (coverage names beyond switches) it exercised. `policy`,
+# `seeds`, `known` and `backends` are what the target suggests for a campaign (a generator policy file,
+# program seed directories, the directory of its tracked findings, its sibling configurations). The
 # .uop reader (Program, parse_program, buffer_bytes, ...) lives in uopfuzz_uop.py, what render and run
 # return (Rendered, Ran, RunFailure) and the run requests' bytes in uopfuzz_replies.py; both are re-exported
 # here, so `from uopfuzz_plugin import ...` gives all of it.
@@ -153,11 +155,18 @@ class Plugin:
   RenderError (or any exception) means the program cannot be run at all. opts: the optimization action names
   (`[A-Z][A-Z_]*`) a program's `opts` line may ask of the target, for the handshake (a list, or a function
   giving one, called by the handshake only); render and run say what they did with Rendered/Ran's
-  opts_applied, opts_skipped and features."""
+  opts_applied, opts_skipped and features.
+  What the target suggests for a campaign, handshake keys too, each given as a value or a function giving one
+  (called by the handshake only): policy (the path of a generator policy file, what `uopfuzz fuzz --policy`
+  reads), seeds (a list of directories of program seeds), known (the directory of the target's tracked
+  findings), each path absolute or relative to the working directory and given to uopfuzz relative to it
+  (uopfuzz reads them from its own working directory, the plug-in's); backends (a list of {"name": a
+  lowercase word, "renderer": a --renderer-cmd, and optionally "cc" and "cflags": the compiler and flags its
+  language needs}), the target's sibling configurations."""
 
   def __init__(self, render=None, name=None, version="", without=(), modes=MODES, language="c", one_unit=False,
                switches=None, exports=None, run=None, reachable=None, switch_source=None, reach=None, reach_level=None,
-               opts=None):
+               opts=None, policy=None, seeds=None, known=None, backends=None):
     self.prog = os.path.splitext(os.path.basename(sys.argv[0]))[0] or "plugin"
     if language not in LANGUAGES: self.fail(2, f"language {language!r} is none of {', '.join(LANGUAGES)}")
     if (language == "outputs") != (run is not None): self.fail(2, "run= goes with language='outputs', and only with it")
@@ -171,6 +180,7 @@ class Plugin:
     if reach_level is not None and not re.fullmatch(r"[a-z][a-z0-9_-]*", reach_level) or reach_level == "kernel":
       self.fail(2, f"reach_level {reach_level!r}: a lowercase word other than 'kernel'")
     self.reach, self.reach_level, self.opts = reach, reach_level, opts
+    self.suggestions = {"policy": policy, "seeds": seeds, "known": known, "backends": backends}
 
   def switch_list(self):
     if self._switch_list is None:
@@ -206,7 +216,34 @@ class Plugin:
     if self.exports: d["exports"] = sorted(self.exports)
     if self.reach_level: d["reach"] = self.reach_level
     if self.opts is not None: d["opts"] = self.opt_names()
+    d.update(self.suggestion_keys())
     return d
+
+  def suggestion_keys(self):
+    """The handshake's policy, seeds, known and backends, those given: paths relative to the working directory."""
+    out = {}
+    for key, given in self.suggestions.items():
+      if given is None: continue
+      value = given() if callable(given) else given
+      if value is None: continue
+      if key in ("policy", "known"): out[key] = self.suggested_path(key, value)
+      elif key == "seeds":
+        if isinstance(value, str) or not all(isinstance(p, str) for p in value): self.fail(2, "seeds: a list of directories")
+        out[key] = [self.suggested_path(key, p) for p in value]
+      else: out[key] = [self.backend_row(b) for b in value]
+    return out
+
+  def suggested_path(self, key, path):
+    if not isinstance(path, str) or not path: self.fail(2, f"{key}: {path!r} is not a path")
+    return os.path.relpath(os.path.abspath(path))
+
+  def backend_row(self, b):
+    if not isinstance(b, dict) or not isinstance(b.get("name"), str) or not isinstance(b.get("renderer"), str):
+      self.fail(2, f"backends: {b!r} is not {{name, renderer[, cc, cflags]}}")
+    if not re.fullmatch(r"[a-z][a-z0-9_-]*", b["name"]): self.fail(2, f"backends: name {b['name']!r} is not a lowercase word")
+    bad = next((k for k, v in b.items() if k not in ("name", "renderer", "cc", "cflags") or not isinstance(v, str)), None)
+    if bad is not None: self.fail(2, f"backends: {b['name']}'s {bad!r} is not one of renderer, cc, cflags (strings)")
+    return dict(b)
 
   def opt_names(self):
     names = list(self.opts() if callable(self.opts) else self.opts)
