@@ -116,6 +116,10 @@ CompiledPathConfig CompiledFlags::config(const Program* recorded) const {
     std::cerr << "uopfuzz: warning: " << f.flag << " changes IEEE floating-point semantics on purpose (" << f.effect
               << "): differences from the reference are expected under it, and are not compiler bugs\n";
   resolve_renderer(cfg, recorded);
+  // The compiler a plug-in's language needs (its handshake's cc and cflags), where neither a flag nor the file names one.
+  const auto named = [&](const std::string& flag, const char* meta) { return !flag.empty() || (recorded && recorded->meta_value(meta)); };
+  if (!cfg.renderer_description.cc.empty() && !named(cc, "cc")) cfg.cc = cfg.renderer_description.cc;
+  if (!cfg.renderer_description.cflags.empty() && !named(cflags, "cflags")) cfg.cflags = cfg.renderer_description.cflags;
   // Narrow-float modes: the flag, else the recorded meta, else soft.
   auto mode = [&](const std::string& flag, const char* meta) {
     std::string v = "soft";

@@ -120,6 +120,11 @@ void read_suggestion_keys(const nlohmann::json& j, const std::string& cmd, Plugi
   };
   if (const auto it = j.find("policy"); it != j.end()) d.policy = path("policy", *it);
   if (const auto it = j.find("known"); it != j.end()) d.known = path("known", *it);
+  for (auto [key, to] : {std::pair{"cc", &d.cc}, {"cflags", &d.cflags}})
+    if (const auto it = j.find(key); it != j.end()) {
+      if (!it->is_string()) malformed(cmd, key, "must be a string");
+      *to = it->get<std::string>();
+    }
   if (const auto it = j.find("seeds"); it != j.end()) {
     if (!it->is_array()) malformed(cmd, "seeds", "must be a list of directories");
     for (const nlohmann::json& v : *it) d.seeds.push_back(path("seeds", v));

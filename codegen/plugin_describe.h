@@ -55,6 +55,9 @@ struct PluginDescription {
   std::string policy;
   std::vector<std::string> seeds;
   std::string known;
+  // "cc", "cflags": the compiler and flags its language needs (tinygrad's C: clang), used where neither a
+  // flag nor the program's meta names one.
+  std::string cc, cflags;
   // "backends": the target's sibling configurations (tinygrad: one per CPU backend), each a renderer
   // command and the compiler its language needs ("" keeps the caller's): `triage` runs a finding on each.
   struct Backend {

@@ -269,12 +269,14 @@ TEST_F(PluginServerTest, AMalformedHandshakeNamesTheKey) {
 // sibling backends for triage; each optional, each malformed one named.
 TEST(PluginDescribe, SuggestionKeys) {
   const std::string head = R"({"protocol": 2, "modes": ["server"], "language": "c", "target": {"name": "t", "version": "1"}, "without": [], )";
-  const auto d = parse_description(head + R"("policy": "p/x.json", "seeds": ["s/a", "s/b"], "known": "corpus/t",
+  const auto d = parse_description(head + R"("policy": "p/x.json", "seeds": ["s/a", "s/b"], "known": "corpus/t", "cc": "clang",
       "backends": [{"name": "clang", "renderer": "t --backend clang", "cc": "clang"}, {"name": "py", "renderer": "t --py"}]})", "p");
   ASSERT_TRUE(d);
   EXPECT_EQ(d->policy, "p/x.json");
   EXPECT_EQ(d->seeds, (std::vector<std::string>{"s/a", "s/b"}));
   EXPECT_EQ(d->known, "corpus/t");
+  EXPECT_EQ(d->cc, "clang");
+  EXPECT_EQ(d->cflags, "");
   ASSERT_EQ(d->backends.size(), 2u);
   EXPECT_EQ(d->backends[0].renderer, "t --backend clang");
   EXPECT_EQ(d->backends[0].cc, "clang");
@@ -283,7 +285,7 @@ TEST(PluginDescribe, SuggestionKeys) {
   ASSERT_TRUE(none);
   EXPECT_TRUE(none->policy.empty() && none->seeds.empty() && none->known.empty() && none->backends.empty());
   for (const auto& [bad, key] : {std::pair{R"("policy": 1})", "'policy'"}, {R"("policy": ""})", "'policy'"},
-                                 {R"("seeds": "s"})", "'seeds'"}, {R"("known": ["k"]})", "'known'"},
+                                 {R"("seeds": "s"})", "'seeds'"}, {R"("cc": 1})", "'cc'"}, {R"("known": ["k"]})", "'known'"},
                                  {R"("backends": [{"name": "x"}]})", "'backends.renderer'"},
                                  {R"("backends": [{"name": "X", "renderer": "r"}]})", "'backends'"},
                                  {R"("backends": [{"name": "x", "renderer": "r", "cc": 1}]})", "'backends.cc'"}}) {
