@@ -27,7 +27,9 @@ std::vector<KnownFinding> load_known(const std::string& dir, const std::vector<s
     const std::string* status = p.meta_value("status");
     const std::string* culprit = p.meta_value("culprit");
     if (!status || *status != "open" || !culprit) continue;
-    KnownFinding k{fs::relative(path, dir).string(), culprit_key(*culprit), culprit_switch_sets(*culprit)};
+    const std::string* signature = p.meta_value("signature");
+    KnownFinding k{fs::relative(path, dir).string(), culprit_key(*culprit), signature ? *signature : "",
+                   culprit_switch_sets(*culprit)};
     const bool all_ours = std::all_of(k.switch_sets.begin(), k.switch_sets.end(), [&](const std::vector<std::string>& set) {
       return std::all_of(set.begin(), set.end(), [&](const std::string& s) { return ours.count(s) > 0; });
     });
@@ -48,14 +50,20 @@ bool passes_with_off(const Program& p, const std::string& signature, const std::
 
 }  // namespace
 
+bool may_be(const KnownFinding& k, const std::string& signature) {
+  return k.switch_sets.size() > 1 || group_key(signature, "") == group_key(k.signature, "");
+}
+
 KnownVerdict explain_known(const Program& p, const std::string& signature, const std::vector<KnownFinding>& known,
                            const CompiledPathConfig& cfg) {
   KnownVerdict v;
   std::set<std::string> every;
   for (const KnownFinding& k : known)
-    for (const auto& set : k.switch_sets) every.insert(set.begin(), set.end());
+    if (may_be(k, signature))
+      for (const auto& set : k.switch_sets) every.insert(set.begin(), set.end());
   if (every.empty() || !passes_with_off(p, signature, {every.begin(), every.end()}, cfg, v.checks)) return v;
   for (const KnownFinding& k : known) {
+    if (!may_be(k, signature)) continue;
     const bool explains = std::all_of(k.switch_sets.begin(), k.switch_sets.end(), [&](const std::vector<std::string>& set) {
       return passes_with_off(p, signature, set, cfg, v.checks);
     });

@@ -3,7 +3,9 @@
 // (`meta status = open`) whose culprit names switches of this target is a known root cause. A new bucket
 // is that bug found again when, on its own data, it passes with each of the known culprit's switch sets
 // off (`A or B`: A alone, and B alone; `A B`: both): the same fingerprint, not merely a rule that a
-// different defect also needs. It is then counted under the known group (its culprit), kept as found with
+// different defect also needs. A culprit of one switch set is a weaker fingerprint (tinygrad's
+// `_substitute`, uop/ops.py:1754, off undoes every optimization step, so it "explains" any optimizer bug):
+// there the bucket must also show as the known one does (its signature without dtypes, group_key). It is then counted under the known group (its culprit), kept as found with
 // `meta known`, and neither reduced nor searched. Whatever the known culprits do not explain is new, whatever
 // its signature.
 #pragma once
@@ -19,6 +21,7 @@ namespace uf {
 struct KnownFinding {
   std::string file;     // relative to the known directory
   std::string culprit;  // its culprit's key (culprit_key): the group it stands for
+  std::string signature;  // `meta signature`
   std::vector<std::vector<std::string>> switch_sets;  // culprit_switch_sets, each a switch of this target
 };
 
@@ -33,6 +36,10 @@ struct KnownVerdict {
 
 // Whether a known finding explains `p`, which fails as `signature` under `cfg` (a plug-in server with
 // switches). First one check with every known switch off: when it still fails, no known cause explains it.
+// Whether a bucket failing as `signature` may be `k` by its look: always for a culprit of several switch
+// sets, else only with k's signature (without dtypes).
+bool may_be(const KnownFinding& k, const std::string& signature);
+
 KnownVerdict explain_known(const Program& p, const std::string& signature, const std::vector<KnownFinding>& known,
                            const CompiledPathConfig& cfg);
 
