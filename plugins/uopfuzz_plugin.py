@@ -17,8 +17,9 @@
 # coverage) and `switch_source` (a line about each, what a coverage report shows for one never used). `opts`
 # names the optimization actions a program's `opts` line may ask of the target; a render or run may say which
 # it applied and skipped, and which `features` (coverage names beyond switches) it exercised. `policy`,
-# `seeds`, `known` and `backends` are what the target suggests for a campaign (a generator policy file,
-# program seed directories, the directory of its tracked findings, its sibling configurations). The
+# `seeds`, `known`, `backends`, `cc` and `cflags` are what the target suggests (a generator policy file,
+# program seed directories, the directory of its tracked findings, its sibling configurations, the compiler
+# its language needs). The
 # .uop reader (Program, parse_program, buffer_bytes, ...) lives in uopfuzz_uop.py, what render and run
 # return (Rendered, Ran, RunFailure) and the run requests' bytes in uopfuzz_replies.py; both are re-exported
 # here, so `from uopfuzz_plugin import ...` gives all of it.
@@ -162,11 +163,12 @@ class Plugin:
   findings), each path absolute or relative to the working directory and given to uopfuzz relative to it
   (uopfuzz reads them from its own working directory, the plug-in's); backends (a list of {"name": a
   lowercase word, "renderer": a --renderer-cmd, and optionally "cc" and "cflags": the compiler and flags its
-  language needs}), the target's sibling configurations."""
+  language needs}), the target's sibling configurations; cc and cflags (strings), the compiler and flags its
+  own language needs, used where neither a flag nor the program's meta names one."""
 
   def __init__(self, render=None, name=None, version="", without=(), modes=MODES, language="c", one_unit=False,
                switches=None, exports=None, run=None, reachable=None, switch_source=None, reach=None, reach_level=None,
-               opts=None, policy=None, seeds=None, known=None, backends=None):
+               opts=None, policy=None, seeds=None, known=None, backends=None, cc=None, cflags=None):
     self.prog = os.path.splitext(os.path.basename(sys.argv[0]))[0] or "plugin"
     if language not in LANGUAGES: self.fail(2, f"language {language!r} is none of {', '.join(LANGUAGES)}")
     if (language == "outputs") != (run is not None): self.fail(2, "run= goes with language='outputs', and only with it")
@@ -180,7 +182,7 @@ class Plugin:
     if reach_level is not None and not re.fullmatch(r"[a-z][a-z0-9_-]*", reach_level) or reach_level == "kernel":
       self.fail(2, f"reach_level {reach_level!r}: a lowercase word other than 'kernel'")
     self.reach, self.reach_level, self.opts = reach, reach_level, opts
-    self.suggestions = {"policy": policy, "seeds": seeds, "known": known, "backends": backends}
+    self.suggestions = {"policy": policy, "seeds": seeds, "known": known, "backends": backends, "cc": cc, "cflags": cflags}
 
   def switch_list(self):
     if self._switch_list is None:
@@ -226,7 +228,10 @@ class Plugin:
       if given is None: continue
       value = given() if callable(given) else given
       if value is None: continue
-      if key in ("policy", "known"): out[key] = self.suggested_path(key, value)
+      if key in ("cc", "cflags"):
+        if not isinstance(value, str): self.fail(2, f"{key}: {value!r} is not a string")
+        out[key] = value
+      elif key in ("policy", "known"): out[key] = self.suggested_path(key, value)
       elif key == "seeds":
         if isinstance(value, str) or not all(isinstance(p, str) for p in value): self.fail(2, "seeds: a list of directories")
         out[key] = [self.suggested_path(key, p) for p in value]
@@ -242,7 +247,7 @@ class Plugin:
       self.fail(2, f"backends: {b!r} is not {{name, renderer[, cc, cflags]}}")
     if not re.fullmatch(r"[a-z][a-z0-9_-]*", b["name"]): self.fail(2, f"backends: name {b['name']!r} is not a lowercase word")
     bad = next((k for k, v in b.items() if k not in ("name", "renderer", "cc", "cflags") or not isinstance(v, str)), None)
-    if bad is not None: self.fail(2, f"backends: {b['name']}'s {bad!r} is not one of renderer, cc, cflags (strings)")
+    if bad is not None: self.fail(2, f"backends: {b['name']}'s {bad!r}: not a string, or a key other than renderer, cc, cflags")
     return dict(b)
 
   def opt_names(self):

@@ -4,7 +4,9 @@
 # usage errors; a program outside that set is a clear render error; server mode renders what one-program
 # mode does; every example program (tests/programs) that fits agrees with the reference through
 # `uopfuzz run` (or fails exactly as a known tinygrad bug in corpus/tinygrad/ says); and a short campaign
-# runs, with every render error a failure of tinygrad itself, never an unsupported feature.
+# runs, with every render error a failure of tinygrad itself, never an unsupported feature. The handshake's
+# suggestions (policy, seeds, known, backends) are paths that exist, relative to the working directory (from the
+# repository root and from another directory), and the four backends' commands carry every option.
 import glob, json, os, re, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -41,7 +43,65 @@ def fits(path):
 d = json.loads(DESCRIBE.stdout) if DESCRIBE.returncode == 0 else {}
 check(d.get("protocol") == 2 and d.get("language") == "c" and "server" in d.get("modes", []), f"handshake: {DESCRIBE.stdout.strip()} {DESCRIBE.stderr.strip()}")
 check(d.get("target", {}).get("name") == "tinygrad" and d.get("target", {}).get("version"), "handshake: target tinygrad with a version")
-check({"vector", "mulacc", "bf16", "fp8e4m3"} <= set(d.get("without", [])), f"handshake: without {WITHOUT}")
+# the defaults are the front end's forms: tinygrad emulates long, bf16 and fp8e4m3 (so they are taken, and f64,
+# which a renderer emulating long lacks, is not); `--emulate none` is the toolchain's own set
+check({"vector", "mulacc", "f64"} <= set(d.get("without", [])) and not {"bf16", "fp8e4m3"} & set(d.get("without", [])),
+      f"handshake: without {WITHOUT}")
+r = run(ADAPTER, "--emulate", "none", "--uopfuzz-describe")
+none = set(json.loads(r.stdout)["without"]) if r.returncode == 0 else set()
+check({"vector", "mulacc", "bf16", "fp8e4m3"} <= none and "f64" not in none, f"--emulate none: without {sorted(none)} {r.stderr.strip()[-300:]}")
+
+# what the handshake suggests for a campaign: the policy, seeds and tracked findings of the backend (paths
+# relative to the working directory, which exist), and the four backends with every option of this process
+DEFAULTS = ["--index", "weak", "--emulate", "long,bfloat16,fp8e4m3", "--reduce", "int", "--load", "index", "--store", "both", "--neg", "both"]
+COMPILERS = {"clang": ("clang", ""), "llvm": ("clang-16", "-O2 -march=native")}
+
+
+def suggestions(backend, options, cwd):
+  """The handshake of the adapter (by its path relative to cwd) run from cwd: (its suggestion keys, problems)."""
+  adapter = os.path.relpath(os.path.abspath(ADAPTER), cwd)
+  r = subprocess.run([adapter, "--backend", backend, *options, "--uopfuzz-describe"], capture_output=True, text=True, cwd=cwd,
+                     stdin=subprocess.DEVNULL, timeout=120)
+  if r.returncode != 0: return {}, [f"exit {r.returncode} {r.stderr.strip()[-300:]}"]
+  h = json.loads(r.stdout)
+  keys, bad = {k: h.get(k) for k in ("policy", "seeds", "known", "backends")}, []
+  lines = "on" if "--lines" in options and options[options.index("--lines") + 1] == "on" else None
+  seeds_of = "clang" if backend == "python" and not os.path.isdir("plugins/tinygrad/seeds/python") else backend  # README.md
+  want_seeds = [f"plugins/tinygrad/seeds/{seeds_of}/{kind}" for kind in ("backend", "optimizer")]
+  where = lambda p: os.path.abspath(os.path.join(cwd, p))  # noqa: E731
+  if not isinstance(keys["policy"], str) or where(keys["policy"]) != os.path.abspath(f"plugins/tinygrad/policy/{backend}.json") \
+     or not os.path.isfile(where(keys["policy"])): bad.append(f"policy {keys['policy']}")
+  if keys["known"] is None or where(keys["known"]) != os.path.abspath("corpus/tinygrad"): bad.append(f"known {keys['known']}")
+  seeds = keys["seeds"] or []
+  if not seeds or any(not os.path.isdir(where(p)) or os.path.relpath(where(p)) not in want_seeds for p in seeds) \
+     or os.path.relpath(where(seeds[0])) != want_seeds[0]:
+    bad.append(f"seeds {seeds}")
+  rows = keys["backends"] or []
+  if [b.get("name") for b in rows] != ["clang", "llvm", "x86", "python"]: bad.append(f"backends {[b.get('name') for b in rows]}")
+  for b in rows:
+    words = b.get("renderer", "").split()
+    opts = dict(zip(words[1::2], words[2::2]))
+    given = dict(zip(options[::2], options[1::2]))
+    want = {**dict(zip(DEFAULTS[::2], DEFAULTS[1::2])), **given, "--backend": b.get("name")}
+    if not words or where(words[0]) != os.path.abspath(ADAPTER): bad.append(f"{b.get('name')}: renderer {words[:1]}")
+    if {k: opts.get(k) for k in want} != want or set(opts) != set(want) | {"--lines"} or (lines and opts.get("--lines") != lines):
+      bad.append(f"{b.get('name')}: renderer {b.get('renderer')}")
+    if (b.get("cc"), b.get("cflags")) != COMPILERS.get(b.get("name"), (None, None)): bad.append(f"{b.get('name')}: cc {b.get('cc')!r} {b.get('cflags')!r}")
+  return keys, bad
+
+
+with tempfile.TemporaryDirectory() as elsewhere:
+  for backend in ("clang", "llvm", "x86", "python"):
+    for cwd in (".", elsewhere):
+      keys, bad = suggestions(backend, [], cwd)
+      check(not bad, f"--backend {backend}, from {'the repository' if cwd == '.' else 'another directory'}: the handshake suggests "
+                     f"policy {keys.get('policy')}, seeds {keys.get('seeds')}, known {keys.get('known')}, the 4 backends with every option {bad}")
+  options = ["--index", "i32", "--emulate", "none", "--neg", "front", "--lines", "on"]
+  keys, bad = suggestions("x86", options, ".")
+  check(not bad, f"--backend x86 {' '.join(options)}: each backend's renderer has these options {bad}")
+  llvm = next((b["renderer"] for b in keys.get("backends") or [] if b["name"] == "llvm"), "")
+  again, bad = suggestions("llvm", llvm.split()[3:], ".")  # the llvm renderer's own handshake lists the same commands
+  check(not bad and again.get("backends") == keys.get("backends"), f"{llvm}: its handshake suggests the same backends {bad}")
 
 # usage and unsupported input
 r = run(ADAPTER)

@@ -28,7 +28,12 @@ if BACKEND == "llvm" and not shutil.which("clang-16"):
 # accumulator's definition linearized inside it and used after it (corpus/tinygrad/zero-trip-loop-acc-out-
 # of-scope.uop; the clang backend: a compile error): the x86 code's pointer to it (lea rcx, [rsp]) is never
 # set (SIGSEGV), the LLVM IR stores to the wrong place (wrong sums), the emulator has no value for it (KeyError).
-KNOWN = {"llvm": {"loop_trip_counts.uop": "mismatch"}, "x86": {"loop_trip_counts.uop": "crash"},
+# f16_native_chain on x86: its `(b + a) - a`, given as tinygrad's front end writes a SUB (`(b + a) + a * -1`,
+# the default --neg both picks that form for it), gives b (2^-11) where f16 rounding of b + a gives 0:
+# tinygrad's `(y + x) + x * c -> y + x * (c + 1)` (uop/symbolic.py:236 at the snapshot) reassociates it; with
+# that rule off, or with --neg op, it agrees (llvm and python have no f16): the float-sums spec gap of
+# docs/findings.md (term rules reassociate floats), not a bug.
+KNOWN = {"llvm": {"loop_trip_counts.uop": "mismatch"}, "x86": {"loop_trip_counts.uop": "crash", "f16_native_chain.uop": "mismatch"},
          "python": {"loop_trip_counts.uop": "crash"}}[BACKEND]
 
 

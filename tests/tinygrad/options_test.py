@@ -16,7 +16,10 @@
 # llvm and python agree too, checked by hand), and the float decomposition rules fire. `--neg front` writes
 # NEG and SUB as x * -1 (tinygrad's front end): the example loops keep their verdicts (`--neg both`), and
 # its rules on -1 * (x + c) fire. A division by -1 of a numerator tinygrad bounds above MIN needs no guard:
-# its x // -1 rule fires. A bad value is exit 2.
+# its x // -1 rule fires. A bad value is exit 2. The defaults are the front end's forms (all of the above);
+# each check starts from the other forms (BASE, the defaults before) and adds the option it is about, and
+# the adapter without options fires what it does with the six options spelled out. `--emulate none` (or
+# an empty value) emulates nothing.
 import glob, json, os, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -24,16 +27,19 @@ from tinygrad_checks import check, finish  # noqa: E402  (exits 77 without tinyg
 
 UOPFUZZ = os.environ["UOPFUZZ"]
 ADAPTER = "plugins/tinygrad/uopfuzz_tinygrad.py"
+# the forms other than the front end's (the adapter's defaults before issue 51): a later option overrides
+BASE = ["--emulate", "none", "--reduce", "loop", "--load", "explicit", "--store", "index", "--neg", "op"]
+FRONT_END = ["--index", "weak", "--emulate", "long,bfloat16,fp8e4m3", "--reduce", "int", "--load", "index", "--store", "both", "--neg", "both"]
 
 
 def verdict(path, index, more=""):
-  r = subprocess.run([UOPFUZZ, "run", path, "--renderer-cmd", f"{ADAPTER} --backend x86 --index {index} {more}"],
+  r = subprocess.run([UOPFUZZ, "run", path, "--renderer-cmd", f"{ADAPTER} --backend x86 {' '.join(BASE)} --index {index} {more}"],
                      capture_output=True, text=True, timeout=240)
   return next((l.split(":", 1)[1].split()[0] for l in r.stdout.splitlines() if l.startswith("verdict:")), f"exit {r.returncode}")
 
 
-def used(path, index, *more):
-  server = subprocess.Popen([ADAPTER, "--backend", "x86", "--index", index, *more, "--uopfuzz-serve"], stdin=subprocess.PIPE,
+def used(path, index, *more, base=BASE):
+  server = subprocess.Popen([ADAPTER, "--backend", "x86", *base, "--index", index, *more, "--uopfuzz-serve"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True)
   with open(path) as f: server.stdin.write(json.dumps({"id": 1, "kind": "render", "function": "k", "program": f.read()}) + "\n")
   server.stdin.close()
@@ -83,12 +89,19 @@ NEG = "tests/programs/neg_of_sums.uop"
 check(verdict(NEG, "i32", "--neg front") == "ok", "--neg front: NEG and SUB of sums as x * -1 agree")
 fronted = used(NEG, "i32", "--neg", "front") - used(NEG, "i32")
 check({"uop/symbolic.py:241", "uop/symbolic.py:472"} <= fronted, f"--neg front: -1 * (x + c) and -1 * (x + y) fire: {sorted(fronted)}")
+defaults = set().union(*(used(p, "weak", base=[]) for p in (MASKED, GATED, NEG, SUM)))
+spelled = set().union(*(used(p, "weak", *FRONT_END, base=[]) for p in (MASKED, GATED, NEG, SUM)))
+check(defaults == spelled, f"the defaults are {' '.join(FRONT_END)}: the same rules fire ({len(defaults)} on four loops)")
+none = [json.loads(subprocess.run([ADAPTER, "--backend", "x86", *emulate, "--uopfuzz-describe"], capture_output=True, text=True,
+                                  timeout=60).stdout)["without"] for emulate in (["--emulate", "none"], ["--emulate="])]
+check(none[0] == none[1] and {"bf16", "fp8e4m3"} <= set(none[0]) and "f64" not in none[0], f"--emulate none and --emulate= emulate nothing: without {none[0]}")
 BY_MINUS_ONE = "tests/programs/floordiv_by_minus_one_bounded.uop"
 check(verdict(BY_MINUS_ONE, "i32") == "ok", "a division by -1 of max(x, -5) agrees")
 check("uop/symbolic.py:116" in used(BY_MINUS_ONE, "i32"), "a division by -1 of a numerator above MIN is x // -1: its rule fires")
 for args, says in ((["--neg", "minus"], "unknown neg 'minus'"), (["--index", "wide"], "unknown index 'wide'"), (["--emulate", "int"], "unknown emulate 'int'"),
                    (["--emulate", "long,f16"], "unknown emulate 'long,f16'"), (["--store", "gate"], "unknown store 'gate'"),
-                   (["--reduce", "float"], "unknown reduce 'float'"), (["--load", "lazy"], "unknown load 'lazy'")):
+                   (["--reduce", "float"], "unknown reduce 'float'"), (["--load", "lazy"], "unknown load 'lazy'"),
+                   (["--emulate", "long,none"], "unknown emulate 'long,none'")):
   bad = subprocess.run([ADAPTER, *args, "--uopfuzz-describe"], capture_output=True, text=True, timeout=60)
   check(bad.returncode == 2 and says in bad.stderr, f"{' '.join(args)}: exit {bad.returncode}, {bad.stderr.strip()}")
 finish()
