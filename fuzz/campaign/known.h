@@ -35,7 +35,8 @@ struct KnownVerdict {
 };
 
 // Whether a known finding explains `p`, which fails as `signature` under `cfg` (a plug-in server with
-// switches). First one check with every known switch off: when it still fails, no known cause explains it.
+// switches). First one check with every known switch off: when it still fails as `signature`, no known
+// cause explains it (it may fail otherwise: with that many rules off a kernel need not lower at all).
 // Whether a bucket failing as `signature` may be `k` by its look: always for a culprit of several switch
 // sets, else only with k's signature (without dtypes).
 bool may_be(const KnownFinding& k, const std::string& signature);
