@@ -37,6 +37,7 @@ from uopfuzz_uop import (CORE, DTYPES, MAX_LANES, MAX_LENGTH, MAX_SLOT, OP_ALIAS
                          parse_dtype, parse_program, parse_value, read_program)
 from uopfuzz_replies import (REPLY_LISTS, RUN_FAILURE_CLASSES, Ran, Rendered, RunFailure, buffer_sizes,  # noqa: F401
                              check_buffers, decode_inputs, encode_output, encode_outputs, reply_lists)
+from uopfuzz_suggest import suggestion_keys  # noqa: E402
 
 MODES = ("server", "batch", "program")  # in the order uopfuzz prefers them
 PROTOCOL = 2
@@ -222,33 +223,11 @@ class Plugin:
     return d
 
   def suggestion_keys(self):
-    """The handshake's policy, seeds, known and backends, those given: paths relative to the working directory."""
-    out = {}
-    for key, given in self.suggestions.items():
-      if given is None: continue
-      value = given() if callable(given) else given
-      if value is None: continue
-      if key in ("cc", "cflags"):
-        if not isinstance(value, str): self.fail(2, f"{key}: {value!r} is not a string")
-        out[key] = value
-      elif key in ("policy", "known"): out[key] = self.suggested_path(key, value)
-      elif key == "seeds":
-        if isinstance(value, str) or not all(isinstance(p, str) for p in value): self.fail(2, "seeds: a list of directories")
-        out[key] = [self.suggested_path(key, p) for p in value]
-      else: out[key] = [self.backend_row(b) for b in value]
-    return out
-
-  def suggested_path(self, key, path):
-    if not isinstance(path, str) or not path: self.fail(2, f"{key}: {path!r} is not a path")
-    return os.path.relpath(os.path.abspath(path))
-
-  def backend_row(self, b):
-    if not isinstance(b, dict) or not isinstance(b.get("name"), str) or not isinstance(b.get("renderer"), str):
-      self.fail(2, f"backends: {b!r} is not {{name, renderer[, cc, cflags]}}")
-    if not re.fullmatch(r"[a-z][a-z0-9_-]*", b["name"]): self.fail(2, f"backends: name {b['name']!r} is not a lowercase word")
-    bad = next((k for k, v in b.items() if k not in ("name", "renderer", "cc", "cflags") or not isinstance(v, str)), None)
-    if bad is not None: self.fail(2, f"backends: {b['name']}'s {bad!r}: not a string, or a key other than renderer, cc, cflags")
-    return dict(b)
+    """The handshake's policy, seeds, known, backends, cc and cflags, those given (uopfuzz_suggest.py)."""
+    try:
+      return suggestion_keys(self.suggestions)
+    except ValueError as e:
+      self.fail(2, str(e))
 
   def opt_names(self):
     names = list(self.opts() if callable(self.opts) else self.opts)

@@ -388,33 +388,4 @@ bool finding_gone(const std::string& signature, const Finding& f) {
   return gone_as(signature.rfind(verdict_name(Verdict::compile_error), 0) == 0, f);
 }
 
-std::vector<std::vector<std::string>> culprit_switch_sets(const std::string& culprit) {
-  const std::string key = culprit_key(culprit);
-  size_t at = std::string::npos;
-  for (const char* word : {" switches ", " switch "})
-    if (at == std::string::npos && (at = key.find(word)) != std::string::npos) at += std::strlen(word);
-  if (at == std::string::npos) return {};
-  std::vector<std::string> names;
-  std::istringstream in(key.substr(at));
-  bool alone = false;
-  for (std::string w; in >> w;) (w == "or" ? alone = true : (names.push_back(w), false));
-  if (!alone) return {names};
-  std::vector<std::vector<std::string>> sets;
-  for (const std::string& n : names) sets.push_back({n});
-  return sets;
-}
-
-std::string culprit_key(const std::string& culprit) {
-  if (culprit.empty() || culprit.rfind("none", 0) == 0 || culprit.rfind("trigger ", 0) == 0) return "";
-  return culprit.substr(0, culprit.find(" ("));
-}
-
-std::string group_key(const std::string& signature, const std::string& culprit) {
-  const std::string klass = signature.substr(0, signature.find(' '));
-  if (const std::string key = culprit_key(culprit); !key.empty()) return key;  // one cause, however it shows
-  if (klass != "mismatch") return signature;
-  const size_t op_end = signature.find(' ', klass.size() + 1);
-  return signature.substr(0, op_end);
-}
-
 }  // namespace uf
