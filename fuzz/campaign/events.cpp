@@ -106,6 +106,8 @@ void EventLog::observe(const CampaignSummary& s, double t) {
     j["event"] = "reduced";
     write(std::move(j), t);
   }
+  for (const auto& [sig, k] : s.known)
+    if (known_.insert(sig).second) write({{"event", "known"}, {"signature", sig}, {"file", k.known}, {"culprit", k.culprit}}, t);
   for (const auto& [name, hits] : s.target_coverage.features)
     if (features_.insert(name).second)
       write({{"event", "feature"}, {"name", name}, {"program", hits.first_program}, {"programs", s.counts.programs}}, t);

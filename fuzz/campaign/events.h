@@ -44,6 +44,7 @@ class EventLog {
   std::set<std::string> features_;  // target features already logged
   size_t saved_ = 0;
   size_t reduced_ = 0;
+  std::set<std::string> known_;  // buckets written as known
 };
 
 }  // namespace uf

@@ -34,6 +34,8 @@ TEST(KnownFindings, AKnownBugIsCountedNotReduced) {
                                                    {"mismatch CONST f64", "f64-constant-through-float.uop"}};
   EXPECT_EQ(known, want) << s.dump(2);
   EXPECT_EQ(s["known"]["groups"].size(), 2u);
+  const std::string events = read_text((tmp.path() / "s.events.jsonl").string());  // the event log has them too
+  EXPECT_NE(events.find(R"("event":"known","file":"unguarded-i32-division.uop")"), std::string::npos) << events.substr(0, 2000);
   for (const auto& [group, members] : s["groups"].items())
     EXPECT_TRUE(group == "five_bugs switch bug2" || group == "five_bugs switch bug4" || group == "five_bugs switch bug5") << group;
   EXPECT_EQ(s["groups"].size(), 3u) << s["groups"].dump(2);
