@@ -104,12 +104,12 @@ std::map<std::string, std::vector<std::string>> CampaignSummary::known_groups() 
   return out;
 }
 
-// ", of them K buckets in G known groups (--known DIR, N findings)", or "" without --known.
+// " (B-K in them, new; K in H known groups: --known DIR, N findings, C checks)", or "" without --known.
 std::string CampaignSummary::known_text() const {
   if (known_dir.empty()) return "";
-  return " new, " + std::to_string(known.size()) + " buckets in " + std::to_string(known_groups().size()) +
-         " known groups (--known " + known_dir + ": " + std::to_string(known_findings) + " findings, " +
-         std::to_string(known_checks) + " checks)";
+  return " (" + std::to_string(buckets.size() - known.size()) + " in them, new; " + std::to_string(known.size()) + " in " +
+         std::to_string(known_groups().size()) + " known groups: --known " + known_dir + ", " + std::to_string(known_findings) +
+         " findings, " + std::to_string(known_checks) + " checks)";
 }
 
 // "policy P; seeds D, E; known K": what the campaign took from the target's handshake.
