@@ -62,7 +62,9 @@ std::string front_end_text(const Program& p, const std::string& file, const Comp
   if (r.rfind(cfg.renderer_description.reach + " ", 0) == 0) return ", " + form + " fails";
   if (r.find("computes the expected values") != std::string::npos) return ", " + form + " passes";
   const size_t open = r.find(" (");
-  return ", " + form + ": " + (open == std::string::npos ? r : r.substr(open + 2, 120));
+  std::string why = open == std::string::npos ? r : r.substr(open + 2);
+  if (open != std::string::npos && !why.empty() && why.back() == ')') why.pop_back();  // the level's parenthesis
+  return ", " + form + ": " + why.substr(0, 120);
 }
 
 // `meta backends`: the file run on each sibling backend the renderer's handshake lists, "NAME: VERDICT;
