@@ -234,6 +234,10 @@ void take_suggestions(FuzzCliOptions& o) {
     if (!std::filesystem::is_directory(dir))
       throw UserError("the renderer's handshake suggests " + std::string(key) + " '" + dir + "', which is not a directory here");
   };
+  if (!d.command.empty() && d.command != c.cfg.renderer_cmd) {  // the same configuration, every option spelled out
+    c.cfg.renderer_cmd = d.command;
+    c.suggested["command"] = d.command;
+  }
   if (o.policy.empty() && !d.policy.empty()) {
     o.policy = d.policy;
     c.suggested["policy"] = d.policy;

@@ -120,7 +120,7 @@ void read_suggestion_keys(const nlohmann::json& j, const std::string& cmd, Plugi
   };
   if (const auto it = j.find("policy"); it != j.end()) d.policy = path("policy", *it);
   if (const auto it = j.find("known"); it != j.end()) d.known = path("known", *it);
-  for (auto [key, to] : {std::pair{"cc", &d.cc}, {"cflags", &d.cflags}})
+  for (auto [key, to] : {std::pair{"cc", &d.cc}, {"cflags", &d.cflags}, {"command", &d.command}})
     if (const auto it = j.find(key); it != j.end()) {
       if (!it->is_string()) malformed(cmd, key, "must be a string");
       *to = it->get<std::string>();

@@ -55,6 +55,9 @@ struct PluginDescription {
   std::string policy;
   std::vector<std::string> seeds;
   std::string known;
+  // "command": the plug-in's command line with every option its defaults choose spelled out: what a
+  // campaign runs and records (`meta renderer`), so a reproducer keeps its meaning when the defaults change.
+  std::string command;
   // "cc", "cflags": the compiler and flags its language needs (tinygrad's C: clang), used where neither a
   // flag nor the program's meta names one.
   std::string cc, cflags;

@@ -165,11 +165,12 @@ class Plugin:
   (uopfuzz reads them from its own working directory, the plug-in's); backends (a list of {"name": a
   lowercase word, "renderer": a --renderer-cmd, and optionally "cc" and "cflags": the compiler and flags its
   language needs}), the target's sibling configurations; cc and cflags (strings), the compiler and flags its
-  own language needs, used where neither a flag nor the program's meta names one."""
+  own language needs, used where neither a flag nor the program's meta names one; command, its own command line
+  with every option spelled out, which a campaign runs and records as a reproducer's renderer."""
 
   def __init__(self, render=None, name=None, version="", without=(), modes=MODES, language="c", one_unit=False,
                switches=None, exports=None, run=None, reachable=None, switch_source=None, reach=None, reach_level=None,
-               opts=None, policy=None, seeds=None, known=None, backends=None, cc=None, cflags=None):
+               opts=None, policy=None, seeds=None, known=None, backends=None, cc=None, cflags=None, command=None):
     self.prog = os.path.splitext(os.path.basename(sys.argv[0]))[0] or "plugin"
     if language not in LANGUAGES: self.fail(2, f"language {language!r} is none of {', '.join(LANGUAGES)}")
     if (language == "outputs") != (run is not None): self.fail(2, "run= goes with language='outputs', and only with it")
@@ -183,7 +184,8 @@ class Plugin:
     if reach_level is not None and not re.fullmatch(r"[a-z][a-z0-9_-]*", reach_level) or reach_level == "kernel":
       self.fail(2, f"reach_level {reach_level!r}: a lowercase word other than 'kernel'")
     self.reach, self.reach_level, self.opts = reach, reach_level, opts
-    self.suggestions = {"policy": policy, "seeds": seeds, "known": known, "backends": backends, "cc": cc, "cflags": cflags}
+    self.suggestions = {"policy": policy, "seeds": seeds, "known": known, "backends": backends, "cc": cc, "cflags": cflags,
+                        "command": command}
 
   def switch_list(self):
     if self._switch_list is None:

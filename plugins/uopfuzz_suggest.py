@@ -1,6 +1,7 @@
 # uopfuzz_suggest.py: the handshake keys of what a target suggests for a campaign (docs/format.md, section 5):
 # `policy`, `seeds`, `known` (paths, given to uopfuzz relative to the working directory), `backends` (its
-# sibling configurations) and `cc`, `cflags` (the compiler its language needs). Part of the Python SDK
+# sibling configurations), `cc`, `cflags` (the compiler its language needs) and `command` (its own command
+# line, every option spelled out). Part of the Python SDK
 # (uopfuzz_plugin.py's Plugin takes them as keyword arguments).
 import os
 import re
@@ -15,7 +16,7 @@ def suggestion_keys(suggestions):
   for key, given in suggestions.items():
     value = given() if callable(given) else given
     if value is None: continue
-    if key in ("cc", "cflags"):
+    if key in ("cc", "cflags", "command"):
       if not isinstance(value, str): raise ValueError(f"{key}: {value!r} is not a string")
       out[key] = value
     elif key in ("policy", "known"): out[key] = suggested_path(key, value)

@@ -122,7 +122,7 @@ def suggestions(options):
   return dict(policy=policy if os.path.isfile(policy) else None, seeds=[d for d in seeds if os.path.isdir(d)] or None,
               known=known if os.path.isdir(known) else None,
               backends=[{"name": b, "renderer": command(options, b), **COMPILERS.get(b, {})} for b in BACKENDS],
-              **{k: v for k, v in COMPILERS.get(backend, {}).items() if v})
+              command=command(options, backend), **{k: v for k, v in COMPILERS.get(backend, {}).items() if v})
 
 
 def plugin(backend, options):

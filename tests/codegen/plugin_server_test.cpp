@@ -269,7 +269,7 @@ TEST_F(PluginServerTest, AMalformedHandshakeNamesTheKey) {
 // sibling backends for triage; each optional, each malformed one named.
 TEST(PluginDescribe, SuggestionKeys) {
   const std::string head = R"({"protocol": 2, "modes": ["server"], "language": "c", "target": {"name": "t", "version": "1"}, "without": [], )";
-  const auto d = parse_description(head + R"("policy": "p/x.json", "seeds": ["s/a", "s/b"], "known": "corpus/t", "cc": "clang",
+  const auto d = parse_description(head + R"("policy": "p/x.json", "seeds": ["s/a", "s/b"], "known": "corpus/t", "cc": "clang", "command": "t --all",
       "backends": [{"name": "clang", "renderer": "t --backend clang", "cc": "clang"}, {"name": "py", "renderer": "t --py"}]})", "p");
   ASSERT_TRUE(d);
   EXPECT_EQ(d->policy, "p/x.json");
@@ -277,6 +277,7 @@ TEST(PluginDescribe, SuggestionKeys) {
   EXPECT_EQ(d->known, "corpus/t");
   EXPECT_EQ(d->cc, "clang");
   EXPECT_EQ(d->cflags, "");
+  EXPECT_EQ(d->command, "t --all");
   ASSERT_EQ(d->backends.size(), 2u);
   EXPECT_EQ(d->backends[0].renderer, "t --backend clang");
   EXPECT_EQ(d->backends[0].cc, "clang");

@@ -5,7 +5,7 @@
 # mode does; every example program (tests/programs) that fits agrees with the reference through
 # `uopfuzz run` (or fails exactly as a known tinygrad bug in corpus/tinygrad/ says); and a short campaign
 # runs, with every render error a failure of tinygrad itself, never an unsupported feature. The handshake's
-# suggestions (policy, seeds, known, backends) are paths that exist, relative to the working directory (from the
+# suggestions (policy, seeds, known, backends, its own full command and compiler) are paths that exist, relative to the working directory (from the
 # repository root and from another directory), and the four backends' commands carry every option.
 import glob, json, os, re, subprocess, sys, tempfile
 
@@ -87,6 +87,9 @@ def suggestions(backend, options, cwd):
     if {k: opts.get(k) for k in want} != want or set(opts) != set(want) | {"--lines"} or (lines and opts.get("--lines") != lines):
       bad.append(f"{b.get('name')}: renderer {b.get('renderer')}")
     if (b.get("cc"), b.get("cflags")) != COMPILERS.get(b.get("name"), (None, None)): bad.append(f"{b.get('name')}: cc {b.get('cc')!r} {b.get('cflags')!r}")
+  own = next((b for b in rows if b.get("name") == backend), {})
+  if h.get("command") != own.get("renderer"): bad.append(f"command {h.get('command')!r}, not its backends row")  # every option spelled out
+  if h.get("cc") != (own.get("cc") or None): bad.append(f"cc {h.get('cc')!r}, not its backends row's")
   return keys, bad
 
 
