@@ -25,7 +25,7 @@ def meta_reachable(path):
 
 def triage_reach(path):
   """What `uopfuzz triage` says now of the file's reachability (written to a copy: the corpus is not touched)."""
-  r = subprocess.run([UOPFUZZ, "triage", "--no-blame", "--no-culprit", path], capture_output=True, text=True, timeout=600)
+  r = subprocess.run([UOPFUZZ, "triage", "--no-blame", "--no-culprit", "--no-backends", path], capture_output=True, text=True, timeout=600)
   line = next((l.strip() for l in r.stdout.splitlines() if l.strip().startswith("reachable: ")), None)
   return line[len("reachable: "):] if line else f"nothing (exit {r.returncode}): {r.stderr[-300:]}"
 
