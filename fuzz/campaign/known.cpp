@@ -53,6 +53,14 @@ bool may_be(const KnownFinding& k, const std::string& signature) {
   return k.switch_sets.size() > 1 || group_key(signature, "") == group_key(k.signature, "");
 }
 
+const KnownFinding* known_by_culprit(const std::vector<KnownFinding>& known, const std::string& culprit,
+                                     const std::string& signature) {
+  const std::string key = culprit_key(culprit);
+  for (const KnownFinding& k : known)
+    if (!key.empty() && k.culprit == key && may_be(k, signature)) return &k;
+  return nullptr;
+}
+
 KnownVerdict explain_known(const Program& p, const std::string& signature, const std::vector<KnownFinding>& known,
                            const CompiledPathConfig& cfg) {
   KnownVerdict v;

@@ -41,6 +41,11 @@ struct KnownVerdict {
 // sets, else only with k's signature (without dtypes).
 bool may_be(const KnownFinding& k, const std::string& signature);
 
+// The known finding whose culprit has `culprit`'s KEY and that a bucket failing as `signature` may be, or
+// nullptr: a bucket the check left new, once reduced and searched.
+const KnownFinding* known_by_culprit(const std::vector<KnownFinding>& known, const std::string& culprit,
+                                     const std::string& signature);
+
 KnownVerdict explain_known(const Program& p, const std::string& signature, const std::vector<KnownFinding>& known,
                            const CompiledPathConfig& cfg);
 

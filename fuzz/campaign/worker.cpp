@@ -282,7 +282,7 @@ class Worker {
         const Culprit c = find_culprit(final, obs.signature, cfg, co);
         final.set_meta("culprit", c.text);
         send_report(fd_, CulpritReport{obs.signature, c.text, c.checks, c.seconds});
-        if (const KnownFinding* k = known_by_culprit(c.text, obs.signature)) {  // found only once reduced: another bug was in the way
+        if (const KnownFinding* k = known_by_culprit(o_.known, c.text, obs.signature)) {  // found only once reduced: another bug was in the way
           final.set_meta("known", k->file + " (" + k->culprit + "; the same culprit, once reduced)");
           send_report(fd_, KnownReport{obs.signature, k->file, k->culprit, 0});
         }
@@ -311,15 +311,6 @@ class Worker {
     found.set_meta("known", v.known->file + " (" + v.known->culprit + ")");
     corpus_.rewrite(path, found);
     return true;
-  }
-
-  // The known finding whose culprit is `culprit`'s (the same switches) and that a bucket failing as
-  // `signature` may be (known.h), or nullptr.
-  const KnownFinding* known_by_culprit(const std::string& culprit, const std::string& signature) const {
-    const std::string key = culprit_key(culprit);
-    for (const KnownFinding& k : o_.known)
-      if (!key.empty() && k.culprit == key && may_be(k, signature)) return &k;
-    return nullptr;
   }
 
   // One reduction's limit: --reduce-time, within the budget's time left; and when the findings still to
