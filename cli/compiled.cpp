@@ -87,6 +87,9 @@ void CompiledFlags::resolve_renderer(CompiledPathConfig& cfg, const Program* rec
   cfg.renderer_description = describe_plugin(cfg.renderer_cmd);
   const PluginDescription& d = cfg.renderer_description;
   if (d.protocol < 2) {
+    if (!d.handshake_failure.empty())
+      std::cerr << "uopfuzz: note: renderer '" << cfg.renderer_cmd << "' gave no handshake (--uopfuzz-describe "
+                << d.handshake_failure << "), so it runs as a protocol-1 plug-in\n";
     if (asked == RendererProtocol::server)
       throw UserError("renderer '" + cfg.renderer_cmd + "' gives no handshake (--uopfuzz-describe), so it has no server mode");
     cfg.renderer_protocol = asked.value_or(renderer_batch.empty() ? RendererProtocol::program : RendererProtocol::batch);

@@ -13,11 +13,11 @@ namespace {
 
 // One row per OutputLanguage, in its order (checked below): the columns of LanguageRow.
 constexpr LanguageRow kLanguages[] = {
-    {OutputLanguage::c, "c", SourceKind::c, RenderForm::source, UnitBatching::one_unit, nullptr},
+    {OutputLanguage::c, "c", SourceKind::c, RenderForm::source, UnitBatching::one_unit, nullptr, true},
     {OutputLanguage::llvm_ir, "llvm-ir", SourceKind::llvm_ir, RenderForm::source, UnitBatching::separate,
-     "renders LLVM IR, which a standalone C file cannot hold (`uopfuzz render` prints the IR)"},
-    {OutputLanguage::x86_64, "x86-64", SourceKind::c, RenderForm::image, UnitBatching::concatenated, nullptr},
-    {OutputLanguage::outputs, "outputs", SourceKind::c, RenderForm::none, UnitBatching::separate, nullptr},
+     "renders LLVM IR, which a standalone C file cannot hold (`uopfuzz render` prints the IR)", true},
+    {OutputLanguage::x86_64, "x86-64", SourceKind::c, RenderForm::image, UnitBatching::concatenated, nullptr, false},
+    {OutputLanguage::outputs, "outputs", SourceKind::c, RenderForm::none, UnitBatching::separate, nullptr, false},
 };
 
 constexpr bool rows_in_enum_order() {

@@ -43,6 +43,9 @@ struct LanguageRow {
   // Why a standalone C reproducer cannot hold its render (after "renderer 'CMD' "); nullptr when it can
   // (its unit is C) or when there is no render, which render_source refuses itself.
   const char* no_standalone;
+  // Whether the compiler's optimization passes act on its code: a compiler culprit search (pass
+  // bisection, -f flags) means nothing for an image the compiler only wraps.
+  bool compiler_optimizes;
 
   bool executes() const { return render == RenderForm::none; }
 };

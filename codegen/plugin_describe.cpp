@@ -222,7 +222,13 @@ PluginDescription describe_plugin(const std::string& cmd) {
   po.timeout_s = kDescribeTimeoutS;
   po.max_stdout = size_t{1} << 20;
   const ProcessResult r = run_process(argv, po);
-  if (!r.ok()) return PluginDescription{};
+  if (!r.ok()) {
+    PluginDescription d;
+    std::string err = r.err;
+    while (!err.empty() && (err.back() == '\n' || err.back() == ' ')) err.pop_back();
+    if (!err.empty() && r.started) d.handshake_failure = r.describe() + ": " + err.substr(err.rfind('\n') + 1);
+    return d;
+  }
   return parse_description(r.out, cmd).value_or(PluginDescription{});
 }
 

@@ -23,6 +23,10 @@ struct PluginTarget {
 
 struct PluginDescription {
   int protocol = 1;                     // 1: no handshake (the other fields are empty)
+  // Protocol 1 because `--uopfuzz-describe` failed and said why on stderr (its last line, with the exit
+  // status): a protocol-2 plug-in that cannot start (tinygrad not importable) is told apart from a plug-in
+  // that has no handshake, which the user is told.
+  std::string handshake_failure;
   std::vector<RendererProtocol> modes;  // what it serves
   OutputLanguage language = OutputLanguage::c;
   PluginTarget target;

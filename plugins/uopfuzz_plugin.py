@@ -47,19 +47,20 @@ LANGUAGES = ("c", "llvm-ir", "x86-64", "outputs")  # what a render is; `outputs`
 class RenderError(Exception):
   """This program cannot be rendered (or run): a render-error of this program alone, with the message.
   bucket, when given, names the failure's cause in one short line (the same for every program it fails
-  on): a server reply carries it and the signature becomes `render-error BUCKET`."""
+  on): a server reply carries it and the signature becomes `render-error BUCKET`. used, when given, names
+  the switches that took effect before it failed: a culprit search of a render error tries only those."""
 
-  def __init__(self, message, bucket=None):
+  def __init__(self, message, bucket=None, used=None):
     super().__init__(message)
-    self.bucket = bucket
+    self.bucket, self.used = bucket, list(used or [])
 
 
 class Failure(str):
-  """A program's error message (a str) with the bucket its error reply carries (None: none)."""
+  """A program's error message (a str) with the bucket and used switches its error reply carries."""
 
-  def __new__(cls, message, bucket=None):
+  def __new__(cls, message, bucket=None, used=()):
     self = super().__new__(cls, message)
-    self.bucket = bucket
+    self.bucket, self.used = bucket, list(used)
     return self
 
 
@@ -76,9 +77,11 @@ def raised_at(e, root=None):
 
 
 def error_reply(error):
-  """The reply of a failed request: its message, and its bucket when it has one."""
-  bucket = getattr(error, "bucket", None)
-  return {"error": str(error)} if bucket is None else {"error": str(error), "bucket": bucket}
+  """The reply of a failed request: its message, and its bucket and used switches when it has them."""
+  reply, bucket, used = {"error": str(error)}, getattr(error, "bucket", None), getattr(error, "used", None)
+  if bucket is not None: reply["bucket"] = bucket
+  if used: reply["used"] = [str(u) for u in used]
+  return reply
 
 
 
@@ -265,7 +268,7 @@ class Plugin:
     except Exception as e:  # a RenderError, or a bug of the plug-in or its target
       cause = e.__cause__ if isinstance(e, RenderError) else e
       if os.environ.get("UOPFUZZ_PLUGIN_TRACE") and cause: traceback.print_exception(type(cause), cause, cause.__traceback__)
-      if isinstance(e, RenderError): return None, Failure(str(e), e.bucket)
+      if isinstance(e, RenderError): return None, Failure(str(e), e.bucket, e.used)
       return None, Failure(f"{type(e).__name__}: {e}", raised_at(e))
 
   def main(self, argv=None):

@@ -120,15 +120,16 @@ bool has_switches(const CompiledPathConfig& cfg) {
 }
 
 // The known switches that take effect on the program's render with `off` off (the reply's `used`), sorted.
-// With nothing off and no `used` to go by (the plug-in does not say, or the finding is a render error),
-// all the handshake lists; with some off and a failing render, none.
+// A render error's reply may name those that took effect before it failed (the only ones whose switching
+// off can change it). With nothing off and no `used` to go by, all the handshake lists; with some off and
+// a failing render, none.
 Names used_switches(Search& s, const Names& off) {
   const Names& known = s.cfg.renderer_description.switches;
   s.tick();
   const PluginResult r = plugin_server(s.cfg.renderer_cmd).render(s.p, "kernel", s.deadline, off);
   if (!r.ok && !off.empty()) return {};
   Names names;
-  for (const std::string& u : r.ok && !r.used.empty() ? r.used : known)
+  for (const std::string& u : !r.used.empty() ? r.used : known)
     if (std::find(known.begin(), known.end(), u) != known.end() && std::find(off.begin(), off.end(), u) == off.end())
       names.push_back(u);
   std::sort(names.begin(), names.end());
@@ -226,8 +227,13 @@ std::string search_switches(Search& s) {
 bool compiler_says(const CompiledPathConfig& cfg, const char* word) {
   return compiler_id(cfg.cc).version.find(word) != std::string::npos;
 }
-bool is_clang(const CompiledPathConfig& cfg) { return compiler_says(cfg, "clang version"); }
-bool is_gcc(const CompiledPathConfig& cfg) { return !is_clang(cfg) && compiler_says(cfg, "Free Software Foundation"); }
+bool optimizes(const CompiledPathConfig& cfg) {
+  return cfg.renderer_cmd.empty() || language_row(cfg.renderer_description.language).compiler_optimizes;
+}
+bool is_clang(const CompiledPathConfig& cfg) { return optimizes(cfg) && compiler_says(cfg, "clang version"); }
+bool is_gcc(const CompiledPathConfig& cfg) {
+  return optimizes(cfg) && !compiler_says(cfg, "clang version") && compiler_says(cfg, "Free Software Foundation");
+}
 
 // The reproducer built with `extra` flags and run, never past the search's deadline. Throws UserError
 // when there is none (UNDEFINED, a render-error).

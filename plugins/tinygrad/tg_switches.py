@@ -181,7 +181,8 @@ def with_off(fn, program, fname, off):
   USED.clear()
   try: value = fn(program, fname)
   except Unsupported as e: raise RenderError(f"unsupported: {e}") from None
-  except Exception as e:  # tinygrad's pipeline rejected or crashed on the program: a render error (a finding)
-    raise RenderError(f"tinygrad failed: {type(e).__name__}: {e}", failure_bucket(e)) from e
+  except Exception as e:  # tinygrad's pipeline rejected or crashed on the program: a render error (a finding),
+    # with the rules that fired before it: the only ones whose switching off can change it
+    raise RenderError(f"tinygrad failed: {type(e).__name__}: {e}", failure_bucket(e), sorted(USED, key=NAME_KEYS.get)) from e
   finally: OFF = frozenset()
   return value, sorted(USED, key=NAME_KEYS.get)

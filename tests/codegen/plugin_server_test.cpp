@@ -166,6 +166,11 @@ TEST_F(PluginServerTest, TheHandshakeDescribesThePlugin) {
   ::setenv("UOPFUZZ_DESCRIBE", "none", 1);
   EXPECT_EQ(describe_plugin(plugin()).protocol, 1);  // no handshake: protocol 1
   EXPECT_EQ(describe_plugin("sh -c 'echo void kernel0'").protocol, 1);
+  EXPECT_EQ(describe_plugin("sh -c 'echo void kernel0'").handshake_failure, "");  // exit 0: simply no handshake
+  // A plug-in that cannot start says why; the user is told that, not only "protocol 1".
+  const PluginDescription broken = describe_plugin("sh -c 'echo starting >&2; echo cannot import tinygrad >&2; exit 2' sh");
+  EXPECT_EQ(broken.protocol, 1);
+  EXPECT_EQ(broken.handshake_failure, "exit 2: cannot import tinygrad");
 }
 
 // A reply's coverage beyond switches: its features, then what of the program's opts line applied and

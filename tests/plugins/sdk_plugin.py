@@ -1,19 +1,19 @@
 #!/usr/bin/env python3
 # A protocol-2 plug-in on the Python SDK (plugins/uopfuzz_plugin.py) for the SDK's own tests (sdk_test.py,
 # sdk_language_test.py): it renders every program as an empty kernel with the right parameters, so the C
-# compiles but computes nothing. A program's meta lines steer it: `meta refuse = WHY` is a RenderError,
-# `meta raise = WHAT` an unexpected exception, `meta print = TEXT` prints TEXT to stdout while rendering,
-# `meta crash = yes` ends the process (exit 3), `meta use = NAME ...` reports those switches (the ones not
-# switched off) as used, `meta bucket = B` gives a refusal that bucket. The C's comment lists the switches
-# that were off. Its switches come from a function that says so on stderr (only the handshake and an `off`
-# need them), and so do the two of them a program can reach (`reachable`, a function too); each has a line
-# of source (`switch_source`, a dict). It exports to `ops` (the op names, then the data and expect values
-# read) and `broken` (a RenderError). Its front end (`reach`,
-# level `front`) reaches a program with `meta front = yes` (`meta front = bad`: a malformed answer).
-# $SDK_PLUGIN_LANGUAGE=x86-64: the render is bytes instead, `ret` then every byte value 0..255 (so that a
-# text layer anywhere would show). =outputs: it runs programs instead (run() below). `meta wrong = type`
-# makes a render return the other type (bytes for C, str for machine code). $SDK_PLUGIN_BACKENDS=1: its
-# handshake lists two sibling backends for triage, itself (`empty`) and uopfuzz's own renderer (`exact`).
+# compiles but computes nothing. A program's meta lines steer it: `meta refuse = WHY` is a RenderError, `meta
+# raise = WHAT` an unexpected exception, `meta print = TEXT` prints TEXT to stdout while rendering, `meta crash
+# = yes` ends the process (exit 3), `meta use = NAME ...` reports those switches (the ones not switched off) as
+# used (a refusal's too), `meta bucket = B` gives a refusal that bucket. The C's comment lists the switches that
+# were off. Its switches come from a function that says so on stderr (only the handshake and an `off` need
+# them), and so do the two of them a program can reach (`reachable`, a function too); each has a line of source
+# (`switch_source`, a dict). It exports to `ops` (the op names, then the data and expect values read) and
+# `broken` (a RenderError). Its front end (`reach`, level `front`) reaches a program with `meta front = yes`
+# (`meta front = bad`: a malformed answer). $SDK_PLUGIN_LANGUAGE=x86-64: the render is bytes instead, `ret` then
+# every byte value 0..255 (so that a text layer anywhere would show). =outputs: it runs programs instead (run()
+# below). `meta wrong = type` makes a render return the other type (bytes for C, str for machine code).
+# $SDK_PLUGIN_BACKENDS=1: its handshake lists two sibling backends for triage, itself (`empty`) and uopfuzz's
+# own renderer (`exact`).
 import json
 import os
 import sys
@@ -41,7 +41,9 @@ SWITCH_SOURCE = {"sym.py:10": "(UPat.var('x') + 0, lambda x: x),", "sym.py:10#2"
 
 def render(program, function, off):
   if program.meta_value("crash") == "yes": os._exit(3)
-  if program.meta_value("refuse"): raise RenderError("refused: " + program.meta_value("refuse"), program.meta_value("bucket"))
+  if program.meta_value("refuse"):  # with `meta use`, what took effect before it refused
+    used = with_used(program, off, [], lambda _, u: u)
+    raise RenderError("refused: " + program.meta_value("refuse"), program.meta_value("bucket"), used)
   if program.meta_value("raise"): raise RuntimeError(program.meta_value("raise"))
   if program.meta_value("print"): print(program.meta_value("print"))
   params = ", ".join(f"{b.dtype.ctype}* p{i}" for i, b in enumerate(program.buffers)) or "void"

@@ -296,6 +296,8 @@ class Modes(unittest.TestCase):
     self.assertIn("bad request", server.render(6, used, off="sym.py:10")["error"])
     self.assertIn("bad request", server.render(7, used, off=[3])["error"])
     self.assertIn("refused: no", server.render(8, with_meta("refuse", "no"), off=["late.py:7"])["error"])
+    refused = server.render(9, "meta refuse = no\n" + with_meta("use", "sym.py:10 late.py:7"), off=["late.py:7"])
+    self.assertEqual((refused["error"], refused["used"]), ("refused: no", ["sym.py:10"]))  # what took effect before it failed
     code, stderr = server.close()
     self.assertEqual(code, 0)
     self.assertEqual(stderr.count("switches listed"), 1)  # listed once, when an `off` first needed them
