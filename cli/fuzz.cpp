@@ -342,6 +342,11 @@ std::vector<Command> fuzz_commands(CLI::App& app) {
   fz->add_option("--json", c.json_path, "write the summary here as JSON");
   fz->add_option("--events", c.events_path, "write the event log here (default: beside --json, X.json -> X.events.jsonl)");
   fz->add_option("--reduce-time", c.reduce_time_s, "seconds to spend minimising one failure")->capture_default_str();
+  fz->add_option("--reduce-share", c.reduce_share,
+                 "while generating, the share of a worker's time its reductions (and culprit searches) may take; the "
+                 "rest waits until generation ends (1: reduce each finding before the next batch)")
+      ->check(CLI::Range(0.01, 1.0))
+      ->capture_default_str();
   fz->add_option("--reduce-render-timeout", c.reduce_render_timeout_s,
                  "render timeout while checking and reducing a render-error timeout (at most --render-timeout)")
       ->check(CLI::PositiveNumber)

@@ -49,31 +49,44 @@ Finding check_with_off(const Program& p, const std::vector<std::string>& off, co
 
 }  // namespace
 
-bool may_be(const KnownFinding& k, const std::string& signature) {
-  return k.switch_sets.size() > 1 || group_key(signature, "") == group_key(k.signature, "");
+bool may_be(const KnownFinding& k, const std::string& signature, const TargetCoverage& seen) {
+  if (group_key(signature, "") == group_key(k.signature, "")) return true;
+  if (seen.programs < kMinPrograms) return false;
+  const auto narrow = [&](const std::string& s) {
+    const auto it = seen.features.find(s);
+    const int64_t hits = it == seen.features.end() ? 0 : it->second.programs;
+    return static_cast<double>(hits) <= kNarrowShare * static_cast<double>(seen.programs);
+  };
+  return std::any_of(k.switch_sets.begin(), k.switch_sets.end(),
+                     [&](const std::vector<std::string>& set) { return std::all_of(set.begin(), set.end(), narrow); });
 }
 
 const KnownFinding* known_by_culprit(const std::vector<KnownFinding>& known, const std::string& culprit,
-                                     const std::string& signature) {
-  const std::string key = culprit_key(culprit);
+                                     const std::string& signature, const TargetCoverage& seen) {
+  auto sorted_sets = [](std::vector<std::vector<std::string>> sets) {
+    for (auto& set : sets) std::sort(set.begin(), set.end());
+    std::sort(sets.begin(), sets.end());
+    return sets;
+  };
+  const std::vector<std::vector<std::string>> sets = sorted_sets(culprit_switch_sets(culprit));
   for (const KnownFinding& k : known)
-    if (!key.empty() && k.culprit == key && may_be(k, signature)) return &k;
+    if (!sets.empty() && sorted_sets(k.switch_sets) == sets && may_be(k, signature, seen)) return &k;
   return nullptr;
 }
 
 KnownVerdict explain_known(const Program& p, const std::string& signature, const std::vector<KnownFinding>& known,
-                           const CompiledPathConfig& cfg) {
+                           const CompiledPathConfig& cfg, const TargetCoverage& seen) {
   KnownVerdict v;
   std::set<std::string> every;
   for (const KnownFinding& k : known)
-    if (may_be(k, signature))
+    if (may_be(k, signature, seen))
       for (const auto& set : k.switch_sets) every.insert(set.begin(), set.end());
   if (every.empty()) return v;
   // With so many switches off the kernel may not lower at all: only the same failure says none explains it.
   const Finding all_off = check_with_off(p, {every.begin(), every.end()}, cfg, v.checks);
   if (all_off.defined() && all_off.observation.signature == signature) return v;
   for (const KnownFinding& k : known) {
-    if (!may_be(k, signature)) continue;
+    if (!may_be(k, signature, seen)) continue;
     const bool explains = std::all_of(k.switch_sets.begin(), k.switch_sets.end(), [&](const std::vector<std::string>& set) {
       return finding_gone(signature, check_with_off(p, set, cfg, v.checks));
     });

@@ -28,6 +28,7 @@ bool ReductionQueue::push(const std::string& name, Kind kind) {
   State state = kStalled;
   switch (kind) {
     case Kind::found: state = kQueued; break;
+    case Kind::found_again: state = kQueuedAgain; break;
     case Kind::found_slow: state = kQueuedSlow; break;
     case Kind::resume: state = kResumable; break;
     case Kind::stalled: state = kStalled; break;
@@ -39,6 +40,7 @@ bool ReductionQueue::push(const std::string& name, Kind kind) {
 std::optional<ReductionQueue::Claim> ReductionQueue::claim(Take take) {
   if (std::optional<Claim> c = claim_in(kQueued)) return c;
   if (std::optional<Claim> c = claim_in(kResumable)) return c;
+  if (std::optional<Claim> c = claim_in(kQueuedAgain)) return c;
   if (std::optional<Claim> c = claim_in(kQueuedSlow)) return c;
   return take == Take::any ? claim_in(kStalled) : std::nullopt;
 }
@@ -54,6 +56,13 @@ std::optional<ReductionQueue::Claim> ReductionQueue::claim_in(State state) {
 }
 
 int ReductionQueue::outstanding() const { return shared_->outstanding.load(); }
+
+int ReductionQueue::waiting_again() const {
+  const uint32_t n = std::min<uint32_t>(shared_->reserved.load(), kCapacity);
+  int again = 0;
+  for (uint32_t i = 0; i < n; ++i) again += shared_->slots[i].state.load() == kQueuedAgain;
+  return again;
+}
 
 void ReductionQueue::stop_generating(int worker) { shared_->generating[worker].store(0); }
 

@@ -6,10 +6,10 @@
 // The parent maps it (shared, anonymous) before forking the workers; they share it through lock-free
 // atomics and no lock, so a worker killed at any moment leaves it usable (its claimed finding stays as
 // found). A finding is named by its file in the corpus: whoever claims it reads it back from there.
-// A reduction cut by its time limit is queued again to resume from its file, after every new finding:
-// one that made progress before the next batch is generated (so a campaign's buckets are reduced before
-// it looks for more), one that did not (a long round, proving the program 1-minimal) only once no
-// worker generates, when the time left is all for reductions.
+// A reduction cut by its time limit is queued again to resume from its file, after every new finding of
+// a new look: one that made progress after a batch (within the worker's reduction share), one that did
+// not (a long round, proving the program 1-minimal) only once no worker generates, when the time left
+// is all for reductions. New findings that look like one queued before wait behind the resumes.
 #pragma once
 #include <atomic>
 #include <cstddef>
@@ -28,9 +28,10 @@ class ReductionQueue {
   static constexpr size_t kNameMax = 128;    // corpus file names are at most 73 characters (Corpus::file_name)
   static constexpr int kMaxWorkers = 256;    // fuzz --jobs
 
-  // A new finding, a new one costly to reduce, a reduction its time limit cut after it made progress,
-  // or one cut without progress.
-  enum class Kind { found, found_slow, resume, stalled };
+  // A new finding, a new one that looks like one queued before (its signature without dtypes: likely the
+  // same root cause, so reduced after the new looks), a new one costly to reduce, a reduction its time
+  // limit cut after it made progress, or one cut without progress.
+  enum class Kind { found, found_again, found_slow, resume, stalled };
   enum class Take { unstalled, any };  // what a claim takes: found and resume, or stalled reductions too
 
   // A queued finding, this holder's to reduce until it is destroyed (whatever way the reduction ends).
@@ -56,11 +57,14 @@ class ReductionQueue {
   // Queues the finding saved as corpus file `name`; false when the queue is full or the name too long
   // (the finding stays saved as it is, `meta reduced = no`).
   bool push(const std::string& name, Kind kind = Kind::found);
-  // The oldest queued new finding, else the oldest resume, else the oldest costly new finding, else
-  // (Take::any) the oldest stalled reduction; nullopt when none is queued.
+  // The oldest queued new finding, else the oldest resume, else the oldest new finding of a look seen
+  // before, else the oldest costly new finding, else (Take::any) the oldest stalled reduction; nullopt
+  // when none is queued.
   std::optional<Claim> claim(Take take = Take::unstalled);
   // Findings queued (resumes too) or being reduced.
   int outstanding() const;
+  // Of them, new findings of a look seen before, still waiting.
+  int waiting_again() const;
 
   // Worker w will queue nothing more: said by the worker after its last batch, and by the parent when
   // the worker ends (so one that died is not waited for).
@@ -69,7 +73,7 @@ class ReductionQueue {
   bool generating() const;
 
  private:
-  enum State : uint32_t { kEmpty = 0, kQueued = 1, kClaimed = 2, kResumable = 3, kStalled = 4, kQueuedSlow = 5 };
+  enum State : uint32_t { kEmpty = 0, kQueued = 1, kClaimed = 2, kResumable = 3, kStalled = 4, kQueuedSlow = 5, kQueuedAgain = 6 };
   std::optional<Claim> claim_in(State state);
   struct Slot {
     std::atomic<uint32_t> state;

@@ -55,7 +55,7 @@ class Worker {
       const std::optional<size_t> n = next_batch_size();
       if (!n) break;
       run_batch(*n);
-      reduce_queued();
+      reduce_queued(ReductionQueue::Take::unstalled, /*within_share=*/true);
     }
     help_reduce();
   }
@@ -188,19 +188,25 @@ class Worker {
     if (f.input > 0) found.set_meta("input", std::to_string(f.input));
     found.set_meta("reduced", "no");
     const std::optional<std::string> path = save(found, obs);
-    if (path && (o_.reduce || o_.culprit || !o_.matrix.empty()))
-      queue_.push(std::filesystem::path(*path).filename(),
-                  is_render_timeout(obs.signature) ? ReductionQueue::Kind::found_slow : ReductionQueue::Kind::found);
+    if (path && (o_.reduce || o_.culprit || !o_.matrix.empty())) {
+      const bool new_look = looks_.insert(group_key(obs.signature, "")).second;
+      queue_.push(std::filesystem::path(*path).filename(), is_render_timeout(obs.signature) ? ReductionQueue::Kind::found_slow
+                                                           : new_look                       ? ReductionQueue::Kind::found
+                                                                                            : ReductionQueue::Kind::found_again);
+    }
     return path.has_value();
   }
 
-  // Reduces queued findings, anyone's, until none is left (with Take::any, stalled reductions too); a
+  // Reduces queued findings, anyone's, until none is left (with Take::any, stalled reductions too), or with
+  // `within_share` until this worker's time on them passes its share (CampaignOptions::reduce_share); a
   // reduction its limit cut goes back to the queue (ReductionQueue::Kind).
-  void reduce_queued(ReductionQueue::Take take = ReductionQueue::Take::unstalled) {
-    while (!g_stop)
+  void reduce_queued(ReductionQueue::Take take, bool within_share = false) {
+    while (!g_stop && (!within_share || finishing_s_ <= o_.reduce_share * clock_.seconds()))
       if (const std::optional<ReductionQueue::Claim> claim = queue_.claim(take)) {
-        if (const std::optional<ReductionQueue::Kind> again = finish(corpus_.dir() + "/" + claim->name()))
-          queue_.push(claim->name(), *again);
+        const Stopwatch timer;
+        const std::optional<ReductionQueue::Kind> again = finish(corpus_.dir() + "/" + claim->name());
+        finishing_s_ += timer.seconds();
+        if (again) queue_.push(claim->name(), *again);
       } else {
         return;
       }
@@ -282,7 +288,7 @@ class Worker {
         const Culprit c = find_culprit(final, obs.signature, cfg, co);
         final.set_meta("culprit", c.text);
         send_report(fd_, CulpritReport{obs.signature, c.text, c.checks, c.seconds});
-        if (const KnownFinding* k = known_by_culprit(o_.known, c.text, obs.signature)) {  // found only once reduced: another bug was in the way
+        if (const KnownFinding* k = known_by_culprit(o_.known, c.text, obs.signature, target_)) {  // found only once reduced: another bug was in the way
           final.set_meta("known", k->file + " (" + k->culprit + "; the same culprit, once reduced)");
           send_report(fd_, KnownReport{obs.signature, k->file, k->culprit, 0});
         }
@@ -302,7 +308,7 @@ class Worker {
     if (o_.known.empty() || cfg.switches_off.size() > 0 || cfg.renderer_description.switches.empty()) return false;
     KnownVerdict v;
     try {
-      v = explain_known(found, signature, o_.known, cfg);
+      v = explain_known(found, signature, o_.known, cfg, target_);
     } catch (const Interrupted&) {
       return false;
     }
@@ -321,7 +327,9 @@ class Worker {
     if (o_.time_s <= 0) return o_.reduce_time_s;
     const double left = o_.time_s - clock_.seconds();
     const double per_worker = static_cast<double>(std::max(1, queue_.outstanding())) / o_.jobs;
-    if (!queue_.generating()) return left / std::max(1.0, per_worker);
+    // at the end, the first finding of each look gets the time left; those of a look seen before wait
+    const double first_per_worker = static_cast<double>(std::max(1, queue_.outstanding() - queue_.waiting_again())) / o_.jobs;
+    if (!queue_.generating()) return left / std::max(1.0, first_per_worker);
     const double expected = reductions_ > 0 ? reduction_seconds_ / reductions_ : o_.reduce_time_s / 2;
     const double limit = std::min(o_.reduce_time_s, left);
     return per_worker * expected > left ? std::min(limit, left / per_worker) : limit;
@@ -374,6 +382,7 @@ class Worker {
   const CompiledPathConfig cfg_;  // o_.cfg, with no plug-in request lasting past the --time budget
   const FindingContext ctx_;
   std::set<std::string> seen_;  // buckets this worker has reported
+  std::set<std::string> looks_;  // group_key(signature, "") of the findings it queued
   Coverage coverage_;
   TargetCoverage target_;
   bool slow_server_;  // a plug-in server not yet shown to render faster than fast_render_s
@@ -383,6 +392,7 @@ class Worker {
   double seconds_per_program_ = 0;  // of the last batch: sizes the final batch of a --time run
   double longest_reduction_s_ = 0;
   double reduction_seconds_ = 0;  // over this worker's reductions
+  double finishing_s_ = 0;        // in finish(): reductions, known checks, culprit searches
   int reductions_ = 0;
   uint64_t index_ = 0;  // programs checked so far
 };

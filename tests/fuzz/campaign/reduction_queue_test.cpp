@@ -116,6 +116,27 @@ TEST(ReductionQueue, CostlyNewFindingsComeAfterNewFindingsAndResumes) {
   EXPECT_EQ(q.outstanding(), 0);
 }
 
+// A finding that looks like one queued before (the same signature but for dtypes) is likely the same bug:
+// the new looks and the resumes go first, so a crowded campaign reduces one of each look before the rest.
+TEST(ReductionQueue, FindingsOfALookSeenBeforeWaitForTheNewLooks) {
+  ReductionQueue q(1);
+  ASSERT_TRUE(q.push("timeout.uop", ReductionQueue::Kind::found_slow));
+  ASSERT_TRUE(q.push("cast-again.uop", ReductionQueue::Kind::found_again));
+  ASSERT_TRUE(q.push("cut.uop", ReductionQueue::Kind::resume));
+  ASSERT_TRUE(q.push("new.uop"));
+  EXPECT_EQ(q.waiting_again(), 1);
+  EXPECT_EQ(q.claim()->name(), "new.uop");
+  EXPECT_EQ(q.claim()->name(), "cut.uop");
+  {
+    const auto claim = q.claim();
+    EXPECT_EQ(claim->name(), "cast-again.uop");
+    EXPECT_EQ(q.waiting_again(), 0);  // being reduced: no longer waiting
+    EXPECT_EQ(q.outstanding(), 2);
+  }
+  EXPECT_EQ(q.claim()->name(), "timeout.uop");
+  EXPECT_EQ(q.outstanding(), 0);
+}
+
 TEST(ReductionQueue, GeneratingUntilEveryWorkerHasStopped) {
   ReductionQueue q(3);
   EXPECT_TRUE(q.generating());
