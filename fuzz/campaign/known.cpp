@@ -50,15 +50,13 @@ Finding check_with_off(const Program& p, const std::vector<std::string>& off, co
 }  // namespace
 
 bool may_be(const KnownFinding& k, const std::string& signature, const TargetCoverage& seen) {
-  if (group_key(signature, "") == group_key(k.signature, "")) return true;
+  if (k.switch_sets.size() > 1 || group_key(signature, "") == group_key(k.signature, "")) return true;
   if (seen.programs < kMinPrograms) return false;
-  const auto narrow = [&](const std::string& s) {
+  return std::all_of(k.switch_sets[0].begin(), k.switch_sets[0].end(), [&](const std::string& s) {
     const auto it = seen.features.find(s);
     const int64_t hits = it == seen.features.end() ? 0 : it->second.programs;
     return static_cast<double>(hits) <= kNarrowShare * static_cast<double>(seen.programs);
-  };
-  return std::any_of(k.switch_sets.begin(), k.switch_sets.end(),
-                     [&](const std::vector<std::string>& set) { return std::all_of(set.begin(), set.end(), narrow); });
+  });
 }
 
 const KnownFinding* known_by_culprit(const std::vector<KnownFinding>& known, const std::string& culprit,

@@ -3,15 +3,17 @@
 // (`meta status = open`) whose culprit names switches of this target is a known root cause. A new bucket
 // is that bug found again when, on its own data, it passes with each of the known culprit's switch sets
 // off (`A or B`: A alone, and B alone; `A B`: both): the same fingerprint, not merely a rule that a
-// different defect also needs. But a switch that takes effect in most programs is a weak fingerprint
-// (tinygrad's `_substitute`, uop/ops.py:1754, fires in every kernel, and off it undoes every optimization
-// step, so it "explains" any optimizer bug; its constant folding `uop/symbolic.py:147` and `:36` fire in
-// 100 % and 93 % of x86 programs, and off they pass an unrelated FLOORMOD bug): a known culprit explains a
-// bucket that shows otherwise than it does (its signature without dtypes, group_key) only when one of its
-// switch sets is narrow, every switch of it taking effect in at most kNarrowShare of this worker's
-// programs (tinygrad's no-op-store rule, 8 % of x86 programs, shows as STORE and LOAD mismatches of any
-// dtype). It is then counted under the known group (its culprit), kept as found with `meta known`, and
-// neither reduced nor searched. Whatever the known culprits do not explain is new, whatever its signature.
+// different defect also needs. A culprit of one switch set is a weaker fingerprint when its switches
+// take effect in most programs (tinygrad's `_substitute`, uop/ops.py:1754, fires in every kernel, and off
+// it undoes every optimization step, so it "explains" any optimizer bug): such a set explains a bucket
+// only when it shows as the known one does (its signature without dtypes, group_key), unless it is
+// narrow, every switch of it taking effect in at most kNarrowShare of this worker's programs (tinygrad's
+// no-op-store rule, 8 % of x86 programs, shows as STORE and LOAD mismatches of any dtype). Two switch sets
+// that each alone off make it pass are two fingerprints (tinygrad's constant folding without wrap,
+// `uop/symbolic.py:147 or :36`, explained a FLOORMOD i64 by a negative constant under long emulation: the
+// negated divisor folded unwrapped). It is then counted under the known group (its culprit), kept as found
+// with `meta known`, and neither reduced nor searched. Whatever the known culprits do not explain is new,
+// whatever its signature.
 #pragma once
 #include <optional>
 #include <string>
@@ -42,9 +44,9 @@ struct KnownVerdict {
 // Whether a known finding explains `p`, which fails as `signature` under `cfg` (a plug-in server with
 // switches). First one check with every known switch off: when it still fails as `signature`, no known
 // cause explains it (it may fail otherwise: with that many rules off a kernel need not lower at all).
-// Whether a bucket failing as `signature` may be `k`: with k's signature (without dtypes), or when one of
-// k's switch sets is narrow (the share of `seen`'s programs its switches took effect in, once it has
-// kMinPrograms).
+// Whether a bucket failing as `signature` may be `k`: always for a culprit of several switch sets, else
+// with k's signature (without dtypes), or when its switches are narrow (their share of `seen`'s programs,
+// once it has kMinPrograms).
 inline constexpr double kNarrowShare = 0.25;
 inline constexpr int64_t kMinPrograms = 20;
 bool may_be(const KnownFinding& k, const std::string& signature, const TargetCoverage& seen);
