@@ -61,12 +61,10 @@ class Worker {
   }
 
  private:
-  // When a --time run starts its last batch: early enough that a bucket found in it is still reduced in
-  // the budget (a reduction takes about as long as this worker's longest so far, or 200 renders of a
-  // slow plug-in, at most --reduce-time), and so are the reductions still queued, this worker's share of
-  // them at its mean reduction so far (on a bug-dense target new buckets keep a resumed reduction waiting
-  // until generation ends); all at most a quarter of --time. So no bucket is left unreduced by the clock
-  // alone.
+  // When a --time run starts its last batch: early enough to reduce a bucket found in it (about this
+  // worker's longest reduction, or 200 renders of a slow plug-in, at most --reduce-time) and its share of
+  // those still queued at its mean reduction (reduce_share leaves some until generation ends); all at most
+  // a quarter of --time.
   double generation_end() const {
     if (!o_.reduce) return o_.time_s;
     const double one = std::min(o_.reduce_time_s, std::max(longest_reduction_s_, 200 * mean_render_seconds(cfg_)));
@@ -188,18 +186,16 @@ class Worker {
     if (f.input > 0) found.set_meta("input", std::to_string(f.input));
     found.set_meta("reduced", "no");
     const std::optional<std::string> path = save(found, obs);
-    if (path && (o_.reduce || o_.culprit || !o_.matrix.empty())) {
-      const bool new_look = looks_.insert(group_key(obs.signature, "")).second;
-      queue_.push(std::filesystem::path(*path).filename(), is_render_timeout(obs.signature) ? ReductionQueue::Kind::found_slow
-                                                           : new_look                       ? ReductionQueue::Kind::found
-                                                                                            : ReductionQueue::Kind::found_again);
-    }
+    using K = ReductionQueue::Kind;
+    const bool new_look = looks_.insert(group_key(obs.signature, "")).second;
+    if (path && (o_.reduce || o_.culprit || !o_.matrix.empty()))
+      queue_.push(std::filesystem::path(*path).filename(),
+                  is_render_timeout(obs.signature) ? K::found_slow : new_look ? K::found : K::found_again);
     return path.has_value();
   }
 
-  // Reduces queued findings, anyone's, until none is left (with Take::any, stalled reductions too), or with
-  // `within_share` until this worker's time on them passes its share (CampaignOptions::reduce_share); a
-  // reduction its limit cut goes back to the queue (ReductionQueue::Kind).
+  // Reduces queued findings, anyone's, until none is left (with Take::any, stalled ones too) or, `within_share`,
+  // its time on them passes its share (reduce_share); a reduction its limit cut is queued again.
   void reduce_queued(ReductionQueue::Take take, bool within_share = false) {
     while (!g_stop && (!within_share || finishing_s_ <= o_.reduce_share * clock_.seconds()))
       if (const std::optional<ReductionQueue::Claim> claim = queue_.claim(take)) {
