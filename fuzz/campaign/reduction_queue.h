@@ -73,7 +73,9 @@ class ReductionQueue {
   bool generating() const;
 
  private:
-  enum State : uint32_t { kEmpty = 0, kQueued = 1, kClaimed = 2, kResumable = 3, kStalled = 4, kQueuedSlow = 5, kQueuedAgain = 6 };
+  enum State : uint32_t {
+    kEmpty = 0, kQueued = 1, kClaimed = 2, kResumable = 3, kStalled = 4, kQueuedSlow = 5, kQueuedAgain = 6
+  };
   std::optional<Claim> claim_in(State state);
   struct Slot {
     std::atomic<uint32_t> state;

@@ -101,4 +101,11 @@ void SizeSchedule::reduced(size_t nodes, double seconds) {
   reduction_seconds_ += seconds;
 }
 
+std::map<std::string, SizeCounts> SizeSchedule::counts() const {
+  std::map<std::string, SizeCounts> out;
+  for (int k = 0; k < static_cast<int>(arms_.size()); ++k)
+    out[range(k)] = SizeCounts{arms_[static_cast<size_t>(k)].programs, arms_[static_cast<size_t>(k)].new_buckets};
+  return out;
+}
+
 }  // namespace uf

@@ -21,9 +21,11 @@
 // `--guide none` is the blind stream exactly.
 #pragma once
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "fuzz/campaign/protocol.h"
 #include "fuzz/gen/policy.h"
 #include "fuzz/gen/rng.h"
 
@@ -51,6 +53,7 @@ class SizeSchedule {
     double nodes = 0;                       // the mean nodes of its programs
   };
   const std::vector<Arm>& arms() const { return arms_; }
+  std::map<std::string, SizeCounts> counts() const;  // by range(arm): what a SizeReport carries
   double rate(int arm) const;          // new buckets reduced per second, by the estimates so far
   double check_seconds(int arm) const;  // c: seconds to check one of its programs
 

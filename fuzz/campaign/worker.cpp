@@ -131,7 +131,7 @@ class Worker {
       ++checked, checked_nodes += nodes[k];
     }
     if (checked > 0) size_.batch(checked, checked_nodes, dt);
-    if (size_.enabled()) send_report(fd_, SizeReport{size_counts()});
+    if (size_.enabled()) send_report(fd_, SizeReport{size_.counts()});
     index_ += n;
     send_report(fd_, CompilerReport{compiler_stats()});
     adapt_batch_size(n, dt);
@@ -149,15 +149,6 @@ class Worker {
       p.program.set_meta("steps", size_.range(arm));
     if (o_.opts_mode == "none" && !o_.cfg.renderer_description.opts.empty()) p.program.opts = OptSequence{};
     return p;
-  }
-
-  std::map<std::string, SizeCounts> size_counts() const {
-    std::map<std::string, SizeCounts> out;
-    for (int k = 0; k < static_cast<int>(size_.arms().size()); ++k) {
-      const SizeSchedule::Arm& a = size_.arms()[static_cast<size_t>(k)];
-      out[size_.range(k)] = SizeCounts{a.programs, a.new_buckets};
-    }
-    return out;
   }
 
   // Data sets 1 .. inputs-1 of each program (set 0 is its own data). The generator's guards were chosen
