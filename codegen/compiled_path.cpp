@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <tuple>
 
 #include "codegen/batch_compiler.h"
 #include "codegen/languages.h"
@@ -248,7 +249,7 @@ std::vector<std::vector<KernelOutcome>> run_distinct_kernels(const std::vector<s
     const Program& first = *runs[i][0];
     out[i].resize(runs[i].size());
     for (const Program* p : runs[i]) {
-      UOPFUZZ_CHECK(p->sink == first.sink && p->buffers == first.buffers);  // one kernel fits them all
+      UOPFUZZ_CHECK(p->sink == first.sink && p->buffers == first.buffers && p->opts == first.opts);  // one kernel fits them all
       buffers[i].push_back(program_buffers(*p));                            // throws on a malformed data line: a setup error
     }
     firsts.push_back(&first);
@@ -276,20 +277,21 @@ std::vector<std::vector<KernelOutcome>> run_distinct_kernels(const std::vector<s
 
 }  // namespace
 
-// Programs with one graph (the same SINK and BUFFERs: a reduction's candidates that change data only)
-// share one kernel, rendered and compiled once and called on each one's data, as the data sets of one
-// program are (a renderer's output depends on the graph, never on the data).
+// Programs with one graph and one optimization sequence (the same SINK, BUFFERs and opts line: a
+// reduction's candidates that change data only) share one kernel, rendered and compiled once and called on
+// each one's data, as the data sets of one program are (a renderer's output depends on the graph and the
+// sequence, never on the data).
 std::vector<std::vector<KernelOutcome>> run_compiled_on_each(const std::vector<std::vector<const Program*>>& runs,
                                                              const CompiledPathConfig& cfg,
                                                              const std::vector<const Analysis*>& facts) {
   UOPFUZZ_CHECK(facts.empty() || facts.size() == runs.size());
-  std::map<std::pair<const UOp*, std::vector<const UOp*>>, size_t> kernel_of;
+  std::map<std::tuple<const UOp*, std::vector<const UOp*>, std::optional<OptSequence>>, size_t> kernel_of;
   std::vector<std::vector<const Program*>> kernels;
   std::vector<const Analysis*> kernel_facts;
   std::vector<std::vector<std::pair<size_t, size_t>>> where;  // where[k][j]: the (run, data set) kernels[k][j] is
   for (size_t i = 0; i < runs.size(); ++i) {
     UOPFUZZ_CHECK(!runs[i].empty());
-    const auto [it, fresh] = kernel_of.try_emplace({runs[i][0]->sink, runs[i][0]->buffers}, kernels.size());
+    const auto [it, fresh] = kernel_of.try_emplace({runs[i][0]->sink, runs[i][0]->buffers, runs[i][0]->opts}, kernels.size());
     if (fresh) {
       kernels.emplace_back();
       where.emplace_back();

@@ -17,7 +17,7 @@ struct OptStep {
   std::string action;  // the target's name for it (tinygrad: an OptOps name), [A-Z][A-Z_]*
   int64_t axis = -1;   // the axis of the RANGE it acts on; -1: none
   int64_t arg = -1;    // its amount (tinygrad: 0 is the whole range); -1: none (then axis is given or none)
-  bool operator==(const OptStep&) const = default;
+  auto operator<=>(const OptStep&) const = default;
 };
 using OptSequence = std::vector<OptStep>;
 

@@ -222,6 +222,19 @@ std::string search_switches(Search& s) {
          "; rules: " + rule.substr(6);
 }
 
+// A target without switches: the steps of the opts line the failure needs are what it can name
+// (`TARGET opt UPCAST:0:2`), before the compiler under its C is searched.
+bool has_opts_only(const CompiledPathConfig& cfg) { return !cfg.renderer_description.opts.empty() && !has_switches(cfg); }
+
+std::string search_opts(Search& s) {
+  if (!s.p.opts || s.p.opts->empty()) return "none (no optimization steps)";
+  const Names opts = needed_opts(s);
+  if (opts.empty()) return "none (fails without any one of its optimization steps)";
+  const std::string some = opts.size() > 1 ? "s " : " ";
+  return s.cfg.renderer_description.target.name + " opt" + some + joined(opts) + " (passes without " +
+         (opts.size() > 1 ? "any one of them" : "it") + ", " + std::to_string(s.checks) + " checks)";
+}
+
 // ---- compilers, on the standalone reproducer --------------------------------------------------------
 
 bool compiler_says(const CompiledPathConfig& cfg, const char* word) {
@@ -349,6 +362,7 @@ struct CulpritSearch {
 };
 const CulpritSearch kCulpritSearches[] = {
     {"switches", has_switches, search_switches, "a plug-in's switches (handshake), ddmin from all off, else one at a time"},
+    {"opts", has_opts_only, search_opts, "the steps of the opts line it needs, on a target without switches"},
     {"clang", is_clang, search_clang, "-mllvm -opt-bisect-limit bisected; backend flags when no optional pass matters"},
     {"gcc", is_gcc, search_gcc, "the -f flags of the level, ddmin to the smallest set whose -fno- makes it pass"},
 };

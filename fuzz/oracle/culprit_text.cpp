@@ -33,6 +33,8 @@ std::string culprit_key(const std::string& culprit) {
 }
 
 std::string group_key(const std::string& signature, const std::string& culprit) {
+  if (is_optimizer_finding(signature) && culprit_key(culprit).empty())
+    return group_key(without_opts_mark(signature), culprit) + std::string(kUnderOpts);
   const std::string klass = signature.substr(0, signature.find(' '));
   if (const std::string key = culprit_key(culprit); !key.empty()) return key;  // one cause, however it shows
   if (klass != "mismatch") return signature;

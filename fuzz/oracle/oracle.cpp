@@ -244,6 +244,36 @@ void judge(DataSetRuns& d, const std::vector<KernelOutcome>& outs, Finding& f) {
   }
 }
 
+// A failure under a non-empty opts line is checked once more with an empty line (no optimization, where no
+// line would be the target's heuristic): when that passes, the optimizer is what fails, and the signature
+// says so. A mismatch not yet signed (no probe: the reducer's first pass over a batch) waits for its probe.
+void mark_optimizer_findings(const std::vector<const Program*>& batch, std::vector<Finding>& found, const CompiledPathConfig& cfg,
+                             bool probe) {
+  std::vector<Program> plain;
+  std::vector<size_t> of;
+  plain.reserve(batch.size());
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const Finding& f = found[i];
+    if (!f.defined() || f.out_of_time || f.observation.verdict == Verdict::ok) continue;
+    if (!probe && f.observation.verdict == Verdict::mismatch) continue;
+    const Program& p = f.failing(*batch[i]);
+    if (!p.opts || p.opts->empty()) continue;
+    Program q = p;
+    q.opts = OptSequence{};
+    q.expect.clear();
+    q.got.clear();
+    plain.push_back(std::move(q));
+    of.push_back(i);
+  }
+  if (plain.empty()) return;
+  std::vector<const Program*> runs;
+  for (const Program& q : plain) runs.push_back(&q);
+  const std::vector<Finding> without = check(runs, cfg, /*probe=*/false);
+  for (size_t k = 0; k < of.size(); ++k)
+    if (without[k].defined() && !without[k].out_of_time && without[k].observation.verdict == Verdict::ok)
+      found[of[k]].observation.signature += kUnderOpts;
+}
+
 // check's one body: every defined program on its own data and on its extra data sets (none when
 // `extra` is empty), one compiled kernel per program.
 std::vector<Finding> check_on_inputs(const std::vector<const Program*>& batch, const std::vector<Analysis>& facts,
@@ -268,6 +298,7 @@ std::vector<Finding> check_on_inputs(const std::vector<const Program*>& batch, c
   const auto outs = run_compiled_on_each(runs, cfg, facts_of);
   for (size_t k = 0; k < programs.size(); ++k) judge(programs[k], outs[k], found[index[k]]);
   if (probe) sign_mismatches(batch, facts, found, cfg);
+  mark_optimizer_findings(batch, found, cfg, probe);
   return found;
 }
 
@@ -287,8 +318,14 @@ bool same_signature(const std::string& recorded, const std::string& observed) {
   return observed == recorded || (recorded == bare && observed.rfind(bare + " ", 0) == 0);
 }
 
+bool is_optimizer_finding(const std::string& signature) { return signature.ends_with(kUnderOpts); }
+
+std::string without_opts_mark(const std::string& signature) {
+  return is_optimizer_finding(signature) ? signature.substr(0, signature.size() - kUnderOpts.size()) : signature;
+}
+
 bool is_render_timeout(const std::string& signature) {
-  return signature == verdict_name(Verdict::render_error) + " " + std::string(kTimeoutBucket);
+  return without_opts_mark(signature) == verdict_name(Verdict::render_error) + " " + std::string(kTimeoutBucket);
 }
 
 Observation compare(const Program& p, const RefResult& ref, const KernelOutcome& out) {

@@ -15,6 +15,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -46,6 +47,14 @@ bool same_signature(const std::string& recorded, const std::string& observed);
 // Whether a signature is that of a render that outlasted --render-timeout: every candidate of its
 // reduction that keeps it costs a whole timeout.
 bool is_render_timeout(const std::string& signature);
+
+// An optimizer finding (docs/format.md, "Signatures"): the program fails under its non-empty `opts` line
+// and the same program with an empty line (no optimization) passes. Its signature ends with this, so it
+// is a bucket of its own and its reduction keeps a sequence that makes the difference.
+inline constexpr std::string_view kUnderOpts = " under opts";
+bool is_optimizer_finding(const std::string& signature);
+// The signature without kUnderOpts.
+std::string without_opts_mark(const std::string& signature);
 
 // Compares one compiled outcome with the reference result (which must be defined).
 Observation compare(const Program& p, const RefResult& ref, const KernelOutcome& out);
