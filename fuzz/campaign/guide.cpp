@@ -258,11 +258,14 @@ Guide::Pick Guide::next(const GenPolicy& policy) {
 }
 
 // A program mutated from a `.uop` seed (mutate.h); a fresh one when no mutation applies or the mutant has
-// what the target lacks (an op mutated into a --without one).
+// what the target lacks (an op mutated into a --without one). A seed recorded without an opts line (a
+// tinygrad kernel as its heuristic saw it) gets a drawn sequence as a generated program does
+// (policy.p_opts), so the optimizer sees the target's own kernels too.
 Guide::Pick Guide::derive_program(Pick& p, const Seed& from, const GenPolicy& policy) {
   p.choices = Choices{rng_.next(), {}};
   p.from = from.name;
   std::optional<Program> q = mutate_program(parse_program(from.program), rng_);
+  if (q && !q->opts) draw_opts(*q, policy, rng_);
   if (q && without_violation(*q, o_.without).empty()) {
     p.program = std::move(*q);
     p.program.set_meta("derived", p.from);

@@ -13,6 +13,7 @@
 
 #include "core/program.h"
 #include "fuzz/gen/policy.h"
+#include "fuzz/gen/rng.h"
 
 namespace uf {
 
@@ -27,6 +28,11 @@ struct Choices {
   uint64_t seed = 0;
   std::vector<uint64_t> draws;
 };
+
+// With probability pol.p_opts, an optimization sequence for `p` (its `opts` line), each step on a RANGE its
+// action works on (fuzz/gen/opts.cpp); `p` keeps its line when none can be drawn. What generate() ends
+// with, and what a mutant of a `.uop` seed gets (fuzz/campaign/guide.cpp).
+void draw_opts(Program& p, const GenPolicy& pol, Rng& rng);
 
 // The program of `choices`; with `record`, every draw it made (its full choice sequence) is appended
 // there. Meta as generate(seed) writes it, the seed being choices.seed.

@@ -61,9 +61,16 @@ std::vector<Axis> fitting(OptAction action, const std::vector<Axis>& axes) {
 
 }  // namespace
 
+void Gen::draw_opts() { uf::draw_opts(prog, pol, rng); }
+
+}  // namespace uf::gen
+
+namespace uf {
+
 // Each step's action is drawn among those that fit some RANGE of the program, so a program with loops gets
 // a sequence whenever one can be written for it; NOLOCALS, which needs no RANGE, only beside those.
-void Gen::draw_opts() {
+void draw_opts(Program& prog, const GenPolicy& pol, Rng& rng) {
+  using namespace gen;
   if (!rng.chance(pol.p_opts)) return;
   std::set<const UOp*> top;  // the RANGEs the SINK's own ENDs close
   if (prog.sink)
@@ -103,4 +110,4 @@ void Gen::draw_opts() {
   if (!seq.empty()) prog.opts = std::move(seq);  // none drawn: the target's own optimizer, not an empty line
 }
 
-}  // namespace uf::gen
+}  // namespace uf

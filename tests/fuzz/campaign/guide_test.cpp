@@ -12,6 +12,7 @@
 #include "core/text.h"
 #include "fuzz/campaign/guide.h"
 #include "fuzz/campaign/target_coverage.h"
+#include "fuzz/gen/generator.h"
 #include "fuzz/gen/mutate.h"
 #include "tests/support/files.h"
 
@@ -134,6 +135,7 @@ TEST(Guide, AProgramFileIsASeedMutatedAsAProgram) {
     if (p.from == "kernel.uop") {
       ++mutants;
       EXPECT_NE(bare_text(p.program), bare_text(kernel));
+      EXPECT_FALSE(p.program.opts) << "no opts line under a policy without p_opts";
       EXPECT_EQ(*p.program.meta_value("derived"), "kernel.uop");
       g.learn(p, {"k.py:" + std::to_string(100 + i)});  // something new: kept, as a program seed
       const Seed kept = read_seed(dir + "/" + g.seeds().back().name);
@@ -144,6 +146,39 @@ TEST(Guide, AProgramFileIsASeedMutatedAsAProgram) {
     }
   }
   EXPECT_EQ(mutants, 5);
+}
+
+// A program seed recorded without an opts line (a target's kernel as its own heuristic saw it) is mutated
+// into programs with a drawn optimization sequence, as generated ones get (policy p_opts), each valid.
+TEST(Guide, AProgramSeedsMutantsGetAnOptimizationSequence) {
+  GenPolicy with_opts;
+  with_opts.p_opts = 1;
+  Program kernel;
+  for (uint64_t s = 1; !kernel.sink; ++s) {  // a program with a RANGE some action fits
+    ASSERT_LT(s, 300u);
+    Program q = generate(s);
+    Rng rng(s);
+    draw_opts(q, with_opts, rng);
+    if (q.opts) kernel = generate(s);
+  }
+  ASSERT_FALSE(kernel.opts);
+  TempDir tmp{"uopfuzz-guide-opts"};
+  const std::string dir = (tmp.path() / "seeds").string();
+  fs::create_directories(dir);
+  std::ofstream(dir + "/kernel.uop") << print_program(kernel);
+  Guide g(options(GuideMode::coverage, dir));
+  int mutants = 0, with_line = 0;
+  for (int i = 0; i < 300 && mutants < 10; ++i) {
+    Guide::Pick p = g.next(with_opts);
+    verify(p.program);  // checks the opts line against the RANGEs too
+    if (p.from == "kernel.uop" && !p.as_is) {
+      ++mutants;
+      with_line += p.program.opts.has_value();
+    }
+    g.learn(p, {});
+  }
+  EXPECT_EQ(mutants, 10);
+  EXPECT_GE(with_line, 8) << "a mutation rarely removes every RANGE an action fits";
 }
 
 // Program seeds keep to the target: a kernel with an op the campaign's --without names is passed over, and
