@@ -148,9 +148,9 @@ TEST(Guide, AProgramFileIsASeedMutatedAsAProgram) {
   EXPECT_EQ(mutants, 5);
 }
 
-// A program seed recorded without an opts line (a target's kernel as its own heuristic saw it) is mutated
-// into programs with a drawn optimization sequence, as generated ones get (policy p_opts), each valid.
-TEST(Guide, AProgramSeedsMutantsGetAnOptimizationSequence) {
+// A program seed recorded without an opts line (a target's kernel as its own heuristic saw it) is checked
+// and mutated with a drawn optimization sequence, as generated programs get one (policy p_opts), each valid.
+TEST(Guide, AProgramSeedAndItsMutantsGetAnOptimizationSequence) {
   GenPolicy with_opts;
   with_opts.p_opts = 1;
   Program kernel;
@@ -167,16 +167,23 @@ TEST(Guide, AProgramSeedsMutantsGetAnOptimizationSequence) {
   fs::create_directories(dir);
   std::ofstream(dir + "/kernel.uop") << print_program(kernel);
   Guide g(options(GuideMode::coverage, dir));
-  int mutants = 0, with_line = 0;
+  int mutants = 0, with_line = 0, as_is = 0;
   for (int i = 0; i < 300 && mutants < 10; ++i) {
     Guide::Pick p = g.next(with_opts);
     verify(p.program);  // checks the opts line against the RANGEs too
-    if (p.from == "kernel.uop" && !p.as_is) {
+    if (p.as_is) {
+      ++as_is;
+      EXPECT_TRUE(p.program.opts) << "checked as it is, with a drawn sequence";
+      Program plain = p.program;
+      plain.opts.reset();
+      EXPECT_EQ(bare_text(plain), bare_text(kernel));
+    } else if (p.from == "kernel.uop") {
       ++mutants;
       with_line += p.program.opts.has_value();
     }
     g.learn(p, {});
   }
+  EXPECT_EQ(as_is, 1);
   EXPECT_EQ(mutants, 10);
   EXPECT_GE(with_line, 8) << "a mutation rarely removes every RANGE an action fits";
 }
