@@ -91,6 +91,13 @@ TEST(CulpritGroups, ANamedCulpritGroupsAcrossOpsOtherwiseTheOpAcrossDtypes) {
   EXPECT_EQ(group_key("crash SIGILL", slp), group_key("mismatch EXP2 f32", slp));  // one cause, whatever it shows as
   EXPECT_EQ(culprit_key("tinygrad switch uop/symbolic.py:12 (passes with it off; 9 checks)"),
             "tinygrad switch uop/symbolic.py:12");
+  // An optimizer finding is a look of its own until a culprit names its cause.
+  EXPECT_EQ(group_key("mismatch LOAD i16 under opts", ""), "mismatch LOAD under opts");
+  EXPECT_EQ(group_key("render-error AssertionError at codegen/late/linearizer.py:80 under opts", ""),
+            "render-error AssertionError at codegen/late/linearizer.py:80 under opts");
+  EXPECT_EQ(group_key("mismatch RANGE i32 under opts", "tg opt UPCAST:0:2 (passes without it, 1 checks)"), "tg opt UPCAST:0:2");
+  EXPECT_TRUE(is_render_timeout("render-error timeout under opts"));
+  EXPECT_EQ(without_opts_mark("mismatch LOAD i16 under opts"), "mismatch LOAD i16");
 }
 
 // The switch sets a culprit names (what `fuzz --known` switches off): alternatives one by one, a set
