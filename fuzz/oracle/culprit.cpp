@@ -118,6 +118,7 @@ std::string explained_text(const Explained& e) {
 bool has_switches(const CompiledPathConfig& cfg) {
   return !cfg.renderer_description.switches.empty() && cfg.renderer_protocol == RendererProtocol::server;
 }
+bool has_switches_or_opts(const CompiledPathConfig& cfg) { return has_switches(cfg) || !cfg.renderer_description.opts.empty(); }
 
 // The known switches that take effect on the program's render with `off` off (the reply's `used`), sorted.
 // A render error's reply may name those that took effect before it failed (the only ones whose switching
@@ -213,26 +214,13 @@ Names needed_opts(Search& s) {
 // culprit (the steps in its details); without one, the steps are (`tinygrad opt PADTO:0:4 (...)`).
 std::string search_switches(Search& s) {
   const Names opts = needed_opts(s);
-  const std::string rule = search_rules(s);
+  const std::string rule = has_switches(s.cfg) ? search_rules(s) : "none (no switches)";
   if (opts.empty()) return rule;
   const std::string needs = "needs opt" + std::string(opts.size() > 1 ? "s " : " ") + joined(opts) + ": passes without " +
                             (opts.size() > 1 ? "any one of them" : "it");
   if (rule.rfind("none (", 0) != 0) return rule.substr(0, rule.size() - 1) + "; " + needs + ")";
   return s.cfg.renderer_description.target.name + " opt" + (opts.size() > 1 ? "s " : " ") + joined(opts) + " (" + needs +
          "; rules: " + rule.substr(6);
-}
-
-// A target without switches: the steps of the opts line the failure needs are what it can name
-// (`TARGET opt UPCAST:0:2`), before the compiler under its C is searched.
-bool has_opts_only(const CompiledPathConfig& cfg) { return !cfg.renderer_description.opts.empty() && !has_switches(cfg); }
-
-std::string search_opts(Search& s) {
-  if (!s.p.opts || s.p.opts->empty()) return "none (no optimization steps)";
-  const Names opts = needed_opts(s);
-  if (opts.empty()) return "none (fails without any one of its optimization steps)";
-  const std::string some = opts.size() > 1 ? "s " : " ";
-  return s.cfg.renderer_description.target.name + " opt" + some + joined(opts) + " (passes without " +
-         (opts.size() > 1 ? "any one of them" : "it") + ", " + std::to_string(s.checks) + " checks)";
 }
 
 // ---- compilers, on the standalone reproducer --------------------------------------------------------
@@ -361,8 +349,8 @@ struct CulpritSearch {
   const char* description;
 };
 const CulpritSearch kCulpritSearches[] = {
-    {"switches", has_switches, search_switches, "a plug-in's switches (handshake), ddmin from all off, else one at a time"},
-    {"opts", has_opts_only, search_opts, "the steps of the opts line it needs, on a target without switches"},
+    {"switches", has_switches_or_opts, search_switches,
+     "a plug-in's switches (handshake), ddmin from all off, else one at a time; the opts steps it needs"},
     {"clang", is_clang, search_clang, "-mllvm -opt-bisect-limit bisected; backend flags when no optional pass matters"},
     {"gcc", is_gcc, search_gcc, "the -f flags of the level, ddmin to the smallest set whose -fno- makes it pass"},
 };

@@ -66,7 +66,13 @@ def first_wrong(program):
   return f"buf{wrong[0][0]}[{wrong[0][1]}] = " if wrong else "?"
 
 
-# the findings: each test fails, naming the element that differs
+def raises_as_signed(program, code, out):
+  """Whether a render-error finding's test raised in tinygrad's pipeline where its signature says."""
+  where = re.match(r"render-error (\w+) at (\S+):(\d+)", program.meta_value("signature") or "")
+  return code == 1 and "FAILED" in out and where is not None and where.group(1) in out and f'{where.group(2)}", line {where.group(3)}' in out
+
+
+# the findings: each test fails, naming the element that differs (a render error: raising where it says)
 for f in sorted(glob.glob("corpus/tinygrad/*.uop")):
   with open(f) as file: text = file.read()
   program, name = sdk.parse_program(text), os.path.basename(f)[:-4].replace("-", "_")
@@ -86,6 +92,9 @@ for f in sorted(glob.glob("corpus/tinygrad/*.uop")):
   code, out = run_test(name, source)
   if program.meta_value("class") == "compile-error":
     check(code == 1 and "FAILED (errors=1)" in out and "clang" in out, f"{f}: the compile error is raised: {gist(out)}")
+    continue
+  if program.meta_value("class") == "render-error":
+    check(raises_as_signed(program, code, out), f"{f}: tinygrad raises as its signature says: {gist(out)}")
     continue
   element = first_wrong(program)
   check(code == 1 and "FAILED (failures=1)" in out and element in out and " expected " in out, f"{f}: fails naming {element}...: {gist(out)}")
@@ -108,9 +117,7 @@ for f in sorted(glob.glob("corpus/tinygrad/x86/*.uop")):
     limit = f"took longer than {float(program.meta_value('render_timeout') or 60):g} s to lower the kernel"
     check(code == 1 and "FAILED (failures=1)" in out and limit in out, f"{f}: with DEV unset fails as {limit}: {gist(out)}")
   elif program.meta_value("class") == "render-error":  # tinygrad raises in its pipeline, where the signature says
-    where = re.match(r"render-error (\w+) at (\S+):(\d+)", program.meta_value("signature") or "")
-    raised = where is not None and where.group(1) in out and f'{where.group(2)}", line {where.group(3)}' in out
-    check(code == 1 and "FAILED" in out and raised, f"{f}: with DEV unset tinygrad raises as its signature says: {gist(out)}")
+    check(raises_as_signed(program, code, out), f"{f}: with DEV unset tinygrad raises as its signature says: {gist(out)}")
   else:
     check(code != 0 and "AssertionError" not in out, f"{f}: with DEV unset ends as a {program.meta_value('class')} (exit {code}): {gist(out)}")
 

@@ -56,7 +56,9 @@ TEST_F(OptimizerFinding, IsReducedInProgramAndSequenceAndBlamesItsStep) {
   ASSERT_TRUE(p.opts.has_value()) << read_text(reduced);
   EXPECT_EQ(format_opts(*p.opts), "UPCAST:0:2") << read_text(reduced);
   const Ran t = run("triage " + reduced + plugin("upcast_one_short.py") + " --no-backends");
-  EXPECT_NE(t.out.find("upcast_one_short opt UPCAST:0:2 (passes without it"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("upcast_one_short opt UPCAST:0:2 (needs opt UPCAST:0:2: passes without it; rules: no switches)"),
+            std::string::npos)
+      << t.out;
 }
 
 TEST_F(OptimizerFinding, IsFoundByACampaignUnaided) {
