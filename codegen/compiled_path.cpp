@@ -249,8 +249,8 @@ std::vector<std::vector<KernelOutcome>> run_distinct_kernels(const std::vector<s
     const Program& first = *runs[i][0];
     out[i].resize(runs[i].size());
     for (const Program* p : runs[i]) {
-      UOPFUZZ_CHECK(p->sink == first.sink && p->buffers == first.buffers && p->opts == first.opts);  // one kernel fits them all
-      buffers[i].push_back(program_buffers(*p));                            // throws on a malformed data line: a setup error
+      UOPFUZZ_CHECK(p->sink == first.sink && p->buffers == first.buffers && p->opts == first.opts);  // one kernel fits all
+      buffers[i].push_back(program_buffers(*p));  // throws on a malformed data line: a setup error
     }
     firsts.push_back(&first);
     names.push_back("kernel" + std::to_string(i));

@@ -224,9 +224,9 @@ Guide::Pick Guide::next(const GenPolicy& policy) {
   const bool can_derive = seeds_.size() > unchecked_.size();  // some seed is not waiting for its check
   const bool derived_turn = (can_derive || !unchecked_.empty()) && rng_.chance(share);
   // A program seed as it is (what it reaches decides its weight; a seed without an opts line gets a drawn
-  // one, as generated programs do, else most of a target's recorded kernels would only ever meet its
-  // heuristic) takes half the derived turns while any waits: the fresh stream goes on beside the seeds, so what blind programs find is found about as
-  // early, and derivation from the seeds already known goes on too.
+  // one, as generated programs do, else a target's recorded kernels would only ever meet its heuristic)
+  // takes half the derived turns while any waits: the fresh stream goes on beside the seeds, so what blind
+  // programs find is found about as early, and derivation from the seeds already known goes on too.
   if (derived_turn && !unchecked_.empty() && (!can_derive || rng_.chance(kAsIsShare))) {
     p.seed = unchecked_.front();
     unchecked_.erase(unchecked_.begin());
