@@ -253,7 +253,7 @@ Program Gen::run() {
   dead_code();
   prog.sink = make_sink();
   prog.collect_buffers();
-  draw_opts();
+  uf::draw_opts(prog, pol, rng);  // opts.cpp: the program's optimization sequence
   prog.set_meta("seed", std::to_string(seed));
   prog.set_meta("generator", std::to_string(kGeneratorVersion));
   if (observed) {

@@ -201,7 +201,6 @@ class Gen {
   PoolMark mark_pools() const;
   void truncate_pools(const PoolMark& m);
   void loop_step();
-  void draw_opts();  // opts.cpp: the program's optimization sequence
   std::optional<LoopPlan> draw_loop_plan();
   LoopMemories loop_memories(const LoopPlan& plan);
   // Sets `outer` to the pools after the outer levels' RANGEs (what an inner reduction truncates to).

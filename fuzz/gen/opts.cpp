@@ -61,8 +61,6 @@ std::vector<Axis> fitting(OptAction action, const std::vector<Axis>& axes) {
 
 }  // namespace
 
-void Gen::draw_opts() { uf::draw_opts(prog, pol, rng); }
-
 }  // namespace uf::gen
 
 namespace uf {
