@@ -27,13 +27,14 @@ if BACKEND == "llvm" and not shutil.which("clang-16"):
 # Example programs that hit a tinygrad bug, and how, per backend. loop_trip_counts: a zero-trip RANGE, the
 # accumulator's definition linearized inside it and used after it (corpus/tinygrad/zero-trip-loop-acc-out-
 # of-scope.uop; the clang backend: a compile error): the x86 code's pointer to it (lea rcx, [rsp]) is never
-# set (SIGSEGV), the LLVM IR stores to the wrong place (wrong sums), the emulator has no value for it (KeyError).
+# set, so it points wherever the stack's garbage does: a SIGSEGV or a wrong sum, by the caller (CI saw both);
+# the LLVM IR stores to the wrong place (wrong sums), the emulator has no value for it (KeyError).
 # f16_native_chain on x86: its `(b + a) - a`, given as tinygrad's front end writes a SUB (`(b + a) + a * -1`,
 # the default --neg both picks that form for it), gives b (2^-11) where f16 rounding of b + a gives 0:
 # tinygrad's `(y + x) + x * c -> y + x * (c + 1)` (uop/symbolic.py:236 at the snapshot) reassociates it; with
 # that rule off, or with --neg op, it agrees (llvm and python have no f16): the float-sums spec gap of
 # docs/findings.md (term rules reassociate floats), not a bug.
-KNOWN = {"llvm": {"loop_trip_counts.uop": "mismatch"}, "x86": {"loop_trip_counts.uop": "crash", "f16_native_chain.uop": "mismatch"},
+KNOWN = {"llvm": {"loop_trip_counts.uop": "mismatch"}, "x86": {"loop_trip_counts.uop": ("crash", "mismatch"), "f16_native_chain.uop": "mismatch"},
          "python": {"loop_trip_counts.uop": "crash"}}[BACKEND]
 
 
@@ -124,7 +125,7 @@ with tempfile.TemporaryDirectory() as tmp:
   for name, program in fitting + extra:
     v, details = verdict(program, "k_" + re.sub(r"\W", "_", name), tmp)
     want = KNOWN.get(name, "ok")
-    check(v == want, f"{name}: {v}{' (known tinygrad bug)' if want != 'ok' else ''} {details}".rstrip())
+    check(v in want if isinstance(want, tuple) else v == want, f"{name}: {v}{' (known tinygrad bug)' if want != 'ok' else ''} {details}".rstrip())
 server.stdin.close()
 server.wait(timeout=60)
 
@@ -135,5 +136,5 @@ for name in ("loop_sum.uop", "loop_gated_load.uop", "loop_trip_counts.uop"):
   r = subprocess.run([os.environ["UOPFUZZ"], "run", f"tests/programs/{name}", *cc, "--renderer-cmd", cmd], capture_output=True, text=True, timeout=240)
   last = (r.stdout.strip().splitlines() or [r.stderr.strip()])[-1]
   want = KNOWN.get(name, "ok")
-  check(last.startswith(f"verdict: {want}"), f"uopfuzz run {name}: {last}")
+  check(any(last.startswith(f"verdict: {w}") for w in (want if isinstance(want, tuple) else (want,))), f"uopfuzz run {name}: {last}")
 finish()
