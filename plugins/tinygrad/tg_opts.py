@@ -1,7 +1,8 @@
 # tg_opts.py: tinygrad's optimizer under the program's control (README.md, "Optimizations: the opts line").
 # tinygrad's codegen (full_rewrite_to_sink) calls its `apply_opts` once per kernel: its Scheduler, its
 # convert_loop_to_global, then the kernel's opts_to_apply, a BEAM search or its heuristic
-# (hand_coded_optimizations). For one lowering, `optimizing` puts its own function in that name's place: with
+# (hand_coded_optimizations; with the adapter's --beam N, BEAM: tg_beam.py). For one lowering, `optimizing`
+# puts its own function in that name's place: with
 # the program's `opts` line it applies exactly those opts in order through tinygrad's Scheduler.apply_opt,
 # each one's axis (our RANGE's axis number) translated to the scheduler's axis at the moment it is applied,
 # and an opt tinygrad refuses (KernelOptError) is skipped and said; without the line it calls tinygrad's own
@@ -14,7 +15,9 @@ import tinygrad.codegen as tg_codegen
 from tinygrad.codegen.opt import KernelOptError, Opt, OptOps
 from tinygrad.codegen.opt.postrange import Scheduler
 from tinygrad.dtype import AddrSpace
+from tinygrad.helpers import NUM_CPU_THREADS
 from tinygrad.uop.ops import AxisType, Ops
+import tg_beam
 from tg_rerun import RERUN, rerun_breaks, run_once
 from uopfuzz_plugin import format_opt
 
@@ -82,6 +85,8 @@ def optimizing(opts, axes, why=None):
   def apply(ast, ren, beam=0):
     if ast.tag is not None: return ast  # already optimized, as tinygrad's own
     ast, once = run_once(ast, ren)  # (a renderer with locals: a grid range beside stores that cannot run again is a LOOP)
+    if opts is None and tg_beam.WIDTH:
+      with tg_beam.deterministic(NUM_CPU_THREADS.value, thread_ok): return heuristic(ast, ren, tg_beam.WIDTH, report, axes)
     if opts is None: return heuristic(ast, ren, beam, report, axes)
     return apply_listed(ast, ren, opts, report, {**once, **(why or {})})
   tg_codegen.apply_opts = apply
@@ -194,6 +199,13 @@ def check_thread(k, rng):
     raise KernelOptError(f"tinygrad dropped a BUFFER's PARAM (slots {slots} remain), so it would number core_id {len(slots)}, "
                          "a BUFFER's slot (pm_number_params counts PARAMs: tinygrad's bug)")
   if rerun_breaks(k.ast, rng): raise KernelOptError(RERUN)
+
+
+def thread_ok(k, rng):
+  """Whether check_thread takes a THREAD on rng (BEAM's candidates are screened by it)."""
+  try: check_thread(k, rng)
+  except KernelOptError: return False
+  return True
 
 
 def our_notation(k, opt, axes):

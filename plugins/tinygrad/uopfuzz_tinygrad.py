@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # uopfuzz_tinygrad.py [--backend clang|llvm|x86|python] [--index weak|i32] [--emulate DTYPE,...|none]
-#   [--reduce int|loop] [--load index|explicit] [--store both|index|value] [--neg both|op|front] [--lines on|off] ...:
+#   [--reduce int|loop] [--load index|explicit] [--store both|index|value] [--neg both|op|front] [--lines on|off]
+#   [--beam N] ...:
 # a protocol-2 plug-in (docs/format.md, section 5;
 # on the SDK, plugins/uopfuzz_plugin.py) that puts tinygrad's own code generators under test. It builds the
 # program as tinygrad UOps (our op names are tinygrad's; tg_uops.py) and runs tinygrad's own to_program
@@ -62,7 +63,8 @@ SEEDS_OF = {"python": "clang"}
 # masked store; `both`, each gated store one of the two forms), and of SUB and NEG (tg_uops.NEG_FORM: `op`,
 # tinygrad's ops; `front`, x * -1 as tinygrad's front end writes them; `both`, each one of the two), and
 # whether each reply names the lines of tinygrad's optimizer and renderer its lowering executed (tg_lines.py:
-# default on under Python 3.12+, where it is cheap, off under 3.11, where it makes a render 2.8 times slower).
+# default on under Python 3.12+, where it is cheap, off under 3.11, where it makes a render 2.8 times slower),
+# and BEAM's width for a program without an opts line (tg_beam.py: 0, tinygrad's default, its heuristic).
 # The defaults are the front end's forms (issue 51); OLD_DEFAULTS are the defaults before, which a corpus file
 # found with them spells out in its `meta renderer`.
 from tg_uops import EMULABLE  # noqa: E402
@@ -72,7 +74,7 @@ OPTIONS = {"backend": ("clang", BACKENDS), "index": ("weak", ("i32", "weak")),
            "emulate": ("long,bfloat16,fp8e4m3", EMULABLE + (NO_EMULATION,)),
            "reduce": ("int", ("loop", "int")), "load": ("index", ("explicit", "index")),
            "store": ("both", ("index", "value", "both")), "neg": ("both", ("op", "front", "both")),
-           "lines": (tg_lines.DEFAULT, ("on", "off"))}
+           "lines": (tg_lines.DEFAULT, ("on", "off")), "beam": ("0", tuple(str(n) for n in range(9)))}
 OLD_DEFAULTS = {"index": "i32", "emulate": NO_EMULATION, "reduce": "loop", "load": "explicit", "store": "index", "neg": "op"}
 THREADS = 8  # NUM_CPU_THREADS for every backend (apply)
 LISTS = {"emulate"}  # options that take a comma list of their values
@@ -171,6 +173,8 @@ def apply(options):
   tg_uops.LOAD_FORM, tg_uops.STORE_FORM, tg_uops.NEG_FORM = options["load"], options["store"], options["neg"]
   EMULATED_DTYPES.value = options["emulate"]
   tg_lines.ENABLED = options["lines"] == "on"
+  import tg_beam
+  tg_beam.WIDTH = int(options["beam"])
   # The most threads a THREAD step may ask for (the renderers' global_max): the machine's core count by
   # default, which would make a kernel's shape, and so a finding, depend on where it runs; the adapter
   # runs threads one after another anyway. Fixed, as a user's NUM_CPU_THREADS=8 would set it.

@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+# beam_test.py: the tinygrad adapter's --beam N (plugins/tinygrad/README.md, "BEAM"), on every backend, each
+# render run as uopfuzz would run it (adapter_client.py): a `kind=global` loop without an opts line gets a
+# sequence BEAM chose, runs right, and gets the same sequence from a second server (BEAM's clock is the
+# adapter's cost model, not timing); the rules the reply names are those of the chosen kernel's lowering alone,
+# the same as the sequence written as an opts line gives (none fired only by a candidate); an opts line is
+# applied as written, BEAM or not; a THREAD BEAM would choose beside a store outside the range (a kernel
+# that cannot run once per core_id) is never chosen; with --lines on, x86's reply names lines of search.py;
+# and `uopfuzz run` through --beam 2 agrees. Run by CTest from the repository root; exit 77 without tinygrad
+# or clang (llvm needs clang-16).
+import os, shutil, subprocess, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tinygrad_checks import check, finish  # noqa: E402  (exits 77 without tinygrad or clang)
+
+sys.path.insert(0, "plugins")
+from adapter_client import ADAPTER, OUTSIDE_STORE, TMP, Adapter, global_loop  # noqa: E402
+
+BACKENDS = ["clang", "x86", "python"] + ["llvm"] * bool(shutil.which("clang-16"))
+BEAM = ("--beam", "2")
+NO_OPTS_LINE = OUTSIDE_STORE.replace("opts THREAD:0:2\n", "")
+
+for b in BACKENDS:
+  first, second = Adapter(b, *BEAM), Adapter(b, *BEAM)
+  reply, v, why = first.ask(global_loop(None))
+  chosen = reply.get("opts_applied", [])
+  check(v == "ok" and chosen, f"{b} --beam 2: BEAM chose {chosen} for a global loop without an opts line: {v} {why}")
+  again, v2, _ = second.ask(global_loop(None))
+  check(again.get("opts_applied") == chosen and again.get("used") == reply.get("used"), f"{b}: a second server chose {again.get('opts_applied')}")
+  written, v3, why3 = second.ask(global_loop("opts " + " ".join(chosen)))
+  check(v3 == "ok" and written.get("opts_applied") == chosen and written.get("used") == reply.get("used"),
+        f"{b}: the chosen sequence as an opts line fires the same rules: {v3} {why3} "
+        f"only under BEAM {sorted(set(reply.get('used', [])) - set(written.get('used', [])))[:4]}")
+  reply, v, why = first.ask(global_loop("opts UPCAST:0:4"))
+  check(v == "ok" and reply.get("opts_applied") == ["UPCAST:0:4"], f"{b}: an opts line is applied as written under --beam {reply.get('opts_applied')}")
+  reply, v, why = first.ask(NO_OPTS_LINE)
+  check(v == "ok" and not any(o.startswith("THREAD") for o in reply.get("opts_applied", [])),
+        f"{b}: no THREAD beside a store outside the range: {v} {why} {reply.get('opts_applied')}")
+  first.close()
+  second.close()
+
+a = Adapter("x86", *BEAM, "--lines", "on")
+reply, v, why = a.ask(global_loop(None))
+search = [f for f in reply.get("features", []) if f.startswith("line:codegen/opt/search.py:")]
+check(v == "ok" and len(search) > 30, f"x86 --lines on: {len(search)} lines of search.py in the reply")
+a.close()
+
+path = os.path.join(TMP, "global_loop.uop")
+with open(path, "w") as f: f.write(global_loop(None))
+r = subprocess.run([os.environ["UOPFUZZ"], "run", path, "--renderer-cmd", f"{ADAPTER} --backend x86 --beam 2"], capture_output=True, text=True, timeout=240)
+check(r.returncode == 0 and "verdict: ok" in r.stdout, f"uopfuzz run --beam 2: {(r.stdout + r.stderr).strip()[-300:]}")
+shutil.rmtree(TMP, ignore_errors=True)
+finish()
