@@ -14,6 +14,7 @@ import tinygrad.uop.ops as tg_ops
 import tinygrad.uop.upat as tg_upat
 from uopfuzz_plugin import RenderError, parse_program, raised_at
 from tg_uops import Unsupported
+import tg_beam
 
 # ---- switches: tinygrad's rewrite rules, each of which a render can switch off ------------------------
 # A rule is a (UPat, function) of a PatternMatcher, named FILE:LINE of its function (FILE relative to the
@@ -121,7 +122,9 @@ def setup(backend):
 def switches():
   """The rules of every PatternMatcher alive once a kernel is lowered (tinygrad makes some on first use):
   the backend's pipeline's, and some of the rest of tinygrad that never fire here."""
-  with_off(BACKEND.lower_program, parse_program(WARMUP), "warmup", ())
+  width, tg_beam.WIDTH = tg_beam.WIDTH, 0  # no BEAM: it opens the device, whose other renderers' matchers would count
+  try: with_off(BACKEND.lower_program, parse_program(WARMUP), "warmup", ())
+  finally: tg_beam.WIDTH = width
   codes = {f.__code__ for pm in matchers() for _, f in pm.patterns if is_rule(f)}
   return sorted({rule_name(c) for c in codes}, key=NAME_KEYS.get)
 

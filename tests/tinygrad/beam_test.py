@@ -5,10 +5,11 @@
 # adapter's cost model, not timing); the rules the reply names are those of the chosen kernel's lowering alone,
 # the same as the sequence written as an opts line gives (none fired only by a candidate); an opts line is
 # applied as written, BEAM or not; a THREAD BEAM would choose beside a store outside the range (a kernel
-# that cannot run once per core_id) is never chosen; with --lines on, x86's reply names lines of search.py;
-# and `uopfuzz run` through --beam 2 agrees. Run by CTest from the repository root; exit 77 without tinygrad
+# that cannot run once per core_id) is never chosen; the handshake's switches are those without --beam (its
+# warm-up runs no BEAM, which opens the device and makes its other renderers' matchers alive); with --lines
+# on, x86's reply names lines of search.py; and `uopfuzz run` through --beam 2 agrees. Run by CTest from the repository root; exit 77 without tinygrad
 # or clang (llvm needs clang-16).
-import os, shutil, subprocess, sys
+import json, os, shutil, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tinygrad_checks import check, finish  # noqa: E402  (exits 77 without tinygrad or clang)
@@ -38,6 +39,16 @@ for b in BACKENDS:
         f"{b}: no THREAD beside a store outside the range: {v} {why} {reply.get('opts_applied')}")
   first.close()
   second.close()
+
+def switches(*options):
+  r = subprocess.run([ADAPTER, "--backend", "x86", *options, "--uopfuzz-describe"], capture_output=True, text=True, timeout=120)
+  d = json.loads(r.stdout) if r.returncode == 0 else {}
+  return d.get("switches"), d.get("reachable")
+
+
+plain, beam = switches(), switches(*BEAM)
+check(plain[0] and beam == plain, f"the handshake under --beam 2: {len(beam[0] or [])} switches, {len(beam[1] or [])} reachable; "
+                                  f"without: {len(plain[0] or [])}, {len(plain[1] or [])}")
 
 a = Adapter("x86", *BEAM, "--lines", "on")
 reply, v, why = a.ask(global_loop(None))
