@@ -14,6 +14,7 @@ add_compile_options(${fuzz_flags})
 find_package(Boost REQUIRED)
 find_package(Threads REQUIRED)
 find_package(OpenSSL REQUIRED)
+include(${PROJECT_SOURCE_DIR}/cmake/Mpfr.cmake)
 find_package(nlohmann_json REQUIRED)  # codegen's plug-in handshake, fuzz's policy and summaries
 add_subdirectory(${PROJECT_SOURCE_DIR}/core ${PROJECT_BINARY_DIR}/core)
 add_subdirectory(${PROJECT_SOURCE_DIR}/interp ${PROJECT_BINARY_DIR}/interp)
