@@ -149,6 +149,14 @@ void read_suggestion_keys(const nlohmann::json& j, const std::string& cmd, Plugi
 
 }  // namespace
 
+// The ops core/ops.def marks APPROX, for a message.
+std::string approximate_names() {
+  std::string names;
+  for (int i = 0; i < kNumOps; ++i)
+    if (may_approximate(static_cast<Op>(i))) names += (names.empty() ? "" : ", ") + std::string(name(static_cast<Op>(i)));
+  return names;
+}
+
 std::optional<PluginDescription> parse_description(const std::string& json, const std::string& cmd) {
   const nlohmann::json j = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return std::nullopt;
@@ -196,6 +204,14 @@ std::optional<PluginDescription> parse_description(const std::string& json, cons
     for (const std::string& a : d.opts)
       if (!parse_opt(a) || a.find(':') != std::string::npos)
         malformed(cmd, "opts", "has '" + a + "' (an action is a capitalized word: [A-Z][A-Z_]*)");
+  }
+  if (const auto it = j.find("approximate"); it != j.end()) {  // optional
+    if (!it->is_array()) malformed(cmd, "approximate", "must be a list");
+    for (const std::string& n : strings(*it, "approximate", cmd)) {
+      const std::optional<Op> op = parse_op(n);
+      if (!op || !may_approximate(*op)) malformed(cmd, "approximate", "has '" + n + "' (an op that may be approximate: " + approximate_names() + ")");
+      d.approximate.push_back(*op);
+    }
   }
   if (const auto it = j.find("exports"); it != j.end()) {  // optional
     if (!it->is_array()) malformed(cmd, "exports", "must be a list");

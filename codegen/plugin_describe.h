@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/ops.h"
+
 #include "codegen/languages.h"  // OutputLanguage: what its renders are
 
 namespace uf {
@@ -46,6 +48,10 @@ struct PluginDescription {
   // "opts": the optimization actions the target takes (tinygrad: its OptOps names): a program may carry
   // an optimization sequence of them (docs/format.md, the `opts` line), which the generator draws.
   std::vector<std::string> opts;
+  // "approximate": the ops the target computes approximately on floats (tinygrad: those its renderer lacks,
+  // done by its own polynomials), each one the budget judges (interp/approx.h: SIN, LOG2, EXP2, POW, SQRT,
+  // RECIP): their stored results are judged by their distance from the correctly rounded value.
+  std::vector<Op> approximate;
   // "exports": formats `uopfuzz export --as FORMAT` may ask it for, in an "export" server request.
   std::vector<std::string> exports;
   // "reach": the target's front-end level (tinygrad: "tensor"): it answers "reach" server requests, whether

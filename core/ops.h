@@ -21,7 +21,7 @@ enum class OperandClass : uint8_t { ANY, INT, INT_BOOL, FLOAT, NUM };
 enum class ResultRule : uint8_t { SAME, BOOL, TARGET, VOID, MEMORY, LANES };
 
 inline constexpr int VARIADIC = -1;
-enum OpFlag : uint8_t { ALU = 1, MEM = 2, COMMUTATIVE = 4, TOTAL = 8 };
+enum OpFlag : uint8_t { ALU = 1, MEM = 2, COMMUTATIVE = 4, TOTAL = 8, APPROX = 16 };
 
 struct OpInfo {
   const char* name;
@@ -43,6 +43,8 @@ constexpr bool is_alu(Op op) { return info(op).flags & ALU; }
 constexpr bool is_memory_op(Op op) { return info(op).flags & MEM; }
 constexpr bool is_commutative(Op op) { return info(op).flags & COMMUTATIVE; }
 constexpr bool is_total(Op op) { return info(op).flags & TOTAL; }
+// An op a target may compute approximately on floats, judged then by a budget (interp/approx.h).
+constexpr bool may_approximate(Op op) { return info(op).flags & APPROX; }
 
 std::optional<Op> parse_op(std::string_view s);
 

@@ -198,6 +198,7 @@ std::optional<Undefined> Machine::execute(size_t from, size_t to) {
         break;
       case Op::STORE:
         if (u->src[1]->lanes > 1) [[unlikely]] {
+          vector_stored_ = true;
           if (auto why = vector_store(u)) {
             check_rest(i);
             return Undefined{u, std::move(*why)};
@@ -215,6 +216,7 @@ std::optional<Undefined> Machine::execute(size_t from, size_t to) {
           }
         cells_[a.u] = b;
         written_[a.u] = 1;
+        if (records_approx_) [[unlikely]] note_origin(a.u, u->src[1]);
         break;
       case Op::GEP: v[u->id] = vec_lanes_[a.u + static_cast<size_t>(u->value.i)]; break;
       default: UOPFUZZ_CHECK(!"a known op");

@@ -38,10 +38,22 @@ struct Undefined {
   bool bad_program = false;
 };
 
+// A BUFFER element whose final value a STORE took straight from an op that a target may compute
+// approximately (interp/approx.h: a float SIN, LOG2, EXP2, POW, SQRT or RECIP), with that op's operand
+// values as they were then: what the oracle judges such an element by, for a target that says so.
+struct ApproxStore {
+  int64_t slot = 0;
+  size_t element = 0;
+  const UOp* node = nullptr;
+  Scalar a{}, b{};
+};
+
 struct RefResult {
   std::optional<Undefined> undefined;  // set: the program has no defined result (then `buffers` is empty)
   std::map<int64_t, Values> buffers;   // final contents of EVERY BUFFER of the program, by slot
   bool over_budget = false;            // stopped at Limits::max_loop_steps (`undefined` says where): no verdict
+  // The elements stored straight from an approximate op (none when a vector STORE ran: not tracked).
+  std::vector<ApproxStore> approx_stores;
 };
 
 // A bound on one call's work, for callers that run programs nobody bounded (a libFuzzer mutation can turn

@@ -2,6 +2,7 @@
 // run it. interp.cpp has the dispatch loop, loops.cpp the loops and gated accesses, vector.cpp the vector
 // nodes.
 #pragma once
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "core/loops.h"
+#include "interp/approx.h"
 #include "interp/interp.h"
 
 namespace uf::interp_machine {
@@ -104,6 +106,7 @@ class Machine {
         values_(arrays_.values()),
         ran_(arrays_.ran()) {
     if (!loops_.schedule.empty()) mark_gated_only_addresses();
+    records_approx_ = std::any_of(order_.begin(), order_.end(), [](const UOp* u) { return is_judged_approx(u->op, u->dtype); });
     memories_.reserve(16);  // typical programs: a few memories of a few elements, so no regrowth
     cells_.reserve(256);
     written_.reserve(256);
@@ -122,6 +125,8 @@ class Machine {
       const auto first = cells_.begin() + static_cast<ptrdiff_t>(m.first);
       if (!r.buffers.emplace(m.node->slot, Values(first, first + m.len)).second)
         throw UserError("two different BUFFERs use slot " + std::to_string(m.node->slot));
+      for (size_t e = 0; records_approx_ && !vector_stored_ && e < static_cast<size_t>(m.len) && m.first + e < origin_.size(); ++e)
+        if (const ApproxStore& o = origin_[m.first + e]; o.node) r.approx_stores.push_back({m.node->slot, e, o.node, o.a, o.b});
     }
     return r;
   }
@@ -191,6 +196,17 @@ class Machine {
 
   const Memory& memory_of(const UOp* addr) const { return memories_[values_[addr->base()->id].u]; }
 
+  // A scalar STORE of `value` into `cell`: where the cell's value now comes from (an approximate op, with
+  // its operands' values now, or nothing).
+  [[gnu::noinline]] void note_origin(size_t cell, const UOp* value) {
+    if (origin_.size() <= cell) origin_.resize(cells_.size());
+    ApproxStore& o = origin_[cell];
+    o.node = is_judged_approx(value->op, value->dtype) ? value : nullptr;
+    if (!o.node) return;
+    o.a = values_[value->src[0]->id];
+    o.b = value->src.size() > 1 ? values_[value->src[1]->id] : Scalar::zero();
+  }
+
   static constexpr auto kIsFloat = [] {
     std::array<bool, kNumDTypes> t{};
     for (int i = 0; i < kNumDTypes; ++i) t[i] = is_float(static_cast<DType>(i));
@@ -215,6 +231,9 @@ class Machine {
   Values cells_;                  // every element of every memory
   std::vector<uint8_t> written_;  // per cell: defined yet (BUFFER cells always; ALLOC cells once stored)
   Values vec_lanes_;              // the lanes of every vector node, one run of `lanes` per node
+  bool records_approx_ = false;   // the order has an approximate op (interp/approx.h): origin_ kept
+  bool vector_stored_ = false;    // a vector STORE ran: origin_ not kept up (no approx_stores reported)
+  std::vector<ApproxStore> origin_;  // per cell, when records_approx_: the approximate op it was stored from
 };
 
 }  // namespace uf::interp_machine

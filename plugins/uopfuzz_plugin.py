@@ -160,7 +160,9 @@ class Plugin:
   RenderError (or any exception) means the program cannot be run at all. opts: the optimization action names
   (`[A-Z][A-Z_]*`) a program's `opts` line may ask of the target, for the handshake (a list, or a function
   giving one, called by the handshake only); render and run say what they did with Rendered/Ran's
-  opts_applied, opts_skipped and features.
+  opts_applied, opts_skipped and features. approximate: the ops the target computes approximately on
+  floats (SIN, LOG2, EXP2, POW, SQRT, RECIP), whose stored results uopfuzz then judges by a budget
+  (docs/semantics.md, "Approximate ops"), a list or a function giving one.
   What the target suggests for a campaign, handshake keys too, each given as a value or a function giving one
   (called by the handshake only): policy (the path of a generator policy file, what `uopfuzz fuzz --policy`
   reads), seeds (a list of directories of program seeds), known (the directory of the target's tracked
@@ -173,7 +175,7 @@ class Plugin:
 
   def __init__(self, render=None, name=None, version="", without=(), modes=MODES, language="c", one_unit=False,
                switches=None, exports=None, run=None, reachable=None, switch_source=None, reach=None, reach_level=None,
-               opts=None, policy=None, seeds=None, known=None, backends=None, cc=None, cflags=None, command=None):
+               opts=None, policy=None, seeds=None, known=None, backends=None, cc=None, cflags=None, command=None, approximate=None):
     self.prog = os.path.splitext(os.path.basename(sys.argv[0]))[0] or "plugin"
     if language not in LANGUAGES: self.fail(2, f"language {language!r} is none of {', '.join(LANGUAGES)}")
     if (language == "outputs") != (run is not None): self.fail(2, "run= goes with language='outputs', and only with it")
@@ -186,7 +188,7 @@ class Plugin:
     if (reach is None) != (reach_level is None): self.fail(2, "reach= and reach_level= go together")
     if reach_level is not None and not re.fullmatch(r"[a-z][a-z0-9_-]*", reach_level) or reach_level == "kernel":
       self.fail(2, f"reach_level {reach_level!r}: a lowercase word other than 'kernel'")
-    self.reach, self.reach_level, self.opts = reach, reach_level, opts
+    self.reach, self.reach_level, self.opts, self.approximate = reach, reach_level, opts, approximate
     self.suggestions = {"policy": policy, "seeds": seeds, "known": known, "backends": backends, "cc": cc, "cflags": cflags,
                         "command": command}
 
@@ -224,6 +226,7 @@ class Plugin:
     if self.exports: d["exports"] = sorted(self.exports)
     if self.reach_level: d["reach"] = self.reach_level
     if self.opts is not None: d["opts"] = self.opt_names()
+    if self.approximate is not None: d["approximate"] = list(self.approximate() if callable(self.approximate) else self.approximate)
     d.update(self.suggestion_keys())
     return d
 

@@ -11,6 +11,7 @@
 #include "codegen/plugin.h"
 #include "codegen/runtime/checked_call.h"
 #include "core/error.h"
+#include "fuzz/oracle/approx_verdict.h"
 
 namespace uf {
 
@@ -90,11 +91,13 @@ std::unordered_map<const UOp*, Scalar> operands_at(const Probe& probe, const Ref
 }
 
 // The probed value that diverges first in execution order (probe_time), or an empty Divergence.
-Divergence first_divergence(const Probe& probe, const RefResult& ref, const KernelOutcome& out) {
+// An approximated value (approx) is judged by its budget where it is stored, never here.
+Divergence first_divergence(const Probe& probe, const RefResult& ref, const KernelOutcome& out, const std::vector<Op>& approx) {
   if (ref.undefined || out.status != KernelStatus::ok) return {};
   Divergence first;
   std::vector<int64_t> first_time;
   for (const ProbePoint& point : probe.points) {
+    if (is_approximated(point.node, approx)) continue;
     const auto r = ref.buffers.find(point.slot);
     const auto g = out.buffers.find(point.slot);
     if (r == ref.buffers.end() || g == out.buffers.end()) continue;
@@ -116,9 +119,9 @@ Divergence first_divergence(const Probe& probe, const RefResult& ref, const Kern
 // A mismatch that no probed value explains: every value stored was right, so what went wrong is where
 // (or whether) a store wrote. That needs every STORE's value probed: a vector STORE's is not.
 std::string unexplained_signature(const Program& p, const Analysis& facts, const Probe& probe, const RefResult& probe_ref,
-                                  const KernelOutcome& probe_out, const std::string& fallback) {
+                                  const KernelOutcome& probe_out, const std::string& fallback, const std::vector<Op>& approx) {
   if (probe_ref.undefined || probe_out.status != KernelStatus::ok) return fallback;
-  Observation again = compare(probe.program, probe_ref, probe_out);
+  Observation again = compare(probe.program, probe_ref, probe_out, approx);
   std::erase_if(again.got, [&](const auto& slot_values) { return !p.buffer(slot_values.first); });  // p's own
   if (again.got.empty()) return fallback;  // the probe run did not reproduce it
   for (const UOp* u : facts.order)
@@ -153,19 +156,20 @@ void sign_mismatches(const std::vector<const Program*>& batch, const std::vector
                      const CompiledPathConfig& cfg) {
   std::vector<size_t> mismatching;
   for (size_t i = 0; i < found.size(); ++i)
-    if (found[i].defined() && found[i].observation.verdict == Verdict::mismatch) mismatching.push_back(i);
+    if (found[i].defined() && found[i].observation.verdict == Verdict::mismatch && !found[i].observation.approximate) mismatching.push_back(i);
   if (mismatching.empty()) return;
   std::vector<Probe> probes;
   probes.reserve(mismatching.size());
   for (size_t i : mismatching) probes.push_back(signature_probe(found[i].failing(*batch[i]), facts[i]));
   const ProbeRuns run = run_probes(probes, cfg);
+  const std::vector<Op>& approx = cfg.renderer_description.approximate;
   for (size_t k = 0; k < mismatching.size(); ++k) {
     const size_t i = mismatching[k];
     Observation& o = found[i].observation;
-    const Divergence d = first_divergence(probes[k], run.refs[k], run.outs[k]);
-    o.signature =
-        d.node ? d.signature
-               : unexplained_signature(found[i].failing(*batch[i]), facts[i], probes[k], run.refs[k], run.outs[k], o.signature);
+    const Divergence d = first_divergence(probes[k], run.refs[k], run.outs[k], approx);
+    o.signature = d.node ? d.signature
+                         : unexplained_signature(found[i].failing(*batch[i]), facts[i], probes[k], run.refs[k], run.outs[k],
+                                                 o.signature, approx);
   }
 }
 
@@ -224,7 +228,7 @@ DataSetRuns data_set_runs(const Program& p, const Analysis& facts, RefResult own
 }
 
 // Compares every data set's outcome with its reference; the first failure (else data set 0) is f's.
-void judge(DataSetRuns& d, const std::vector<KernelOutcome>& outs, Finding& f) {
+void judge(DataSetRuns& d, const std::vector<KernelOutcome>& outs, Finding& f, const std::vector<Op>& approx) {
   std::optional<size_t> failed;
   f.out_of_time = outs[0].out_of_time;  // a render is every data set's
   f.features = outs[0].features;
@@ -233,7 +237,7 @@ void judge(DataSetRuns& d, const std::vector<KernelOutcome>& outs, Finding& f) {
     const KernelStatus s = outs[k].status;
     if (s != KernelStatus::compile_error && s != KernelStatus::render_error) ++f.runs;
     if (failed) continue;
-    Observation o = compare(*d.runs[k], d.refs[k], outs[k]);
+    Observation o = compare(*d.runs[k], d.refs[k], outs[k], approx);
     if (o.verdict == Verdict::ok && k > 0) continue;
     f.observation = std::move(o);
     if (f.observation.verdict != Verdict::ok) failed = k;
@@ -296,7 +300,7 @@ std::vector<Finding> check_on_inputs(const std::vector<const Program*>& batch, c
   std::vector<std::vector<const Program*>> runs;
   for (const DataSetRuns& d : programs) runs.push_back(d.runs);
   const auto outs = run_compiled_on_each(runs, cfg, facts_of);
-  for (size_t k = 0; k < programs.size(); ++k) judge(programs[k], outs[k], found[index[k]]);
+  for (size_t k = 0; k < programs.size(); ++k) judge(programs[k], outs[k], found[index[k]], cfg.renderer_description.approximate);
   if (probe) sign_mismatches(batch, facts, found, cfg);
   mark_optimizer_findings(batch, found, cfg, probe);
   return found;
@@ -328,7 +332,7 @@ bool is_render_timeout(const std::string& signature) {
   return without_opts_mark(signature) == verdict_name(Verdict::render_error) + " " + std::string(kTimeoutBucket);
 }
 
-Observation compare(const Program& p, const RefResult& ref, const KernelOutcome& out) {
+Observation compare(const Program& p, const RefResult& ref, const KernelOutcome& out, const std::vector<Op>& approx) {
   Observation o;
   o.verdict = verdict_of(out.status);
   o.signal = out.signal;
@@ -353,7 +357,8 @@ Observation compare(const Program& p, const RefResult& ref, const KernelOutcome&
       o.got[slot] = got;
     }
   }
-  if (o.verdict == Verdict::mismatch) o.signature = store_signature(p, o);
+  judge_approximate(p, ref, approx, o);
+  if (o.verdict == Verdict::mismatch && !o.approximate) o.signature = store_signature(p, o);
   return o;
 }
 
@@ -361,14 +366,15 @@ Divergence find_divergence(const Program& p, const CompiledPathConfig& cfg) {
   const Analysis facts = analyze(p);
   const std::vector<Probe> probe{signature_probe(p, facts)};
   const ProbeRuns run = run_probes(probe, cfg);
-  Divergence d = first_divergence(probe[0], run.refs[0], run.outs[0]);
+  const std::vector<Op>& approx = cfg.renderer_description.approximate;
+  Divergence d = first_divergence(probe[0], run.refs[0], run.outs[0], approx);
   if (d.node) return d;
   const RefResult ref = interpret(p, facts);
   const auto again = run_compiled_on_each({{&p}}, cfg, {&facts});
-  const std::string plain = compare(p, ref, again.at(0).at(0)).signature;
+  const std::string plain = compare(p, ref, again.at(0).at(0), approx).signature;
   Divergence none;  // no node to blame: the signature alone
   none.signature =
-      plain.rfind("mismatch", 0) != 0 ? plain : unexplained_signature(p, facts, probe[0], run.refs[0], run.outs[0], plain);
+      plain.rfind("mismatch", 0) != 0 ? plain : unexplained_signature(p, facts, probe[0], run.refs[0], run.outs[0], plain, approx);
   return none;
 }
 

@@ -32,6 +32,13 @@ enum class Verdict { ok, mismatch, crash, timeout, compile_error, render_error }
 // "mismatch", or the compiled path's name of the status (status_name): "ok", "crash", "compile-error", ...
 std::string verdict_name(Verdict v);
 
+// The error of one result of an approximated op that differed from exec_alu's (fuzz/oracle/approx_verdict.h).
+struct ApproxError {
+  Op op;
+  DType dtype;
+  double ulps;  // from the correctly rounded result; inf for a wrong special value
+};
+
 struct Observation {
   Verdict verdict = Verdict::ok;
   int signal = 0;
@@ -39,6 +46,9 @@ struct Observation {
   std::string signature;             // bucket key; empty when ok
   std::map<int64_t, Values> expect;  // reference result (every BUFFER)
   std::map<int64_t, Values> got;     // compiled result, for the buffers that differ
+  // Signed by the budget of an approximated op (`mismatch SIN f32 ulp 1e+01`): no probe signs it again.
+  bool approximate = false;
+  std::vector<ApproxError> approx_ulps;  // each approximated result judged, within its budget or not
 };
 
 // Whether an observed signature is the recorded one: equal, or the recorded one is a bare `render-error`
@@ -56,8 +66,9 @@ bool is_optimizer_finding(const std::string& signature);
 // The signature without kUnderOpts.
 std::string without_opts_mark(const std::string& signature);
 
-// Compares one compiled outcome with the reference result (which must be defined).
-Observation compare(const Program& p, const RefResult& ref, const KernelOutcome& out);
+// Compares one compiled outcome with the reference result (which must be defined); the elements stored
+// straight from an op of `approx` (the target's handshake `approximate`) by their budget.
+Observation compare(const Program& p, const RefResult& ref, const KernelOutcome& out, const std::vector<Op>& approx = {});
 
 // Where a mismatch starts: the first node in linear order whose value differs (found with one extra
 // compiled run of the probe program), and the signature it gives. `node` is null, and the signature

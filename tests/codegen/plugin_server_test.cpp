@@ -222,6 +222,17 @@ TEST_F(PluginServerTest, AMalformedHandshakeNamesTheKey) {
   for (const char* bad : {R"("opts": "UPCAST")", R"("opts": ["upcast"])", R"("opts": ["UPCAST:0"])", R"("opts": [""])"})
     EXPECT_NE(error(R"({"protocol": 2, "modes": ["server"], )" + std::string(bad) + ", " + ok_rest).find("'opts'"), std::string::npos)
         << bad;
+  // approximate: the ops a target computes approximately, each one ops.def marks APPROX
+  const auto a = parse_description(R"({"protocol": 2, "modes": ["batch"], "approximate": ["SIN", "EXP2"], )" + ok_rest, "p");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->approximate, (std::vector<Op>{Op::SIN, Op::EXP2}));
+  for (const char* bad : {R"("approximate": "SIN")", R"("approximate": ["ADD"])", R"("approximate": ["sin"])"})
+    EXPECT_NE(error(R"({"protocol": 2, "modes": ["server"], )" + std::string(bad) + ", " + ok_rest).find("'approximate'"),
+              std::string::npos)
+        << bad;
+  EXPECT_NE(error(R"({"protocol": 2, "modes": ["server"], "approximate": ["TRUNC"], )" + ok_rest)
+                .find("(an op that may be approximate: POW, RECIP, SQRT, EXP2, LOG2, SIN)"),
+            std::string::npos);
   // reachable and switch_source (target coverage): optional, and they name switches only
   const std::string two = R"({"protocol": 2, "modes": ["server"], "switches": ["a.py:1", "b.py:2"], )";
   const auto c = parse_description(two + R"("reachable": ["b.py:2"], "switch_source": {"a.py:1": "def a(x):"}, )" + ok_rest, "p");

@@ -1,0 +1,84 @@
+// Approximate ops in the oracle (fuzz/oracle/approx_verdict.h).
+#include "fuzz/oracle/approx_verdict.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <utility>
+
+#include "fuzz/oracle/oracle.h"
+#include "interp/approx.h"
+
+namespace uf {
+
+namespace {
+
+// `ulp 1e+01`: the decade of an error, so that one bug's results share a bucket.
+std::string ulp_decade(double ulps) {
+  if (std::isinf(ulps)) return "ulp inf";
+  char text[32];
+  std::snprintf(text, sizeof text, "ulp %.0e", std::pow(10.0, std::floor(std::log10(std::max(ulps, 1e-300)))));
+  return text;
+}
+
+std::string value_text(double v) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%.17g", v);
+  return text;
+}
+
+std::string judgement_text(const ApproxStore& s, const ApproxJudgement& j, double got) {
+  const UOp* u = s.node;
+  std::string operands = value_text(s.a.f) + (u->src.size() > 1 ? ", " + value_text(s.b.f) : "");
+  std::string text = std::string(name(u->op)) + " " + name(u->dtype) + "(" + operands + ") at p" + std::to_string(s.slot) + "[" +
+                     std::to_string(s.element) + "]: got " + value_text(got) + ", correctly rounded " + value_text(j.reference);
+  text += j.special_wrong ? " (a special value: exact)" : ", " + ulp_text(j.ulps) + " over the budget " + ulp_text(j.budget->ulps);
+  return text + " (" + j.budget->source + ")";
+}
+
+}  // namespace
+
+bool is_approximated(const UOp* u, const std::vector<Op>& approx) {
+  return std::find(approx.begin(), approx.end(), u->op) != approx.end() && is_judged_approx(u->op, u->dtype);
+}
+
+void judge_approximate(const Program& p, const RefResult& ref, const std::vector<Op>& approx, Observation& o) {
+  if (approx.empty() || o.verdict != Verdict::mismatch) return;
+  std::map<std::pair<int64_t, size_t>, const ApproxStore*> judged;
+  for (const ApproxStore& s : ref.approx_stores)
+    if (is_approximated(s.node, approx)) judged[{s.slot, s.element}] = &s;
+  bool other = false;
+  const ApproxStore* over = nullptr;
+  ApproxJudgement worst;
+  double worst_got = 0;
+  for (const auto& [slot, got] : o.got) {
+    const Values& want = ref.buffers.at(slot);
+    const DType d = p.buffer(slot)->dtype;
+    if (got.size() != want.size()) other = true;
+    for (size_t e = 0; e < std::min(got.size(), want.size()); ++e) {
+      if (same_value(d, want[e], got[e])) continue;
+      const auto it = judged.find({slot, e});
+      if (it == judged.end()) {
+        other = true;
+        continue;
+      }
+      const ApproxStore& s = *it->second;
+      const ApproxJudgement j = judge_approx(s.node->op, s.node->dtype, s.a.f, s.b.f, got[e].f);
+      o.approx_ulps.push_back({s.node->op, s.node->dtype, j.ulps});
+      if (!j.within && !over) over = &s, worst = j, worst_got = got[e].f;
+    }
+  }
+  if (other) return;  // an exact op differs too: the usual signature (its probe skips approximated values)
+  if (!over) {
+    o.verdict = Verdict::ok;
+    o.got.clear();
+    return;
+  }
+  o.approximate = true;
+  o.signature = "mismatch " + std::string(name(over->node->op)) + " " + name(over->node->dtype) + " " +
+                (worst.special_wrong ? "special" : ulp_decade(worst.ulps));
+  o.message = judgement_text(*over, worst, worst_got);
+}
+
+}  // namespace uf

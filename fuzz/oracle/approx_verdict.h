@@ -1,0 +1,27 @@
+// The oracle on a target's approximate ops (docs/semantics.md, "Approximate ops: the budget"): a BUFFER
+// element the reference stored straight from an op the target says it approximates (its handshake's
+// `approximate`) is judged by its distance from the correctly rounded result (interp/approx.h), not bit
+// for bit; every other element, and every other op, stays exact.
+#pragma once
+#include <vector>
+
+#include "core/ops.h"
+#include "core/program.h"
+#include "interp/interp.h"
+
+namespace uf {
+
+struct Observation;
+
+// Whether u is an op of `approx` the budget judges on its dtype.
+bool is_approximated(const UOp* u, const std::vector<Op>& approx);
+
+// On a mismatch `o` of p: the differing elements stored straight from an approximated op are judged by
+// the budget. Within it they are right; when nothing else differs the verdict is ok. When only such
+// elements differ and one is over its budget (or a special value is wrong), `o` is signed by the first of
+// them in slot and element order, `mismatch SIN f32 ulp 1e+01` (the decade of its ULP error) or `mismatch
+// SIN f32 special`, its message saying the operands, both values and the budget's row; approx_ulps gets
+// each judged element's error. An element of another op that differs leaves `o` to the usual signature.
+void judge_approximate(const Program& p, const RefResult& ref, const std::vector<Op>& approx, Observation& o);
+
+}  // namespace uf

@@ -1,0 +1,66 @@
+// Approximate ops in the oracle (fuzz/oracle/approx_verdict.h) through test targets that say, in their
+// handshake's `approximate`, which ops they approximate: libm's exp2 in place of pow(2, x) is within EXP2's
+// budget (and a mismatch when the target says nothing); a SIN 2^-20 off is over SIN's and is signed by its op,
+// dtype and error decade, with the correctly rounded value in the message; an approximated value that an
+// exact op then uses is compared exactly there, its probe signing the exact op.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tests/support/files.h"
+#include "tests/support/paths.h"
+#include "tests/support/uopfuzz.h"
+
+namespace uf::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string plugin(const std::string& name) { return " --renderer-cmd \"" + source_path("tests/fuzz/campaign/plugins/" + name) + "\""; }
+
+// exp2(0.8711685325760676): exec_alu's 2 ** x is 1.8291438432255187, libm's exp2 (and the correctly rounded
+// value) ...185. sin(3.3) stored straight, or doubled first (`twice`).
+std::string program(bool twice) {
+  std::string text =
+      "uops 1\n%0 = BUFFER f64[2] slot=0\n%1 = CONST i32 0\n%2 = INDEX f64 %0 %1\n%3 = LOAD f64 %2\n%4 = EXP2 f64 %3\n"
+      "%5 = STORE void %2 %4\n%6 = CONST i32 1\n%7 = INDEX f64 %0 %6\n%8 = LOAD f64 %7\n%9 = SIN f64 %8\n";
+  text += twice ? "%10 = ADD f64 %9 %9\n%11 = STORE void %7 %10\n%12 = SINK void %5 %11\n" : "%10 = STORE void %7 %9\n%11 = SINK void %5 %10\n";
+  return text + "data 0 = 0.8711685325760676 3.3\n";
+}
+
+class ApproxVerdict : public ::testing::Test {
+ protected:
+  TempDir tmp{"uopfuzz-approx-verdict"};
+  fs::path dir = tmp.path();
+  std::string write(const std::string& text) const {
+    const std::string path = (dir / "p.uop").string();
+    std::ofstream(path) << text;
+    return path;
+  }
+  Ran run(const std::string& args) const { return run_uopfuzz_isolated(args, dir / "cache"); }
+};
+
+TEST_F(ApproxVerdict, LibmExp2IsWithinItsBudgetWhenTheTargetSaysSo) {
+  const std::string p = write(program(false));
+  const Ran said = run("run " + p + plugin("libm_exp2.py"));
+  EXPECT_EQ(said.code, 0) << said.out;
+  const Ran silent = run("run " + p + plugin("libm_exp2.py --exact"));
+  EXPECT_NE(silent.out.find("verdict: mismatch (mismatch EXP2 f64)"), std::string::npos) << silent.out;
+}
+
+TEST_F(ApproxVerdict, ASinOverItsBudgetIsSignedByItsErrorsDecade) {
+  const Ran r = run("run " + write(program(false)) + plugin("sin_ulps_off.py"));
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("verdict: mismatch (mismatch SIN f64 ulp 1e+08)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("correctly rounded -0.15774569414324821, ulp 6.8e+08 over the budget ulp 1.5"), std::string::npos) << r.out;
+}
+
+TEST_F(ApproxVerdict, AnApproximatedValueThatAnExactOpUsesIsComparedExactlyThere) {
+  const Ran r = run("run " + write(program(true)) + plugin("sin_ulps_off.py"));
+  EXPECT_NE(r.out.find("verdict: mismatch (mismatch ADD f64)"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace uf::testing
