@@ -8,18 +8,25 @@
 // reduces huge arguments exactly), and the same value correctly rounded to the result dtype (its precision,
 // its subnormals, overflow to inf). Special results follow C99 Annex F (MPFR's): sin(±inf) = NaN,
 // sin(±0) = ±0, log2(±0) = -inf, log2(x < 0) = NaN, exp2(-inf) = +0, sqrt(-0) = -0, pow(x, ±0) = 1 for
-// any x, pow(1, y) = 1 for any y, and the rest of F.9.4.4.
+// any x, pow(1, y) = 1 for any y, and the rest of F.9.4.4; but pow(±0, y < 0) = +inf, as exec_alu (Python,
+// ZeroDivisionError made +inf by tinygrad) and tinygrad's xpow both give, where Annex F gives -0's -inf.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "core/dtype.h"
 #include "core/ops.h"
+#include "core/uop.h"
 
 namespace uf {
 
 // Whether op is one the budget judges (a row of interp/approx_budget.def) on result dtype d (a float with
 // infinities: f16, bf16, f32, f64).
 bool is_judged_approx(Op op, DType d);
+
+// Whether u is a scalar op of `approx` (a target's handshake `approximate`) that the budget judges on
+// its dtype: what the oracle judges by the budget where it is stored straight into a BUFFER.
+bool is_approximated(const UOp* u, const std::vector<Op>& approx);
 
 // One row of the budget table: the error allowed, where it counts, and why.
 struct ApproxBudget {

@@ -198,7 +198,6 @@ std::optional<Undefined> Machine::execute(size_t from, size_t to) {
         break;
       case Op::STORE:
         if (u->src[1]->lanes > 1) [[unlikely]] {
-          vector_stored_ = true;
           if (auto why = vector_store(u)) {
             check_rest(i);
             return Undefined{u, std::move(*why)};

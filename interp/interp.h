@@ -52,7 +52,7 @@ struct RefResult {
   std::optional<Undefined> undefined;  // set: the program has no defined result (then `buffers` is empty)
   std::map<int64_t, Values> buffers;   // final contents of EVERY BUFFER of the program, by slot
   bool over_budget = false;            // stopped at Limits::max_loop_steps (`undefined` says where): no verdict
-  // The elements stored straight from an approximate op (none when a vector STORE ran: not tracked).
+  // The elements whose final value a STORE took straight from an approximate op.
   std::vector<ApproxStore> approx_stores;
 };
 

@@ -125,7 +125,7 @@ class Machine {
       const auto first = cells_.begin() + static_cast<ptrdiff_t>(m.first);
       if (!r.buffers.emplace(m.node->slot, Values(first, first + m.len)).second)
         throw UserError("two different BUFFERs use slot " + std::to_string(m.node->slot));
-      for (size_t e = 0; records_approx_ && !vector_stored_ && e < static_cast<size_t>(m.len) && m.first + e < origin_.size(); ++e)
+      for (size_t e = 0; records_approx_ && e < static_cast<size_t>(m.len) && m.first + e < origin_.size(); ++e)
         if (const ApproxStore& o = origin_[m.first + e]; o.node) r.approx_stores.push_back({m.node->slot, e, o.node, o.a, o.b});
     }
     return r;
@@ -196,12 +196,12 @@ class Machine {
 
   const Memory& memory_of(const UOp* addr) const { return memories_[values_[addr->base()->id].u]; }
 
-  // A scalar STORE of `value` into `cell`: where the cell's value now comes from (an approximate op, with
-  // its operands' values now, or nothing).
+  // A STORE of `value` into `cell`: where the cell's value now comes from (an approximate op, with its
+  // operands' values now, or nothing: value null for a vector's lane).
   [[gnu::noinline]] void note_origin(size_t cell, const UOp* value) {
     if (origin_.size() <= cell) origin_.resize(cells_.size());
     ApproxStore& o = origin_[cell];
-    o.node = is_judged_approx(value->op, value->dtype) ? value : nullptr;
+    o.node = value && is_judged_approx(value->op, value->dtype) ? value : nullptr;
     if (!o.node) return;
     o.a = values_[value->src[0]->id];
     o.b = value->src.size() > 1 ? values_[value->src[1]->id] : Scalar::zero();
@@ -232,7 +232,6 @@ class Machine {
   std::vector<uint8_t> written_;  // per cell: defined yet (BUFFER cells always; ALLOC cells once stored)
   Values vec_lanes_;              // the lanes of every vector node, one run of `lanes` per node
   bool records_approx_ = false;   // the order has an approximate op (interp/approx.h): origin_ kept
-  bool vector_stored_ = false;    // a vector STORE ran: origin_ not kept up (no approx_stores reported)
   std::vector<ApproxStore> origin_;  // per cell, when records_approx_: the approximate op it was stored from
 };
 

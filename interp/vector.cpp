@@ -63,6 +63,7 @@ std::optional<std::string> Machine::vector_store(const UOp* u) {
   for (size_t k = 0; k < n; ++k) {
     cells_[cell + k] = vec_lanes_[from + k];
     written_[cell + k] = 1;
+    if (records_approx_) note_origin(cell + k, nullptr);  // a lane of a vector: never an approximated op's own
   }
   return std::nullopt;
 }

@@ -212,7 +212,16 @@ void Guide::sync() {
   });
 }
 
+// Every program keeps the target's approximated ops as stored leaves only; one that no longer verifies
+// then (rare: an index computed from such an op) gives way to the next pick.
 Guide::Pick Guide::next(const GenPolicy& policy) {
+  for (;;) {
+    Pick p = pick(policy);
+    if (keep_approximated_as_leaves(p.program, o_.approximate)) return p;
+  }
+}
+
+Guide::Pick Guide::pick(const GenPolicy& policy) {
   Pick p;
   if (o_.mode == GuideMode::none) {
     p.choices = Choices{program_seed(o_.campaign_seed, static_cast<uint64_t>(o_.worker), static_cast<uint64_t>(fresh_++)), {}};

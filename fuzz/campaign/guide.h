@@ -81,6 +81,7 @@ class Guide {
     std::vector<std::string> without;  // the campaign's --without names: program seeds and mutants keep to them
     std::vector<TargetRule> targets;
     std::vector<std::string> read_dirs;  // more seed directories, read and never written (a target's own)
+    std::vector<Op> approximate;          // the target's approximated ops: kept as stored leaves in every program
   };
   explicit Guide(Options o);
 
@@ -109,6 +110,7 @@ class Guide {
 
  private:
   Pick derive_program(Pick& p, const Seed& from, const GenPolicy& policy);
+  Pick pick(const GenPolicy& policy);  // next() before the target's approximated ops are made leaves
   int pick_seed();
   double seed_weight(const Seed& s) const;
   bool near_target(const std::string& feature) const;

@@ -47,7 +47,8 @@ class Worker {
         min_batch_(slow_server_ ? std::min(o.min_batch, o.server_min_batch) : o.min_batch),
         batch_(
             std::clamp(slow_server_ ? std::min(o.first_batch, o.server_first_batch) : o.first_batch, min_batch_, o.max_batch)),
-        guide_(Guide::Options{o.guide, o.seeds_dir, o.seed, w, o.jobs, without_list(o), o.target_rules, o.read_seed_dirs}),
+        guide_(Guide::Options{o.guide, o.seeds_dir, o.seed, w, o.jobs, without_list(o), o.target_rules, o.read_seed_dirs,
+                              o.cfg.renderer_description.approximate}),
         size_(o.policy, o.guide != GuideMode::none && o.time_s > 0 && o.count <= 0, program_seed(o.seed, static_cast<uint64_t>(w), UINT64_MAX)) {}
 
   void run() {

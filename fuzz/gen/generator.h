@@ -34,6 +34,14 @@ struct Choices {
 // with, and what a mutant of a `.uop` seed gets (fuzz/campaign/guide.cpp).
 void draw_opts(Program& p, const GenPolicy& pol, Rng& rng);
 
+// `p` with each op of `approx` (a target's handshake `approximate`) on floats that is not a stored leaf
+// (its value used by anything but a STORE into a BUFFER that no AFTER waits for, whose element nothing reads
+// again; an fp8 or vector one) made exact: NEG for a unary
+// op, MUL for POW. The oracle judges an approximated result by its budget only where it is stored straight;
+// a campaign applies this to every program it checks (fuzz/gen/approx_leaves.cpp). False when the result no
+// longer verifies (an index computed from a replaced value has another range): the caller takes another.
+bool keep_approximated_as_leaves(Program& p, const std::vector<Op>& approx);
+
 // The program of `choices`; with `record`, every draw it made (its full choice sequence) is appended
 // there. Meta as generate(seed) writes it, the seed being choices.seed.
 Program generate(const Choices& choices, const GenPolicy& base, std::vector<uint64_t>* record = nullptr);

@@ -39,10 +39,6 @@ std::string judgement_text(const ApproxStore& s, const ApproxJudgement& j, doubl
 
 }  // namespace
 
-bool is_approximated(const UOp* u, const std::vector<Op>& approx) {
-  return std::find(approx.begin(), approx.end(), u->op) != approx.end() && is_judged_approx(u->op, u->dtype);
-}
-
 void judge_approximate(const Program& p, const RefResult& ref, const std::vector<Op>& approx, Observation& o) {
   if (approx.empty() || o.verdict != Verdict::mismatch) return;
   std::map<std::pair<int64_t, size_t>, const ApproxStore*> judged;

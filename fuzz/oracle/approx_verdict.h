@@ -13,9 +13,6 @@ namespace uf {
 
 struct Observation;
 
-// Whether u is an op of `approx` the budget judges on its dtype.
-bool is_approximated(const UOp* u, const std::vector<Op>& approx);
-
 // On a mismatch `o` of p: the differing elements stored straight from an approximated op are judged by
 // the budget. Within it they are right; when nothing else differs the verdict is ok. When only such
 // elements differ and one is over its budget (or a special value is wrong), `o` is signed by the first of

@@ -12,6 +12,7 @@
 #include "codegen/runtime/checked_call.h"
 #include "core/error.h"
 #include "fuzz/oracle/approx_verdict.h"
+#include "interp/approx.h"
 
 namespace uf {
 

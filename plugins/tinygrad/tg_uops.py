@@ -68,16 +68,24 @@ def takes(renderer):
   return renderer.supported_dtypes() | emulated()
 
 
+def approximate(renderer):
+  """The handshake's `approximate`: the float ops tinygrad computes with its own approximations for this
+  renderer (codegen/decomp/transcendental.py's get_transcendental_patterns): EXP2, LOG2 and SIN when the
+  renderer has no instruction for them (xexp2, xlog2, xsin), SQRT when it has none (xpow(x, 0.5)), and POW
+  always (xpow, in symbolic). uopfuzz judges their stored results by a budget (docs/semantics.md)."""
+  ops = renderer.code_for_op
+  return [n for n in ("EXP2", "LOG2", "SIN", "SQRT") if getattr(Ops, n) not in ops] + ["POW"]
+
+
 def without(renderer, extra=()):
   """A backend's --without set, from what its renderer takes: vectors (not mapped); MULACC unless the
   renderer has it (tinygrad makes MULACC itself, late, only for a renderer that has it: given to the
-  pipeline for one that has not, it is not decomposed); what tinygrad computes with its own approximations
-  for this renderer (POW always, xpow in symbolic; SIN and LOG2 when the renderer has no instruction for
-  them, its polynomials; SQRT when it has none, xpow(x, 0.5)); the dtypes it does not take (takes); and
-  extra (a toolchain's limits), but a dtype --emulate names (tinygrad emulates it, the toolchain never sees it)."""
+  pipeline for one that has not, it is not decomposed); POW, which tinygrad computes as exp2(y * log2 x) for
+  integers too, wrong beyond float precision (its float results are approximate, judged by their budget:
+  approximate()); the dtypes it does not take (takes); and extra (a toolchain's limits), but a dtype --emulate
+  names (tinygrad emulates it, the toolchain never sees it)."""
   ops, ok = renderer.code_for_op, takes(renderer)
-  names = ["vector"] + ["mulacc"] * (Ops.MULACC not in ops) + ["sin"] * (Ops.SIN not in ops) + ["log2"] * (Ops.LOG2 not in ops)
-  names += ["sqrt"] * (Ops.SQRT not in ops) + ["pow"] + [x for x in extra if x not in DTYPES or tg_dtype(x) not in emulated()]
+  names = ["vector"] + ["mulacc"] * (Ops.MULACC not in ops) + ["pow"] + [x for x in extra if x not in DTYPES or tg_dtype(x) not in emulated()]
   names += [name for name in DTYPES if name != "void" and tg_dtype(name) not in ok]
   return list(dict.fromkeys(names))
 

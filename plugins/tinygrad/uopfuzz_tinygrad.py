@@ -133,12 +133,12 @@ def plugin(backend, options):
   from tg_export import export_tinygrad
   from tg_tensor import export_tensor, reach
   from tg_switches import reachable, setup, switch_source, switched, switches
-  from tg_uops import tinygrad_version
+  from tg_uops import approximate, tinygrad_version
   import tg_opts
   setup(backend)
   lines = tg_lines.Recorder(backend.__name__.removeprefix("backend_"))
   common = dict(name=backend.NAME, version=tinygrad_version, without=backend.WITHOUT, language=backend.LANGUAGE,
-                opts=tg_opts.names(backend.RENDERER),
+                opts=tg_opts.names(backend.RENDERER), approximate=approximate(backend.RENDERER),
                 switches=switches, reachable=reachable, switch_source=switch_source, exports={"tinygrad": lambda program: export_tinygrad(program, backend),
                          "tinygrad-tensor": lambda program: export_tensor(program, backend)},
                 reach=lambda program: reach(program, backend), reach_level="tensor", **suggestions(options))
