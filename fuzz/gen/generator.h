@@ -36,10 +36,11 @@ void draw_opts(Program& p, const GenPolicy& pol, Rng& rng);
 
 // `p` with each op of `approx` (a target's handshake `approximate`) on floats that is not a stored leaf
 // (its value used by anything but a STORE into a BUFFER that no AFTER waits for, whose element nothing reads
-// again; an fp8 or vector one) made exact: NEG for a unary
-// op, MUL for POW. The oracle judges an approximated result by its budget only where it is stored straight;
-// a campaign applies this to every program it checks (fuzz/gen/approx_leaves.cpp). False when the result no
-// longer verifies (an index computed from a replaced value has another range): the caller takes another.
+// again; an fp8 or vector one) made exact: NEG for a unary op, MUL for POW; one computed outside loops is
+// also stored into a one-element output BUFFER of its own (up to 32 BUFFERs in all), so it stays under
+// test. The oracle judges an approximated result by its budget only where it is stored straight; a campaign
+// applies this to every program it checks (fuzz/gen/approx_leaves.cpp). False when the result no longer
+// verifies (an index computed from a replaced value has another range): the caller takes another.
 bool keep_approximated_as_leaves(Program& p, const std::vector<Op>& approx);
 
 // The program of `choices`; with `record`, every draw it made (its full choice sequence) is appended

@@ -1,6 +1,7 @@
 // keep_approximated_as_leaves (fuzz/gen/generator.h): an approximated op stays only where a STORE puts its
 // value straight into a BUFFER; one that any other node uses, that is stored into an ALLOC, that is a
-// vector, or whose dtype the budget does not cover (fp8) becomes NEG (POW: MUL), chains of them too; ops the
+// vector, or whose dtype the budget does not cover (fp8) becomes NEG (POW: MUL), chains of them too, and one
+// computed outside loops is stored to an output BUFFER of its own as well; ops the
 // target does not approximate stay; and on generated programs every approximated op left is a stored leaf,
 // the few that no longer verify (an index computed from such an op) said so.
 #include <gtest/gtest.h>
@@ -39,11 +40,16 @@ const char* kTwoSins = R"(uops 1
 %14 = SINK void %5 %12
 )";
 
+// The used one becomes NEG where it is used, and is stored to an output of its own (slot 1) as a leaf.
 TEST(ApproxLeaves, OnlyAStoredLeafStaysApproximate) {
   Program p = parse_program(kTwoSins);
-  keep_approximated_as_leaves(p, kTinygrad);
-  EXPECT_EQ(count(p, Op::SIN), 1u);
+  EXPECT_TRUE(keep_approximated_as_leaves(p, kTinygrad));
+  EXPECT_EQ(count(p, Op::SIN), 2u);
   EXPECT_EQ(count(p, Op::NEG), 1u);
+  ASSERT_EQ(p.buffers.size(), 2u);
+  EXPECT_EQ(p.buffers[1]->slot, 1);
+  EXPECT_EQ(p.buffers[1]->dtype, DType::F32);
+  verify(p);
   Program q = parse_program(kTwoSins);
   keep_approximated_as_leaves(q, {Op::EXP2});  // SIN not approximated: both stay
   EXPECT_EQ(count(q, Op::SIN), 2u);
