@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iterator>
+#include <utility>
 
 #include <mpfr.h>
 
@@ -101,8 +102,6 @@ double ulp_distance(const Format& f, const Mpfr& exact, double got, double floor
   return std::fabs(mpfr_get_d(diff.v, MPFR_RNDN));
 }
 
-bool is_special(double v) { return std::isnan(v) || std::isinf(v) || v == 0; }
-
 // Special values must be exact: a NaN, an infinity or an exact zero (its sign too) on either side, where
 // the other is not the same.
 bool special_wrong(double reference, bool exact_zero, double got) {
@@ -144,10 +143,19 @@ ApproxJudgement judge_approx(Op op, DType d, double a, double b, double got) {
   }
   const bool exact_zero = mpfr_zero_p(exact.v) != 0;
   j.special_wrong = special_wrong(j.reference, exact_zero, got);
+  // A finite result is measured; the same special value (an overflow to inf included) is 0 ulps off.
   if (j.special_wrong) j.ulps = INFINITY;
-  else if (!is_special(j.reference) || (!exact_zero && got != 0)) j.ulps = ulp_distance(f, exact, got, j.budget->floor);
+  else if (std::isfinite(j.reference) && std::isfinite(got) && !exact_zero) j.ulps = ulp_distance(f, exact, got, j.budget->floor);
   j.within = !j.special_wrong && !(j.ulps > j.budget->ulps);
   return j;
+}
+
+const char* ulp_bin(double ulps, bool special_wrong) {
+  if (special_wrong) return kUlpBins[7];
+  static constexpr double kMost[] = {0.5, 1, 2, 4, 16, 256};  // kUlpBins' bounds
+  for (size_t i = 0; i < std::size(kMost); ++i)
+    if (ulps <= kMost[i]) return kUlpBins[i];
+  return kUlpBins[6];
 }
 
 std::string ulp_text(double ulps) {

@@ -50,4 +50,10 @@ ApproxJudgement judge_approx(Op op, DType d, double a, double b, double got);
 // "ulp 3.2e+06" style text of an error, for messages and reports.
 std::string ulp_text(double ulps);
 
+// The histogram bins of judged results, in order: `<=0.5` (correctly rounded), `<=1`, `<=2`, `<=4`, `<=16`,
+// `<=256`, `>256`, `special` (a wrong special value): the summary's `approx_ulps` (docs/format.md).
+inline constexpr const char* kUlpBins[] = {"<=0.5", "<=1", "<=2", "<=4", "<=16", "<=256", ">256", "special"};
+// The bin of one result.
+const char* ulp_bin(double ulps, bool special_wrong);
+
 }  // namespace uf

@@ -82,6 +82,8 @@ void apply(const Report& report, CampaignSummary& s, WorkerProcess& w) {
                    for (const auto& [sig, n] : r.hits) s.bucket_hits[sig] += n;
                    for (const auto& [sig, names] : r.avoid)
                      for (const auto& [name, n] : names) s.avoid_hits[sig][name] += n;
+                   for (const auto& [op, bins] : r.approx_ulps)
+                     for (const auto& [bin, n] : bins) s.approx_ulps[op][bin] += n;
                  },
                  [&](const BucketReport& r) { s.buckets.insert(r.signature); },
                  [&](const SavedReport& r) {

@@ -103,6 +103,7 @@ struct CampaignSummary {
   int inputs = 1;  // --inputs
   std::set<std::string> buckets;
   std::map<std::string, int64_t> bucket_hits;                        // failing programs per signature
+  std::map<std::string, std::map<std::string, int64_t>> approx_ulps;  // BatchReport::approx_ulps, summed
   std::map<std::string, std::map<std::string, int64_t>> avoid_hits;  // BatchReport::avoid, summed
   std::vector<std::string> saved;
   std::vector<ReducedReport> reductions;        // as they ended: the event log's `reduced` lines

@@ -48,8 +48,10 @@ struct BatchReport {
   std::map<std::string, int64_t> hits;  // the batch's failing programs by signature
   // render and compile errors by signature, then by the `--without` their message points at (hint.h)
   std::map<std::string, std::map<std::string, int64_t>> avoid;
+  // the results of approximated ops judged by their budget, by `OP DTYPE`, then by ULP bin (interp/approx.h)
+  std::map<std::string, std::map<std::string, int64_t>> approx_ulps;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BatchReport, counts, hits, avoid)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BatchReport, counts, hits, avoid, approx_ulps)
 
 // A failure bucket, the first time this worker sees it.
 struct BucketReport {

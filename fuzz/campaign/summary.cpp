@@ -7,6 +7,7 @@
 #include "fuzz/campaign/campaign.h"
 #include "fuzz/campaign/hint.h"
 #include "fuzz/oracle/culprit.h"
+#include "interp/approx.h"
 
 namespace uf {
 
@@ -79,6 +80,7 @@ nlohmann::json CampaignSummary::to_json() const {
   j["coverage"] = coverage.summary();
   j["coverage_missing"] = coverage.missing();
   j["bucket_hits"] = bucket_hits;
+  j["approx_ulps"] = approx_ulps;
   for (const auto& [table, pairs] : {std::pair{"op_dtype", coverage.op_dtype_pairs()}, std::pair{"cast", coverage.cast_pairs()}})
     for (const Coverage::PairCount& p : pairs) j["coverage_counts"][table][p.row][p.column] = p.count;
   j["interrupted"] = interrupted;
@@ -152,6 +154,12 @@ std::string CampaignSummary::to_text() const {
       << std::accumulate(without.begin(), without.end(), std::string(),
                          [](std::string a, const std::string& b) { return a.empty() ? b : a + "," + b; })
       << "\n";
+  for (const auto& [op, bins] : approx_ulps) {
+    o << "uopfuzz: approximate " << op << ":";
+    for (const char* bin : kUlpBins)
+      if (const auto it = bins.find(bin); it != bins.end()) o << " " << bin << " " << it->second << ";";
+    o << " (ULPs from the correctly rounded result)\n";
+  }
   if (compiler_calls > 0)
     o << "uopfuzz: compiler: " << compiler_calls << " calls ("
       << fixed(static_cast<double>(counts.valid) / static_cast<double>(compiler_calls), 1) << " programs each), busy "

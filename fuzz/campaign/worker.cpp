@@ -19,6 +19,7 @@
 #include "fuzz/gen/generator.h"
 #include "fuzz/oracle/culprit.h"
 #include "fuzz/oracle/reduce.h"
+#include "interp/approx.h"
 
 namespace uf {
 
@@ -117,6 +118,8 @@ class Worker {
       coverage_.add(program);
       batch.counts.count(f, program.meta_value("observed") != nullptr);
       if (f.defined() && f.observation.verdict != Verdict::ok) ++batch.hits[f.observation.signature];
+      for (const ApproxError& e : f.observation.approx_ulps)
+        ++batch.approx_ulps[std::string(name(e.op)) + " " + name(e.dtype)][ulp_bin(e.ulps, e.special_wrong)];
       if (f.defined() && (f.observation.verdict == Verdict::render_error || f.observation.verdict == Verdict::compile_error))
         if (std::string n = avoid_name(f.observation.message); !n.empty()) ++batch.avoid[f.observation.signature][n];
     }

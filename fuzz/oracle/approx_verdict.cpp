@@ -39,30 +39,30 @@ std::string judgement_text(const ApproxStore& s, const ApproxJudgement& j, doubl
 
 }  // namespace
 
-void judge_approximate(const Program& p, const RefResult& ref, const std::vector<Op>& approx, Observation& o) {
-  if (approx.empty() || o.verdict != Verdict::mismatch) return;
-  std::map<std::pair<int64_t, size_t>, const ApproxStore*> judged;
-  for (const ApproxStore& s : ref.approx_stores)
-    if (is_approximated(s.node, approx)) judged[{s.slot, s.element}] = &s;
+void judge_approximate(const Program& p, const RefResult& ref, const std::map<int64_t, Values>& got,
+                       const std::vector<Op>& approx, Observation& o) {
+  if (approx.empty()) return;
+  std::map<std::pair<int64_t, size_t>, std::pair<const ApproxStore*, ApproxJudgement>> judged;
+  for (const ApproxStore& s : ref.approx_stores) {
+    const auto g = got.find(s.slot);
+    if (!is_approximated(s.node, approx) || g == got.end() || s.element >= g->second.size()) continue;
+    const ApproxJudgement j = judge_approx(s.node->op, s.node->dtype, s.a.f, s.b.f, g->second[s.element].f);
+    o.approx_ulps.push_back({s.node->op, s.node->dtype, j.ulps, j.special_wrong});
+    judged[{s.slot, s.element}] = {&s, j};
+  }
+  if (o.verdict != Verdict::mismatch) return;
   bool other = false;
-  const ApproxStore* over = nullptr;
-  ApproxJudgement worst;
-  double worst_got = 0;
-  for (const auto& [slot, got] : o.got) {
+  const std::pair<const ApproxStore*, ApproxJudgement>* over = nullptr;
+  double over_got = 0;
+  for (const auto& [slot, values] : o.got) {
     const Values& want = ref.buffers.at(slot);
     const DType d = p.buffer(slot)->dtype;
-    if (got.size() != want.size()) other = true;
-    for (size_t e = 0; e < std::min(got.size(), want.size()); ++e) {
-      if (same_value(d, want[e], got[e])) continue;
+    if (values.size() != want.size()) other = true;
+    for (size_t e = 0; e < std::min(values.size(), want.size()); ++e) {
+      if (same_value(d, want[e], values[e])) continue;
       const auto it = judged.find({slot, e});
-      if (it == judged.end()) {
-        other = true;
-        continue;
-      }
-      const ApproxStore& s = *it->second;
-      const ApproxJudgement j = judge_approx(s.node->op, s.node->dtype, s.a.f, s.b.f, got[e].f);
-      o.approx_ulps.push_back({s.node->op, s.node->dtype, j.ulps});
-      if (!j.within && !over) over = &s, worst = j, worst_got = got[e].f;
+      if (it == judged.end()) other = true;
+      else if (!it->second.second.within && !over) over = &it->second, over_got = values[e].f;
     }
   }
   if (other) return;  // an exact op differs too: the usual signature (its probe skips approximated values)
@@ -71,10 +71,11 @@ void judge_approximate(const Program& p, const RefResult& ref, const std::vector
     o.got.clear();
     return;
   }
+  const auto& [store, j] = *over;
   o.approximate = true;
-  o.signature = "mismatch " + std::string(name(over->node->op)) + " " + name(over->node->dtype) + " " +
-                (worst.special_wrong ? "special" : ulp_decade(worst.ulps));
-  o.message = judgement_text(*over, worst, worst_got);
+  o.signature = "mismatch " + std::string(name(store->node->op)) + " " + name(store->node->dtype) + " " +
+                (j.special_wrong ? "special" : ulp_decade(j.ulps));
+  o.message = judgement_text(*store, j, over_got);
 }
 
 }  // namespace uf

@@ -13,12 +13,14 @@ namespace uf {
 
 struct Observation;
 
-// On a mismatch `o` of p: the differing elements stored straight from an approximated op are judged by
-// the budget. Within it they are right; when nothing else differs the verdict is ok. When only such
+// Every element of `got` (the compiled run's buffers) stored straight from an approximated op is judged by
+// the budget, its error in o.approx_ulps. On a mismatch `o` of p, such elements within it are right; when
+// nothing else differs the verdict is ok. When only such
 // elements differ and one is over its budget (or a special value is wrong), `o` is signed by the first of
 // them in slot and element order, `mismatch SIN f32 ulp 1e+01` (the decade of its ULP error) or `mismatch
-// SIN f32 special`, its message saying the operands, both values and the budget's row; approx_ulps gets
-// each judged element's error. An element of another op that differs leaves `o` to the usual signature.
-void judge_approximate(const Program& p, const RefResult& ref, const std::vector<Op>& approx, Observation& o);
+// SIN f32 special`, its message saying the operands, both values and the budget's row. An element of
+// another op that differs leaves `o` to the usual signature.
+void judge_approximate(const Program& p, const RefResult& ref, const std::map<int64_t, Values>& got,
+                       const std::vector<Op>& approx, Observation& o);
 
 }  // namespace uf

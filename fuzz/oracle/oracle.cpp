@@ -358,7 +358,7 @@ Observation compare(const Program& p, const RefResult& ref, const KernelOutcome&
       o.got[slot] = got;
     }
   }
-  judge_approximate(p, ref, approx, o);
+  judge_approximate(p, ref, out.buffers, approx, o);
   if (o.verdict == Verdict::mismatch && !o.approximate) o.signature = store_signature(p, o);
   return o;
 }

@@ -37,6 +37,7 @@ struct ApproxError {
   Op op;
   DType dtype;
   double ulps;  // from the correctly rounded result; inf for a wrong special value
+  bool special_wrong = false;
 };
 
 struct Observation {
@@ -48,7 +49,7 @@ struct Observation {
   std::map<int64_t, Values> got;     // compiled result, for the buffers that differ
   // Signed by the budget of an approximated op (`mismatch SIN f32 ulp 1e+01`): no probe signs it again.
   bool approximate = false;
-  std::vector<ApproxError> approx_ulps;  // each approximated result judged, within its budget or not
+  std::vector<ApproxError> approx_ulps;  // each approximated result stored straight, judged whether it differed or not
 };
 
 // Whether an observed signature is the recorded one: equal, or the recorded one is a bare `render-error`

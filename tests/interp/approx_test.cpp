@@ -60,6 +60,15 @@ TEST(Approx, Exp2OfIntegersIsExactDownToTheSmallestSubnormal) {
   EXPECT_EQ(reference(Op::EXP2, DType::F32, 0.5), static_cast<double>(static_cast<float>(M_SQRT2)));
 }
 
+// An overflow to inf answered with inf is right (0 ulps), not infinitely far from the finite exact value.
+TEST(Approx, AnOverflowAnsweredWithInfIsRight) {
+  const ApproxJudgement j = judge_approx(Op::EXP2, DType::F16, 19.140625, 0, INFINITY);
+  EXPECT_EQ(j.reference, INFINITY);
+  EXPECT_EQ(j.ulps, 0);
+  EXPECT_TRUE(j.within);
+  EXPECT_FALSE(judge_approx(Op::EXP2, DType::F16, 19.140625, 0, 65504).within);
+}
+
 TEST(Approx, Log2OfPowersOfTwoIsExact) {
   EXPECT_EQ(reference(Op::LOG2, DType::F64, 0x1p-1074), -1074.0);
   EXPECT_EQ(reference(Op::LOG2, DType::F16, 0x1p-24), -24.0);

@@ -65,7 +65,7 @@ TEST_F(ApproxVerdict, AnApproximatedValueThatAnExactOpUsesIsComparedExactlyThere
 
 // Campaigns: the budget oracle on an exact target (uopfuzz's own renderer saying it approximates all six)
 // finds nothing; on the SIN 2^-20 off it finds SIN buckets, and only those, in programs that keep SIN as a
-// stored leaf.
+// stored leaf; both summaries give the histogram of ULP errors.
 // The six ops drawn 16 times as often as by default (about one program in three keeps one as a stored leaf).
 TEST_F(ApproxVerdict, ACampaignFindsNothingOnAnExactTargetAndTheSinOffOnTheOther) {
   const std::string policy = (dir / "policy.json").string();
@@ -85,6 +85,12 @@ TEST_F(ApproxVerdict, ACampaignFindsNothingOnAnExactTargetAndTheSinOffOnTheOther
     ++found;
   }
   EXPECT_GE(found, 1) << off.out;
+  // the summary's histogram: every judged result, by op, dtype and ULP bin (exact: all correctly rounded
+  // or within an ulp or two; the SIN 2^-20 off: f64 results far beyond)
+  EXPECT_NE(exact.out.find("uopfuzz: approximate "), std::string::npos) << exact.out;
+  EXPECT_EQ(exact.out.find(">256"), std::string::npos) << exact.out;
+  EXPECT_NE(off.out.find("uopfuzz: approximate SIN f64:"), std::string::npos) << off.out;
+  EXPECT_NE(off.out.find(">256"), std::string::npos) << off.out;
 }
 
 }  // namespace
