@@ -157,7 +157,7 @@ void sign_mismatches(const std::vector<const Program*>& batch, const std::vector
                      const CompiledPathConfig& cfg) {
   std::vector<size_t> mismatching;
   for (size_t i = 0; i < found.size(); ++i)
-    if (found[i].defined() && found[i].observation.verdict == Verdict::mismatch && !found[i].observation.approximate) mismatching.push_back(i);
+    if (found[i].defined() && found[i].observation.verdict == Verdict::mismatch) mismatching.push_back(i);
   if (mismatching.empty()) return;
   std::vector<Probe> probes;
   probes.reserve(mismatching.size());
@@ -168,9 +168,11 @@ void sign_mismatches(const std::vector<const Program*>& batch, const std::vector
     const size_t i = mismatching[k];
     Observation& o = found[i].observation;
     const Divergence d = first_divergence(probes[k], run.refs[k], run.outs[k], approx);
-    o.signature = d.node ? d.signature
-                         : unexplained_signature(found[i].failing(*batch[i]), facts[i], probes[k], run.refs[k], run.outs[k],
-                                                 o.signature, approx);
+    // An approximated result over its budget keeps its own signature unless an exact value under it diverged
+    // first (the target computed its operand wrong: that op's bug, seen through the approximated one).
+    if (d.node) o.signature = d.signature, o.approximate = false;
+    else if (!o.approximate)
+      o.signature = unexplained_signature(found[i].failing(*batch[i]), facts[i], probes[k], run.refs[k], run.outs[k], o.signature, approx);
   }
 }
 
@@ -372,10 +374,11 @@ Divergence find_divergence(const Program& p, const CompiledPathConfig& cfg) {
   if (d.node) return d;
   const RefResult ref = interpret(p, facts);
   const auto again = run_compiled_on_each({{&p}}, cfg, {&facts});
-  const std::string plain = compare(p, ref, again.at(0).at(0), approx).signature;
-  Divergence none;  // no node to blame: the signature alone
-  none.signature =
-      plain.rfind("mismatch", 0) != 0 ? plain : unexplained_signature(p, facts, probe[0], run.refs[0], run.outs[0], plain, approx);
+  const Observation plain = compare(p, ref, again.at(0).at(0), approx);
+  Divergence none;  // no node to blame: the signature alone (an approximated result's own, over its budget)
+  none.signature = plain.signature.rfind("mismatch", 0) != 0 || plain.approximate
+                       ? plain.signature
+                       : unexplained_signature(p, facts, probe[0], run.refs[0], run.outs[0], plain.signature, approx);
   return none;
 }
 

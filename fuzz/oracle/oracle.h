@@ -47,7 +47,8 @@ struct Observation {
   std::string signature;             // bucket key; empty when ok
   std::map<int64_t, Values> expect;  // reference result (every BUFFER)
   std::map<int64_t, Values> got;     // compiled result, for the buffers that differ
-  // Signed by the budget of an approximated op (`mismatch SIN f32 ulp 1e+01`): no probe signs it again.
+  // Signed by the budget of an approximated op (`mismatch SIN f32 ulp 1e+01`); its probe signs it by an exact
+  // value that diverged first (its operand computed wrong), if one did.
   bool approximate = false;
   std::vector<ApproxError> approx_ulps;  // each approximated result stored straight, judged whether it differed or not
 };

@@ -2,7 +2,8 @@
 // handshake's `approximate`, which ops they approximate: libm's exp2 in place of pow(2, x) is within EXP2's
 // budget (and a mismatch when the target says nothing); a SIN 2^-20 off is over SIN's and is signed by its op,
 // dtype and error decade, with the correctly rounded value in the message; an approximated value that an
-// exact op then uses is compared exactly there, its probe signing the exact op.
+// exact op then uses is compared exactly there, its probe signing the exact op; a wrong special value whose
+// operand the target computed wrong is signed by that exact op.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -61,6 +62,17 @@ TEST_F(ApproxVerdict, ASinOverItsBudgetIsSignedByItsErrorsDecade) {
 TEST_F(ApproxVerdict, AnApproximatedValueThatAnExactOpUsesIsComparedExactlyThere) {
   const Ran r = run("run " + write(program(true)) + plugin("sin_ulps_off.py"));
   EXPECT_NE(r.out.find("verdict: mismatch (mismatch ADD f64)"), std::string::npos) << r.out;
+}
+
+// sin(-x) at x = +0.0 through a target whose NEG is `0 - x`: the SIN result is a wrong special value (+0.0
+// for -0.0), but its operand diverged first, so the probe signs the NEG.
+TEST_F(ApproxVerdict, AWrongOperandIsSignedByTheExactOpThatComputedIt) {
+  const std::string p = write(
+      "uops 1\n%0 = CONST i32 0\n%1 = BUFFER f32[1] slot=0\n%2 = INDEX f32 %1 %0\n%3 = BUFFER f32[1] slot=1\n"
+      "%4 = INDEX f32 %3 %0\n%5 = LOAD f32 %4\n%6 = NEG f32 %5\n%7 = SIN f32 %6\n%8 = STORE void %2 %7\n%9 = SINK void %8\n"
+      "data 0 = 5.0\ndata 1 = 0.0\n");
+  const Ran r = run("run " + p + plugin("exact_says_approximate.py --neg-zero-minus"));
+  EXPECT_NE(r.out.find("verdict: mismatch (mismatch NEG f32)"), std::string::npos) << r.out;
 }
 
 // Campaigns: the budget oracle on an exact target (uopfuzz's own renderer saying it approximates all six)
