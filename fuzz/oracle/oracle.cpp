@@ -320,21 +320,6 @@ std::string verdict_name(Verdict v) {
   return "mismatch";
 }
 
-bool same_signature(const std::string& recorded, const std::string& observed) {
-  static const std::string bare = verdict_name(Verdict::render_error);
-  return observed == recorded || (recorded == bare && observed.rfind(bare + " ", 0) == 0);
-}
-
-bool is_optimizer_finding(const std::string& signature) { return signature.ends_with(kUnderOpts); }
-
-std::string without_opts_mark(const std::string& signature) {
-  return is_optimizer_finding(signature) ? signature.substr(0, signature.size() - kUnderOpts.size()) : signature;
-}
-
-bool is_render_timeout(const std::string& signature) {
-  return without_opts_mark(signature) == verdict_name(Verdict::render_error) + " " + std::string(kTimeoutBucket);
-}
-
 Observation compare(const Program& p, const RefResult& ref, const KernelOutcome& out, const std::vector<Op>& approx) {
   Observation o;
   o.verdict = verdict_of(out.status);
