@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/text.h"
+#include "fuzz/gen/policy.h"
 
 namespace uf::cli {
 
@@ -25,6 +26,7 @@ std::vector<Command> compiled_commands(CLI::App& app);  // render, run
 std::vector<Command> fuzz_commands(CLI::App& app);      // gen, policy, reduce, fuzz
 std::vector<Command> report_commands(CLI::App& app);    // report, corpus merge
 std::vector<Command> triage_commands(CLI::App& app);    // triage
+std::vector<Command> agree_commands(CLI::App& app);     // agree
 
 // `uopfuzz --version`: version, git commit, and the C compilers found in PATH with their versions.
 std::string version_text();
@@ -34,6 +36,10 @@ Program load_program(const std::string& path);
 // Writes `text` to `path` atomically (replace_user_file: a temporary beside it, then rename), or to
 // stdout when path is empty or "-". Throws UserError when the file cannot be written.
 void write_output(const std::string& path, const std::string& text);
+// The default policy, or --policy FILE's, minus every `--without` name (UserError for an unknown one,
+// listing the valid names); and the `--without` option that reads those names.
+GenPolicy policy_without(const std::string& policy_file, const std::vector<std::string>& names);
+void add_without_option(CLI::App* app, std::vector<std::string>& names);
 // `p` with the reference's values as its expect lines (what a plug-in's export and reach are sent); a
 // UserError naming `file` when the reference is UNDEFINED: there is nothing to reproduce.
 Program with_reference_expect(const Program& p, const std::string& file);
@@ -57,6 +63,8 @@ struct CompiledFlags {
   double render_timeout_s = 0;
   void add_to(CLI::App* app);
   CompiledPathConfig config(const Program* recorded = nullptr) const;
+  // These flags for a sibling backend a plug-in's handshake lists (its renderer command, cc and cflags).
+  CompiledFlags for_backend(const PluginDescription::Backend& b) const;
 
  private:
   void resolve_renderer(CompiledPathConfig& cfg, const Program* recorded) const;

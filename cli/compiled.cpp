@@ -51,11 +51,11 @@ double positive_seconds(const std::string& text, const std::string& what) {
 
 // A handshake's `without` names must be --without names: UserError naming the plug-in otherwise.
 void check_plugin_without(const PluginDescription& d, const std::string& cmd) {
-  const std::vector<std::string> valid = without_names();
   for (const std::string& name : d.without)
-    if (std::find(valid.begin(), valid.end(), name) == valid.end())
+    if (!is_without_name(name))
       throw UserError("renderer '" + cmd + "' --uopfuzz-describe: key 'without' has '" + name +
-                      "', which is no --without name (valid: " + CLI::detail::join(valid, " ") + ")");
+                      "', which is no --without name (valid: " + CLI::detail::join(without_names(), " ") +
+                      ", and OP:int)");
 }
 
 RendererProtocol parse_protocol(const std::string& name, const std::string& where) {
@@ -103,6 +103,15 @@ void CompiledFlags::resolve_renderer(CompiledPathConfig& cfg, const Program* rec
                     offered + ")");
   }
   cfg.renderer_protocol = asked.value_or(d.best_mode());
+}
+
+CompiledFlags CompiledFlags::for_backend(const PluginDescription::Backend& b) const {
+  CompiledFlags f = *this;
+  f.renderer_cmd = b.renderer;
+  f.renderer_batch.clear();
+  if (!b.cc.empty()) f.cc = b.cc;
+  if (!b.cflags.empty()) f.cflags = b.cflags;
+  return f;
 }
 
 CompiledPathConfig CompiledFlags::config(const Program* recorded) const {

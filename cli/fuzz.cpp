@@ -31,20 +31,6 @@ struct GenOptions {
   std::vector<std::string> without;
 };
 
-// The default policy, or --policy FILE's, minus every `--without` name (UserError for an unknown one,
-// listing the valid names).
-GenPolicy policy_without(const std::string& policy_file, const std::vector<std::string>& names) {
-  GenPolicy p = policy_file.empty() ? GenPolicy{} : policy_from_file(policy_file);
-  for (const std::string& n : names) without(p, n);
-  return p;
-}
-
-// The help lists every name, from the one table (without_names()): a feature, an ALU op or a dtype.
-void add_without_option(CLI::App* app, std::vector<std::string>& names) {
-  std::string all;
-  for (const std::string& n : without_names()) all += (all.empty() ? "" : " ") + n;
-  app->add_option("--without", names, "what the target lacks, comma-separated, of: " + all)->delimiter(',');
-}
 
 void add_policy_option(CLI::App* app, std::string& file, const std::string& more = "") {
   app->add_option("--policy", file, "generator policy JSON (as `uopfuzz policy` prints; keys not given keep their defaults)" + more);

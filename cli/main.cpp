@@ -12,7 +12,7 @@ int main(int argc, char** argv) {
       "--version", [] { return version_text(); }, "print version, commit and the C compilers found");
   app.require_subcommand(1);
   std::vector<Command> commands;
-  for (auto group : {file_commands, compiled_commands, fuzz_commands, report_commands, triage_commands})
+  for (auto group : {file_commands, compiled_commands, fuzz_commands, report_commands, triage_commands, agree_commands})
     for (Command& c : group(app)) commands.push_back(std::move(c));
   try {
     app.parse(argc, argv);

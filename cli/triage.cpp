@@ -73,12 +73,7 @@ std::string backends_of(const Program& p, const std::string& file, const std::st
                         const CompiledPathConfig& own) {
   std::string out;
   for (const PluginDescription::Backend& b : own.renderer_description.backends) {
-    CompiledFlags f = o.flags;
-    f.renderer_cmd = b.renderer;
-    f.renderer_batch.clear();
-    if (!b.cc.empty()) f.cc = b.cc;
-    if (!b.cflags.empty()) f.cflags = b.cflags;
-    const CompiledPathConfig cfg = f.config(&p);
+    const CompiledPathConfig cfg = o.flags.for_backend(b).config(&p);
     const std::string text = b.name + ": " + verdict_text(p, signature, cfg) + front_end_text(p, file, cfg, o.reach_time_s);
     std::cout << "  backend " << text << "\n";
     out += (out.empty() ? "" : "; ") + text;

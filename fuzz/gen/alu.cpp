@@ -110,7 +110,7 @@ const UOp* Gen::combine(DType d, const UOp* a, const UOp* b) {
                                 Op::XOR, Op::FLOORDIV, Op::FLOORMOD, Op::CDIV, Op::CMOD};
   std::array<double, std::size(kOps)> w{};
   for (size_t i = 0; i < std::size(kOps); ++i)
-    if (op_accepts(kOps[i], d)) w[i] = pol.op_weight[static_cast<size_t>(kOps[i])];
+    if (accepts(kOps[i], d)) w[i] = pol.op_weight[static_cast<size_t>(kOps[i])];
   int k = rng.weighted(w);
   for (size_t i = 0; k < 0 && i < std::size(kOps); ++i)  // none drawn: the first the target has
     if (usable(kOps[i], d)) k = static_cast<int>(i);
@@ -121,7 +121,7 @@ const UOp* Gen::alu_step() {
   const int k = rng.weighted(alu_weight_);
   if (k < 0) return nullptr;
   const Op op = static_cast<Op>(k);
-  const DType d = pick_dtype([op](DType t) { return op_accepts(op, t); });
+  const DType d = pick_dtype([this, op](DType t) { return accepts(op, t); });
   return op == Op::WHERE ? where_node(d, operand(d)) : alu_node(op, d, nullptr);
 }
 
@@ -137,7 +137,7 @@ void Gen::chain_step() {
 const UOp* Gen::alu_on(const UOp* v) {
   std::array<double, kNumOps> w{};
   for (int o = 0; o < kNumOps; ++o)
-    if (is_alu(static_cast<Op>(o)) && op_accepts(static_cast<Op>(o), v->dtype)) w[o] = pol.op_weight[o];
+    if (is_alu(static_cast<Op>(o)) && accepts(static_cast<Op>(o), v->dtype)) w[o] = pol.op_weight[o];
   const int k = rng.weighted(w);
   if (k < 0) return nullptr;
   return static_cast<Op>(k) == Op::WHERE ? where_node(v->dtype, v) : alu_node(static_cast<Op>(k), v->dtype, v);

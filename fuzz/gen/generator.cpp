@@ -60,7 +60,7 @@ Gen::Gen(const Choices& choices, const GenPolicy& base, std::vector<uint64_t>* r
     const auto o = static_cast<size_t>(op);
     double dw = 0;
     for (DType d : kValueDTypes)
-      if (op_accepts(op, d)) dw += pol.dtype_weight[static_cast<size_t>(d)];
+      if (policy_accepts(pol, op, d)) dw += pol.dtype_weight[static_cast<size_t>(d)];
     alu_weight_[o] = pol.op_weight[o] * dw;
   }
 }

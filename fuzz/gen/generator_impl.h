@@ -124,7 +124,8 @@ class Gen {
   const UOp* i32(int64_t v) { return constant(DType::I32, Scalar::of_int(v)); }
   // Whether `--without` bans op, and whether op may be built on operands of dtype d (accepted, not banned).
   bool banned(Op op) const { return pol.op_banned[static_cast<size_t>(op)]; }
-  bool usable(Op op, DType d) const { return op_accepts(op, d) && !banned(op); }
+  bool accepts(Op op, DType d) const { return policy_accepts(pol, op, d); }
+  bool usable(Op op, DType d) const { return accepts(op, d) && !banned(op); }
   // Whether the target has dtype d: the policy draws it (`--without f64` zeroes its weight; a program's
   // swarm may drop it too, which says nothing about the target).
   bool target_has(DType d) const { return target_dtypes_[static_cast<size_t>(d)]; }
@@ -139,6 +140,7 @@ class Gen {
   Scalar precise_value(DType d);   // ValueKind::Precise
   Scalar fraction_value(DType d);  // ValueKind::Fraction
   Scalar boundary_value(DType d);  // ValueKind::Boundary
+  Scalar approx_value(DType d);    // ValueKind::Approx
   Scalar finite_value(DType d);    // a constant value that is neither NaN nor infinite
   Values buffer_data(DType d, int64_t len, bool random);
 

@@ -36,7 +36,7 @@ UF_POLICY_ENUM(Leaf, UF_LEAVES)
 // contraction and double-rounding bugs need); a fraction in (-1, 1) (TRUNC's and CAST's sign-of-zero
 // cases); a value one ulp around a rounding boundary (floats: a tie of a narrower float format; integers:
 // next to a multiple of a small divisor or a shift width).
-#define UF_VALUE_KINDS(X) X(Edge) X(Small) X(Bits) X(Precise) X(Fraction) X(Boundary)
+#define UF_VALUE_KINDS(X) X(Edge) X(Small) X(Bits) X(Precise) X(Fraction) X(Boundary) X(Approx)
 UF_POLICY_ENUM(ValueKind, UF_VALUE_KINDS)
 // How a computed i32 is brought into 0..len-1 before it indexes memory.
 #define UF_INDEX_CLAMPS(X) X(FloorMod) X(AndMask) X(CModOfMax) X(WhereInRange)
@@ -154,8 +154,13 @@ GenPolicy swarm(const GenPolicy& base, Rng& rng);
 // draws it no more) or a value dtype (`f16`: drawn no more; i32 indices, bool comparisons, and u8, f64
 // and i64 inside some shapes still appear).
 // UserError for an unknown name, listing the valid ones.
+// `OP:int` bans an ALU op on integer operands only.
 void without(GenPolicy& p, std::string_view name);
+// Whether p may build op on operands of dtype d: op_accepts(op, d) and no `--without OP:int` on an integer d.
+bool policy_accepts(const GenPolicy& p, Op op, DType d);
 std::vector<std::string> without_names();
+// Whether without() takes `name`: one of without_names() (any case), or `OP:int` for an op on integers.
+bool is_without_name(std::string_view name);
 struct Program;
 // The first thing of `p` that a `--without` name excludes ("SIN", "dtype f16", "RANGE"), or "": a program
 // from elsewhere (a seed file, a mutant) is held to what the target lacks, as the generator is. The

@@ -31,7 +31,7 @@ double feature(double p, double keep, Rng& rng) { return rng.chance(keep) ? p : 
 bool some_alu_op_usable(const GenPolicy& p) {
   for (Op op : kAluOps)
     for (DType d : kValueDTypes)
-      if (p.op_weight[static_cast<size_t>(op)] > 0 && p.dtype_weight[static_cast<size_t>(d)] > 0 && op_accepts(op, d))
+      if (p.op_weight[static_cast<size_t>(op)] > 0 && p.dtype_weight[static_cast<size_t>(d)] > 0 && policy_accepts(p, op, d))
         return true;
   return false;
 }

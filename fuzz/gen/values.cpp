@@ -81,6 +81,20 @@ constexpr double kFloatEdges[] = {
     0x1p-10, 0x1.0000000000001p-10, 0x1p-17, 0x1p-16, 0x1.0000000000001p-17, 0x1p-11, 0x1p-18, 0x1p-6, 0x1p-7, 0x1p-14, 0x1p-15,
     1.0625, 1.1875, 1.125, 1.375, -1.0625, 2.25, 0.3125};
 
+// Where approximations of SIN, LOG2, EXP2 and POW break (docs/semantics.md, "Approximate ops"): the
+// switch points of tinygrad's own (codegen/decomp/transcendental.py: xsin's Payne-Hanek switch at 30,
+// xlog2's denormal threshold 1e-4 (6.1e-5 for f16), xexp2's bounds of each dtype), values near 1 and 0.75
+// (log2's reduction), exp2's overflow and underflow per dtype, huge arguments of sin (Kahan's 1e22, the
+// binary64 worst case of range reduction), POW exponents past int32 (its odd/integer test casts to int32).
+constexpr double kApproxEdges[] = {
+    30.0, 29.999998092651367, 30.000001907348633, 1e-4, 6.1e-5, 6.103515625e-05, 0.75,
+    1.3333333333333333, 1.0, 0x1.fffffffffffffp-1, 0x1.ffffffp-1, 0x1.000002p0, 0.9990234375, 2.0, 0.5, 1024.0,
+    1023.9999999999999, -1022.0, -1074.0, -1075.0, -2000.0, 128.0, 127.99999237060547, -126.0, -149.0, -150.0,
+    -149.5, 16.0, 15.999, 15.9990234375, -14.0, -24.0, -25.0, 23.0, -22.0, 22.5, 1e22, 1e30, 0x1.6ac5b262ca1ffp+849,
+    1e5, 8388608.0, 2147483648.0, 2147483649.0, 4294967297.0, 3e9, 0.4999999701976776, 1e-30, 1e-300};
+// Sin's range reduction near multiples of pi/2: k * (pi/2) rounded to binary64 (then to the dtype).
+constexpr double kHalfPiMultiples[] = {1, 2, 3, 4, 5, 7, 8, 13, 19, 100, 355, 1000, 12345, 1e5, 1 << 20, 1 << 24, 1e8};
+
 Scalar canonical(DType d, Scalar v) {
   v = normalize(d, v);
   if (is_float(d) && std::isnan(v.f)) v.f = std::numeric_limits<double>::quiet_NaN();
@@ -177,12 +191,25 @@ Scalar Gen::boundary_value(DType d) {
   return canonical(d, Scalar::of_int(q * rng.pick(kDivisors) + r));
 }
 
+Scalar Gen::approx_value(DType d) {
+  if (!is_float(d)) return edge_value(d);  // POW's integer operands
+  double x = rng.chance(0.5) ? rng.pick(kApproxEdges) : rng.pick(kHalfPiMultiples) * 1.5707963267948966;
+  x = canonical(d, Scalar::of_float(x)).f;
+  if (std::isfinite(x) && rng.chance(pol.p_approx_neighbour)) {  // a step of d beside it, either way
+    const uint64_t bits = float_storage_bits(d, x);
+    const double beside = float_from_storage_bits(d, rng.chance(0.5) ? bits + 1 : bits - 1);
+    if (std::isfinite(beside)) x = beside;
+  }
+  return canonical(d, Scalar::of_float(rng.chance(pol.p_negate_value) ? -x : x));
+}
+
 Scalar Gen::random_value(DType d, const Weights<ValueKind>& w) {
   switch (static_cast<ValueKind>(rng.weighted(w))) {
     case ValueKind::Edge: return edge_value(d);
     case ValueKind::Precise: return precise_value(d);
     case ValueKind::Fraction: return fraction_value(d);
     case ValueKind::Boundary: return boundary_value(d);
+    case ValueKind::Approx: return approx_value(d);
     case ValueKind::Small: break;
     case ValueKind::Bits:
     default: {  // also: every weight zero

@@ -40,7 +40,7 @@ void Gen::vector_step() {
   const int k = rng.weighted(alu_weight_);
   if (k < 0) return;
   const Op op = static_cast<Op>(k);
-  const DType d = pick_dtype([op](DType t) { return op_accepts(op, t); });
+  const DType d = pick_dtype([this, op](DType t) { return accepts(op, t); });
   static constexpr int kLanes[] = {2, 2, 2, 4, 4, 4, 4, 8, 8, 3, 16, 5};
   int lanes = rng.pick(kLanes);
   lanes = std::clamp(lanes, 2, std::clamp(pol.max_lanes, 2, kMaxLanes));

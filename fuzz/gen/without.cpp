@@ -1,6 +1,7 @@
 // `--without NAME`: what a target does not support, taken out of the policy (policy.h, without()).
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -134,7 +135,24 @@ std::string lower(std::string_view s) {
   return out;
 }
 
+// `OP:int`: the ALU op on integer operands, or nullopt when `name` (lower case) is not of that form.
+std::optional<Op> int_only_op(std::string_view name) {
+  constexpr std::string_view kSuffix = ":int";
+  if (!name.ends_with(kSuffix)) return std::nullopt;
+  std::string upper(name.substr(0, name.size() - kSuffix.size()));
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  const auto op = parse_op(upper);
+  if (!op || !is_alu(*op)) return std::nullopt;
+  for (DType d : kValueDTypes)
+    if (is_int(d) && op_accepts(*op, d)) return op;
+  return std::nullopt;
+}
+
 }  // namespace
+
+bool policy_accepts(const GenPolicy& p, Op op, DType d) {
+  return op_accepts(op, d) && !(is_int(d) && p.op_banned_int[static_cast<size_t>(op)]);
+}
 
 std::vector<std::string> without_names() {
   std::vector<std::string> out;
@@ -144,6 +162,12 @@ std::vector<std::string> without_names() {
   return out;
 }
 
+bool is_without_name(std::string_view name) {
+  const std::string n = lower(name);
+  const std::vector<std::string> valid = without_names();
+  return std::find(valid.begin(), valid.end(), n) != valid.end() || int_only_op(n).has_value();
+}
+
 std::string without_violation(const Program& p, const std::vector<std::string>& names) {
   std::set<std::string> banned;
   for (const std::string& n : names) banned.insert(lower(n));
@@ -151,6 +175,8 @@ std::string without_violation(const Program& p, const std::vector<std::string>& 
   for (const UOp* u : linearize(p)) {
     const std::string op = lower(name(u->op)), dt = name(u->dtype);
     if (is_alu(u->op) && banned.count(op)) return name(u->op);
+    if (is_alu(u->op) && !u->src.empty() && is_int(u->src[0]->dtype) && banned.count(op + ":int"))
+      return std::string(name(u->op)) + " on " + name(u->src[0]->dtype);
     if (!is_void(u->dtype) && banned.count(dt)) return "dtype " + dt;
     if (u->is_vector() && banned.count("vector")) return "a vector (vector)";
     if ((u->op == Op::RANGE && banned.count("loop")) || (u->op == Op::ALLOC && banned.count("alloc")) ||
@@ -164,6 +190,7 @@ std::string without_violation(const Program& p, const std::vector<std::string>& 
 void without(GenPolicy& p, std::string_view what) {
   const std::string n = lower(what);
   if (is_feature(n)) return apply_feature(p, n);
+  if (const auto op = int_only_op(n)) return void(p.op_banned_int[static_cast<size_t>(*op)] = true);
   if (const auto d = parse_dtype(n); d && std::find(kValueDTypes.begin(), kValueDTypes.end(), *d) != kValueDTypes.end()) {
     p.dtype_weight[static_cast<size_t>(*d)] = 0;
     for (double w : p.dtype_weight)
@@ -180,7 +207,8 @@ void without(GenPolicy& p, std::string_view what) {
   }
   std::string valid;
   for (const std::string& s : without_names()) valid += (valid.empty() ? "" : " ") + s;
-  throw UserError("--without: unknown name '" + std::string(what) + "'; valid names: " + valid);
+  throw UserError("--without: unknown name '" + std::string(what) + "'; valid names: " + valid +
+                  ", and OP:int for an op on integer operands only (pow:int)");
 }
 
 }  // namespace uf

@@ -1,6 +1,7 @@
 # tg_uops.py: what every backend of the tinygrad adapter (uopfuzz_tinygrad.py) shares: a uopfuzz program
 # built as tinygrad UOps (our op names are tinygrad's), and tinygrad's own to_program pipeline for a
 # renderer, stopped before tinygrad compiles anything itself (uopfuzz does, or the emulator runs it).
+import contextlib
 import os
 import platform
 import re
@@ -63,9 +64,28 @@ def emulated():
   return named | ({dtypes.ulong} if dtypes.long in named else set())
 
 
-def takes(renderer):
-  """The dtypes a kernel for this renderer may have: its own and the ones --emulate names."""
-  return renderer.supported_dtypes() | emulated()
+def takes(renderer, program=None):
+  """The dtypes a kernel (of program, or of any program) for this renderer may have: its own and the ones
+  --emulate names, with double where a kernel that has one is lowered with long native (emulation_for)."""
+  with emulation_for(program): ok = renderer.supported_dtypes() | emulated()
+  if program is None:
+    with emulation_for(None, f64=True): ok |= renderer.supported_dtypes() & {dtypes.double}
+  return ok
+
+
+@contextlib.contextmanager
+def emulation_for(program, f64=False):
+  """tinygrad cannot emulate long beside double (renderer/__init__.py:83: "double can't be bitcast to anything
+  without long support", supported_dtypes() drops double then), so a kernel with f64 (program has one, or f64)
+  is lowered with long native; every other kernel with the emulation --emulate names."""
+  names = EMULATED_DTYPES.value
+  has_f64 = f64 or (program is not None and any(n.dtype.scalar.name == "f64" for n in program.nodes))
+  if not has_f64 or "long" not in names.split(","):
+    yield
+    return
+  EMULATED_DTYPES.value = ",".join(n for n in names.split(",") if n != "long")
+  try: yield
+  finally: EMULATED_DTYPES.value = names
 
 
 def approximate(renderer):
@@ -80,12 +100,12 @@ def approximate(renderer):
 def without(renderer, extra=()):
   """A backend's --without set, from what its renderer takes: vectors (not mapped); MULACC unless the
   renderer has it (tinygrad makes MULACC itself, late, only for a renderer that has it: given to the
-  pipeline for one that has not, it is not decomposed); POW, which tinygrad computes as exp2(y * log2 x) for
-  integers too, wrong beyond float precision (its float results are approximate, judged by their budget:
-  approximate()); the dtypes it does not take (takes); and extra (a toolchain's limits), but a dtype --emulate
+  pipeline for one that has not, it is not decomposed); POW on integers (pow:int), which tinygrad computes as
+  exp2(y * log2 x) too, wrong beyond float precision (its float results are approximate, judged by their
+  budget: approximate()); the dtypes it does not take (takes); and extra (a toolchain's limits), but a dtype --emulate
   names (tinygrad emulates it, the toolchain never sees it)."""
   ops, ok = renderer.code_for_op, takes(renderer)
-  names = ["vector"] + ["mulacc"] * (Ops.MULACC not in ops) + ["pow"] + [x for x in extra if x not in DTYPES or tg_dtype(x) not in emulated()]
+  names = ["vector"] + ["mulacc"] * (Ops.MULACC not in ops) + ["pow:int"] + [x for x in extra if x not in DTYPES or tg_dtype(x) not in emulated()]
   names += [name for name in DTYPES if name != "void" and tg_dtype(name) not in ok]
   return list(dict.fromkeys(names))
 
@@ -266,7 +286,7 @@ def build(program, fname, renderer=None):
   ranges of AxisType.REDUCE (tg_reduce.py). A RANGE's AxisType comes from its kind (axis_type). Its BUFFER
   PARAMs are numbered 0 .. n-1 in slot order, as tinygrad's own kernels are (tg_params.dense: our slots by
   tg_params.kernel_slots)."""
-  supported = takes(renderer) if renderer is not None else None
+  supported = takes(renderer, program) if renderer is not None else None
   u, stored, w = {}, {}, {}
   reduced = reductions(program) if REDUCE_FORM == "int" else {}
   reduce_axes = {r.id for x in reduced.values() for r in x.ranges}
@@ -379,6 +399,7 @@ def lowering(renderer, grid=False):
   """A backend's lower_program(program, fname): the program built for the renderer and lowered by it (the
   PROGRAM's parameters mapped to our slots: tg_params.kernel_slots)."""
   def lower_program(program, fname):
-    sink = build(program, fname, renderer)
-    return lower(sink, renderer, program.opts, range_axes(program), grid, demoted_axes(program, sink))
+    with emulation_for(program):
+      sink = build(program, fname, renderer)
+      return lower(sink, renderer, program.opts, range_axes(program), grid, demoted_axes(program, sink))
   return lower_program

@@ -32,17 +32,18 @@ class Cli : public ::testing::Test {
 };
 
 // `--without`'s help lists every name the option takes, from the one table (fuzz/gen/without.cpp), in
-// each subcommand that has it.
+// each subcommand that has it, and then the form OP:int.
 TEST_F(Cli, WithoutHelpListsEveryName) {
   const std::vector<std::string> table = without_names();
-  for (const char* sub : {"gen", "fuzz", "policy"}) {
+  for (const char* sub : {"gen", "fuzz", "policy", "agree"}) {
     const Ran r = run(std::string(sub) + " --help");
     ASSERT_EQ(r.code, 0) << r.out;
     const size_t at = r.out.find("--without");
     ASSERT_NE(at, std::string::npos) << sub;
     const size_t of = r.out.find("of:", at);
-    const size_t next = r.out.find("\n  -", of);  // the next option
+    const size_t next = r.out.find(", or OP:int", of);
     ASSERT_NE(of, std::string::npos) << r.out.substr(at, 300);
+    ASSERT_LT(next, r.out.find("\n  -", of)) << r.out.substr(at, 1000);  // before the next option
     std::istringstream listed(r.out.substr(of + 3, next - of - 3));
     std::vector<std::string> names;
     for (std::string w; listed >> w;) names.push_back(w);

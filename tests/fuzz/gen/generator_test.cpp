@@ -3,6 +3,7 @@
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "core/text.h"
@@ -143,6 +144,26 @@ TEST(Generator, IdiomsAtFullStrengthStayValidAndAppear) {
   EXPECT_GT(nested, 100);
   EXPECT_GT(shared, nested / 2) << "p_nest_shared 1: the outer node takes the inner's second operand (a constant's fold aside)";
   EXPECT_GT(on_sum, unary / 2) << on_sum << " of " << unary;
+}
+
+// Data of ValueKind::Approx only: the switch points of tinygrad's approximations (xsin's 30, xexp2's f32
+// bound 128, near pi/2 multiples) appear in f32 data, one f32 step beside them too, and huge sin arguments.
+TEST(Generator, ApproxValuesReachTheApproximationsSwitchPoints) {
+  GenPolicy approx;
+  approx.data_value_weight = Weights<ValueKind>{};
+  approx.data_value_weight[static_cast<size_t>(ValueKind::Approx)] = 1;
+  approx.dtype_weight = PerDType<double>{};
+  approx.dtype_weight[static_cast<size_t>(DType::F32)] = 1;
+  std::set<float> seen;
+  for (uint64_t s = 0; s < 300; ++s) {
+    const Program p = generate(s, approx);
+    for (const UOp* b : p.buffers)
+      if (b->dtype == DType::F32)
+        for (const Scalar& v : p.data.at(b->slot)) seen.insert(static_cast<float>(std::fabs(v.f)));
+  }
+  for (const float x : {30.0f, std::nextafter(30.0f, 31.0f), 128.0f, 149.0f, 1e22f, 1.5707963267948966f * 4, 0.75f})
+    EXPECT_TRUE(seen.count(x)) << x;
+  EXPECT_GT(seen.size(), 60u);
 }
 
 // The loop and logic idioms at 1: every loop body one-hot selected (x != r ? 0 : v, or v * (x == r) cast),

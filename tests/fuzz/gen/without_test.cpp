@@ -144,6 +144,29 @@ TEST(Without, ViolationNamesWhatTheTargetLacks) {
   EXPECT_EQ(without_violation(p, {"loop"}), "RANGE");
 }
 
+// `OP:int` (tinygrad's integer POW goes through floats): the op is gone from integer operands only, and a
+// program from elsewhere is held to it; a name that is no ALU op on integers is unknown.
+TEST(Without, IntOnlyBanKeepsTheFloatOp) {
+  size_t float_pows = 0;
+  for (const Program& p : programs_without("pow:int"))
+    for (size_t i = 0; i < p.graph->size(); ++i) {
+      const UOp* u = p.graph->node(i);
+      if (u->op != Op::POW) continue;
+      ASSERT_FALSE(is_int(u->src[0]->dtype)) << "seed " << *p.meta_value("seed") << ": " << describe(u);
+      ++float_pows;
+    }
+  EXPECT_GT(float_pows, 20u);
+  const Program p = parse_program(
+      "uops 2\n%0 = BUFFER i32[1] slot=0\n%1 = CONST i32 3\n%2 = CONST i32 2\n%3 = POW i32 %1 %2\n"
+      "%4 = CONST i32 0\n%5 = INDEX i32 %0 %4\n%6 = STORE void %5 %3\n%7 = SINK void %6\n",
+      "t.uop");
+  EXPECT_EQ(without_violation(p, {"pow:int"}), "POW on i32");
+  EXPECT_EQ(without_violation(p, {"sin:int", "f32"}), "");
+  GenPolicy policy;
+  EXPECT_THROW(without(policy, "sin:int"), UserError);  // SIN takes no integer
+  EXPECT_THROW(without(policy, "loop:int"), UserError);
+}
+
 TEST(Without, UnknownNameListsTheValidOnes) {
   GenPolicy p;
   try {
