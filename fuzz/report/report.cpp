@@ -205,6 +205,7 @@ std::string build_report(const std::vector<Run>& runs, const ReportOptions& o) {
   page += header(runs, buckets);
   page += coverage_section(runs, buckets);
   page += target_section(runs);
+  page += approx_section(runs);
   page += time_section(runs);
   page += trend_section(runs, buckets);
   page += regressions_section(runs, comparisons, buckets);

@@ -24,5 +24,7 @@ std::string time_section(const std::vector<Run>& runs);
 std::string trend_section(const std::vector<Run>& runs, const std::vector<Bucket>& buckets);
 // target.cpp: what of the target the runs reached (the summaries' target_coverage); "" when none reports any.
 std::string target_section(const std::vector<Run>& runs);
+// approx.cpp: the judged results of approximated ops by ULP bin (the summaries' approx_ulps); "" when none has any.
+std::string approx_section(const std::vector<Run>& runs);
 
 }  // namespace uf::report

@@ -186,6 +186,29 @@ TEST(Report, GroupsUserCodeReachesComeFirst) {
   EXPECT_NE(row.find("<td>tensor (the Tensor form gives buf0[0] = 0.0, expected -0.0)</td>"), std::string::npos) << row;
 }
 
+// A run whose target approximates ops gets their ULP histogram (the summary's approx_ulps), one row per
+// op and dtype, one column per bin; a run without any gets no section.
+TEST(Report, ApproximatedResultsByUlpBin) {
+  TempDir tmp("uopfuzz-report");
+  crafted_run(tmp / "plain.json", {}, 10, false);
+  const Ran none = run_uopfuzz("report " + (tmp / "plain.json").string() + " -o " + (tmp / "none.html").string());
+  ASSERT_EQ(none.code, 0) << none.out;
+  EXPECT_EQ(read_text(tmp / "none.html").find("id=\"approximate\""), std::string::npos);
+  crafted_run(tmp / "run.json", {"mismatch SIN f64 ulp 1e+06"}, 100, false);
+  json s = json::parse(read_text(tmp / "run.json"));
+  s["approx_ulps"] = {{"SIN f64", {{"<=0.5", 1}, {">256", 2}}}, {"EXP2 f32", {{"<=0.5", 283}}}};
+  write(tmp / "run.json", s.dump());
+  const Ran rep = run_uopfuzz("report " + (tmp / "run.json").string() + " -o " + (tmp / "r.html").string());
+  ASSERT_EQ(rep.code, 0) << rep.out;
+  const std::string section = element(read_text(tmp / "r.html"), "<section id=\"approximate\"", "</section>");
+  EXPECT_NE(section.find("<th>&lt;=0.5</th><th>&lt;=1</th>"), std::string::npos) << section;
+  EXPECT_NE(section.find("<td>run</td><td>EXP2 f32</td><td class=\"n\">283</td>"), std::string::npos) << section;
+  EXPECT_NE(section.find("<td>SIN f64</td><td class=\"n\">1</td><td class=\"n\"></td><td class=\"n\"></td><td class=\"n\"></td>"
+                         "<td class=\"n\"></td><td class=\"n\"></td><td class=\"n\">2</td><td class=\"n\"></td></tr>"),
+            std::string::npos)
+      << section;
+}
+
 // --baseline: the master run's bucket its pinned baseline (same target and configuration) lacks is a
 // regression of the target over pinned..master; a run of another configuration (backend) has no baseline;
 // one at the baseline's own version is compared without calling anything a regression.
