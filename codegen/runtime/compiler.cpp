@@ -87,6 +87,22 @@ constexpr const char* kEnvironmentSigns[] = {"No space left on device",
                                              "cannot find -l",
                                              "cannot open output file"};
 
+// A compiler that crashed on the code (an internal compiler error): a finding, the compiler's bug, even where
+// its driver then says it was "unable to execute command" (clang's driver when cc1 dies of a signal). The
+// crash reports of gcc and of clang/LLVM.
+constexpr const char* kCompilerCrashSigns[] = {"internal compiler error", "PLEASE submit a bug report",
+                                               "frontend command failed due to signal"};
+// Signs that the crash came from the machine after all (cc1 out of memory).
+constexpr const char* kOutOfMemorySigns[] = {"Cannot allocate memory", "out of memory", "memory exhausted",
+                                             "Killed signal terminated program"};
+
+bool compiler_crashed_on_code(const std::string& text) {
+  const auto any = [&text](const auto& signs) {
+    return std::any_of(std::begin(signs), std::end(signs), [&text](const char* s) { return text.find(s) != std::string::npos; });
+  };
+  return any(kCompilerCrashSigns) && !any(kOutOfMemorySigns);
+}
+
 // Bytes available to us on the file system holding `path`, or UINTMAX_MAX when it cannot be told.
 uintmax_t available_bytes(const std::string& path, bool& no_inodes) {
   struct statvfs v;
@@ -100,6 +116,7 @@ uintmax_t available_bytes(const std::string& path, bool& no_inodes) {
 // is a genuine compile error (the compiler ran to the end and rejected the code).
 std::string environment_failure(const ProcessResult& r, const std::vector<std::string>& dirs) {
   if (r.signal != 0) return "the C compiler was " + r.describe() + " (out of memory, or killed from outside)";
+  if (compiler_crashed_on_code(r.err + r.out)) return "";
   for (const std::string* text : {&r.err, &r.out})
     for (const char* sign : kEnvironmentSigns)
       if (text->find(sign) != std::string::npos) return std::string("the C compiler reports: ") + sign;

@@ -80,10 +80,7 @@ def emulation_for(program, f64=False):
   is lowered with long native; every other kernel with the emulation --emulate names."""
   names = EMULATED_DTYPES.value
   has_f64 = f64 or (program is not None and any(n.dtype.scalar.name == "f64" for n in program.nodes))
-  if not has_f64 or "long" not in names.split(","):
-    yield
-    return
-  EMULATED_DTYPES.value = ",".join(n for n in names.split(",") if n != "long")
+  if has_f64: EMULATED_DTYPES.value = ",".join(n for n in names.split(",") if n != "long")
   try: yield
   finally: EMULATED_DTYPES.value = names
 
