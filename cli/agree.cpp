@@ -38,11 +38,11 @@ struct Backend {
 
 struct Tally {
   int64_t programs = 0, data_sets = 0;
-  std::map<std::string, int64_t> compared;        // by "OP DTYPE": results two or more backends stored
+  std::map<std::string, int64_t> compared;  // by "OP DTYPE": results two or more backends stored
   // by backend, then by signature: data sets whose exact part was wrong or did not run
   std::map<std::string, std::map<std::string, int64_t>> left_out;
-  std::map<std::string, int64_t> disagreements;   // by signature: results
-  std::map<std::string, std::string> first;       // by signature: the first message
+  std::map<std::string, int64_t> disagreements;  // by signature: results
+  std::map<std::string, std::string> first;      // by signature: the first message
   std::vector<std::string> saved;
 };
 
@@ -63,7 +63,8 @@ std::vector<Backend> backends_of(const AgreeOptions& o, const Program* recorded,
 // What every backend takes: the policy (--policy, else the one the handshake suggests, as `fuzz` takes it)
 // minus each one's `without`; the ops any of them approximates drawn approx_boost times as often (their
 // results are all this compares).
-GenPolicy common_policy(const AgreeOptions& o, const std::string& suggested, const std::vector<Backend>& bs, std::vector<Op>& approx) {
+GenPolicy common_policy(const AgreeOptions& o, const std::string& suggested, const std::vector<Backend>& bs,
+                        std::vector<Op>& approx) {
   std::vector<std::string> names = o.without;
   for (const Backend& b : bs) {
     const PluginDescription& d = b.cfg.renderer_description;
@@ -120,6 +121,9 @@ void check_program(const std::vector<Program>& sets, const std::vector<Backend>&
   for (const Program& s : sets) ptrs.push_back(&s);
   std::vector<std::vector<KernelOutcome>> outs;
   for (const Backend& b : bs) outs.push_back(std::move(run_compiled_on_each({ptrs}, b.cfg).at(0)));
+  for (const auto& per_backend : outs)  // the --time budget ended during a render: not checked, not counted
+    for (const KernelOutcome& out : per_backend)
+      if (out.out_of_time) return;
   ++t.programs;
   for (size_t k = 0; k < sets.size(); ++k) {
     const RefResult ref = interpret(sets[k]);
@@ -149,10 +153,14 @@ std::vector<Program> with_data_sets(const Program& p, uint64_t seed, int inputs,
 }
 
 nlohmann::json summary_json(const Tally& t, const std::vector<Backend>& bs) {
-  nlohmann::json j{{"programs", t.programs}, {"data_sets", t.data_sets}, {"compared", t.compared}, {"left_out", t.left_out},
+  nlohmann::json j{{"programs", t.programs},
+                   {"data_sets", t.data_sets},
+                   {"compared", t.compared},
+                   {"left_out", t.left_out},
                    {"saved", t.saved}};
   for (const Backend& b : bs) j["backends"].push_back(b.name);
-  for (const auto& [sig, n] : t.disagreements) j["disagreements"].push_back({{"signature", sig}, {"results", n}, {"first", t.first.at(sig)}});
+  for (const auto& [sig, n] : t.disagreements)
+    j["disagreements"].push_back({{"signature", sig}, {"results", n}, {"first", t.first.at(sig)}});
   return j;
 }
 
@@ -170,7 +178,8 @@ void print_summary(const Tally& t) {
     for (const auto& [sig, n] : why) std::cout << " " << n << " " << (sig.empty() ? "mismatch" : sig) << ";";
     std::cout << "\n";
   }
-  for (const auto& [sig, n] : t.disagreements) std::cout << "  " << sig << ": " << n << " results, e.g. " << t.first.at(sig) << "\n";
+  for (const auto& [sig, n] : t.disagreements)
+    std::cout << "  " << sig << ": " << n << " results, e.g. " << t.first.at(sig) << "\n";
 }
 
 int run_agree(const AgreeOptions& o) {
@@ -184,12 +193,16 @@ int run_agree(const AgreeOptions& o) {
     return t.disagreements.empty() ? kOk : kFailure;
   }
   std::string suggested;
-  const std::vector<Backend> bs = backends_of(o, nullptr, &suggested);
+  std::vector<Backend> bs = backends_of(o, nullptr, &suggested);
+  const auto start = std::chrono::steady_clock::now();
+  if (o.time_s > 0)  // no render lasts past the budget, whatever a plug-in does
+    for (Backend& b : bs)
+      b.cfg.render_stop_at =
+          start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(o.time_s));
   std::vector<Op> approx;
   const GenPolicy policy = common_policy(o, suggested, bs, approx);
   Corpus corpus(o.corpus);
   const int64_t count = o.count > 0 ? o.count : o.time_s > 0 ? INT64_MAX : 100;
-  const auto start = std::chrono::steady_clock::now();
   for (int64_t i = 0; i < count; ++i) {
     if (o.time_s > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= o.time_s) break;
     const uint64_t seed = program_seed(o.seed, 0, static_cast<uint64_t>(i));
@@ -209,7 +222,8 @@ std::vector<Command> agree_commands(CLI::App& app) {
   CLI::App* a = app.add_subcommand(
       "agree", "Run the same programs on every backend a plug-in lists; compare their approximated results bit for bit");
   a->add_option("FILE", o->files, "re-check these files (a saved disagreement) instead of generating programs");
-  a->add_option("--backends", o->backends, "only these of the handshake's backends, comma-separated (default: all)")->delimiter(',');
+  a->add_option("--backends", o->backends, "only these of the handshake's backends, comma-separated (default: all)")
+      ->delimiter(',');
   a->add_option("--seed", o->seed, "campaign seed")->capture_default_str();
   a->add_option("--count", o->count, "programs to generate (default 100 when --time is not given)");
   a->add_option("--time", o->time_s, "stop after this many seconds");

@@ -67,7 +67,8 @@ Agreement compare_versions(const RefResult& ref, const std::vector<VersionRun>& 
       if (it == r.outcome.buffers.end() || s.element >= it->second.size()) continue;
       const double got = it->second[s.element].f;
       ++stored;
-      const auto same = std::find_if(d.results.begin(), d.results.end(), [got](const auto& x) { return same_result(x.got, got); });
+      const auto same =
+          std::find_if(d.results.begin(), d.results.end(), [got](const auto& x) { return same_result(x.got, got); });
       if (same != d.results.end()) {
         same->names.push_back(r.name);
         continue;
@@ -97,7 +98,8 @@ Program single_op_program(const Disagreement& d) {
     operands += " %7";
     next = 8;
   }
-  const std::string op = "%" + std::to_string(next), index = "%" + std::to_string(next + 1), store = "%" + std::to_string(next + 2);
+  const std::string op = "%" + std::to_string(next), index = "%" + std::to_string(next + 1),
+                    store = "%" + std::to_string(next + 2);
   text += op + " = " + name(u->op) + " " + dt + " " + operands + "\n";
   text += index + " = INDEX " + dt + " %1 %2\n" + store + " = STORE void " + index + " " + op + "\n";
   text += "%" + std::to_string(next + 3) + " = SINK void " + store + "\n";

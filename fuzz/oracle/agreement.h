@@ -29,7 +29,7 @@ bool exact_part_right(const VersionRun& r);
 
 // One approximated result on which the runs differ.
 struct Disagreement {
-  ApproxStore at;  // where it was stored, the node and its operands
+  ApproxStore at;        // where it was stored, the node and its operands
   double reference = 0;  // the exact result correctly rounded to the node's dtype
   struct Result {
     double got = 0;

@@ -68,7 +68,8 @@ TEST(Agreement, NansAreOneResultAndZerosDifferBySign) {
 TEST(Agreement, OnlyRunsThatApproximateTheOpAndGotTheRestRightAreCompared) {
   const RefResult ref = interpret(two_ops());
   const float s = static_cast<float>(ref.buffers.at(1)[0].f), e = std::exp2(0.5f);  // b's SIN is exec_alu's
-  const Agreement a = compare_versions(ref, {run_of("a", {Op::SIN, Op::EXP2}, std::nextafter(s, 1.0f), e), run_of("b", {Op::EXP2}, s, e)});
+  const Agreement a =
+      compare_versions(ref, {run_of("a", {Op::SIN, Op::EXP2}, std::nextafter(s, 1.0f), e), run_of("b", {Op::EXP2}, s, e)});
   EXPECT_TRUE(a.disagreements.empty());
   EXPECT_EQ(a.compared.count("SIN f32"), 0u);
   EXPECT_EQ(a.compared.at("EXP2 f32"), 1);
@@ -99,8 +100,8 @@ class Agree : public ::testing::Test {
   TempDir tmp{"uopfuzz-agree"};
   fs::path dir = tmp.path();
   Ran run(const std::string& args) const {
-    return run_uopfuzz_isolated("agree " + args + " --renderer-cmd \"" + source_path("tests/fuzz/campaign/plugins/libm_exp2.py") + "\"",
-                                dir / "cache");
+    return run_uopfuzz_isolated(
+        "agree " + args + " --renderer-cmd \"" + source_path("tests/fuzz/campaign/plugins/libm_exp2.py") + "\"", dir / "cache");
   }
 };
 
