@@ -63,6 +63,11 @@ const char* const kPrelude = R"PRELUDE(/* uopfuzz prelude: exact exec_alu helper
 #define UF_OPAQUE_F32(v) ((void)0)
 #endif
 static inline float uf_f32(double x) { float r = (float)x; UF_OPAQUE_F32(r); return r; }
+/* Every f32 and f64 product goes through uf_product_*: gcc 12.2's SLP vectorizer turns a lane pair
+   {a*b - c, d*e + f} into one vfmaddsub (fused) at -O2 -march=native even under -ffp-contract=off
+   (corpus/mismatch-mulacc-f64-gcc-slp-fmaddsub.uop). The empty asm keeps the product rounded. */
+static inline float uf_product_f32(float a, float b) { float r = a * b; UF_OPAQUE_F32(r); return r; }
+static inline double uf_product_f64(double a, double b) { double r = a * b; UF_OPAQUE_F32(r); return r; }
 
 /* f16: halves are carried as float values and stored as their binary16 bits. */
 UF_OUTLINE float uf_h2f(uint16_t h) {

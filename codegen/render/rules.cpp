@@ -11,7 +11,8 @@
 //  - narrow float ops compute in binary64 and truncate once with uf_round_$t, exactly as the reference
 //    (bf16's helper rounds twice, through f32, because tinygrad does); NEG goes through uf_neg_$t
 //    because the fnuz formats have no -0.0;
-//  - MULACC on floats is a*b then +c in binary64 and one rounding (never fused: -ffp-contract=off);
+//  - MULACC on floats is a*b then +c in binary64 and one rounding (never fused: -ffp-contract=off, and
+//    every f32/f64 product through uf_product_*, opaque to gcc 12's SLP fmaddsub);
 //  - EXP2/LOG2/SIN are the binary64 library calls on the double value, then rounded (not exp2f/sinf);
 //  - TRUNC goes through uf_trunc_* so a zero result is +0.0 like Python's math.trunc;
 //  - bool ADD/MUL/SUB are or/and/xor, NEG is the identity.
@@ -105,7 +106,7 @@ consteval std::array<OpRule, kNumOps> rules_by_op(const OpRule (&rows)[N]) {
 constexpr std::array<OpRule, kNumOps> kRules = rules_by_op({
     {Op::ADD, {"($0|$1)", "uf_add_$t($0,$1)", "uf_round_$t((double)$0+(double)$1)", "($0+$1)", "($0+$1)", "uf_hadd($0,$1)"}},
     {Op::SUB, {"($0^$1)", "uf_sub_$t($0,$1)", "uf_round_$t((double)$0-(double)$1)", "($0-$1)", "($0-$1)", "uf_hsub($0,$1)"}},
-    {Op::MUL, {"($0&$1)", "uf_mul_$t($0,$1)", "uf_round_$t((double)$0*(double)$1)", "($0*$1)", "($0*$1)", "uf_hmul($0,$1)"}},
+    {Op::MUL, {"($0&$1)", "uf_mul_$t($0,$1)", "uf_round_$t((double)$0*(double)$1)", "uf_product_f32($0,$1)", "uf_product_f64($0,$1)", "uf_hmul($0,$1)"}},
     {Op::MAX, all_classes("uf_max_$t($0,$1)")},
     {Op::CMPLT, all_classes("($0<$1)")},
     {Op::CMPNE, all_classes("($0!=$1)")},
@@ -139,7 +140,7 @@ constexpr std::array<OpRule, kNumOps> kRules = rules_by_op({
      {.integer = "uf_mulacc_$t($0,$1,$2)",
       .narrow_float = "uf_round_$t((double)$0*(double)$1+(double)$2)",
       .f32 = "uf_f32((double)$0*(double)$1+(double)$2)",
-      .f64 = "(($0*$1)+$2)"}},
+      .f64 = "(uf_product_f64($0,$1)+$2)"}},
 });
 
 DTypeClass dtype_class(DType d, const RenderOptions& opts) {

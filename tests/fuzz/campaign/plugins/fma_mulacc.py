@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # A deliberately broken renderer (sensitivity benchmark, tools/sensitivity): uopfuzz's renderer, except
-# that f64 MULACC is fused: `((a*b)+c)` on binary64 operands becomes `fma(a,b,c)`, one rounding where the
+# that f64 MULACC is fused: `(uf_product_f64(a,b)+c)` on binary64 operands becomes `fma(a,b,c)`, one rounding where the
 # reference rounds the product and then the sum. This is what gcc does to `a*b+c` by default on a machine
 # with FMA. The two differ only when the product is inexact: full-precision operands of moderate size,
 # e.g. MULACC(0.1, 0.3, -0.03): reference -3.469446951953614e-18, fused -2.0816681711721685e-18.
@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from uopfuzz_plugin import Plugin, RenderError, uopfuzz_render  # noqa: E402
 
 TOKEN = r"(\(-[0-9][0-9a-z.+]*\)|[A-Za-z_][A-Za-z0-9_]*|[0-9][0-9a-z.+]*)"
-MULACC = re.compile(r"\(\(" + TOKEN + r"\*" + TOKEN + r"\)\+" + TOKEN + r"\)")
+MULACC = re.compile(r"\(uf_product_f64\(" + TOKEN + r"," + TOKEN + r"\)\+" + TOKEN + r"\)")
 DOUBLE_VAR = re.compile(r"\bdouble ([A-Za-z_][A-Za-z0-9_]*) =")
 
 
