@@ -93,6 +93,7 @@ constexpr double kApproxEdges[] = {
     -149.5, 16.0, 15.999, 15.9990234375, -14.0, -24.0, -25.0, 23.0, -22.0, 22.5, 1e22, 1e30, 0x1.6ac5b262ca1ffp+849,
     1e5, 8388608.0, 2147483648.0, 2147483649.0, 4294967297.0, 3e9, 0.4999999701976776, 1e-30, 1e-300};
 // Sin's range reduction near multiples of pi/2: k * (pi/2) rounded to binary64 (then to the dtype).
+constexpr double kHalfPi = 1.5707963267948966;
 constexpr double kHalfPiMultiples[] = {1, 2, 3, 4, 5, 7, 8, 13, 19, 100, 355, 1000, 12345, 1e5, 1 << 20, 1 << 24, 1e8};
 
 Scalar canonical(DType d, Scalar v) {
@@ -193,11 +194,11 @@ Scalar Gen::boundary_value(DType d) {
 
 Scalar Gen::approx_value(DType d) {
   if (!is_float(d)) return edge_value(d);  // POW's integer operands
-  double x = rng.chance(0.5) ? rng.pick(kApproxEdges) : rng.pick(kHalfPiMultiples) * 1.5707963267948966;
+  double x = rng.chance(pol.p_approx_pi_multiple) ? rng.pick(kHalfPiMultiples) * kHalfPi : rng.pick(kApproxEdges);
   x = canonical(d, Scalar::of_float(x)).f;
   if (std::isfinite(x) && rng.chance(pol.p_approx_neighbour)) {  // a step of d beside it, either way
     const uint64_t bits = float_storage_bits(d, x);
-    const double beside = float_from_storage_bits(d, rng.chance(0.5) ? bits + 1 : bits - 1);
+    const double beside = float_from_storage_bits(d, rng.below(2) ? bits + 1 : bits - 1);
     if (std::isfinite(beside)) x = beside;
   }
   return canonical(d, Scalar::of_float(rng.chance(pol.p_negate_value) ? -x : x));
