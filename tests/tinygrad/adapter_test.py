@@ -43,9 +43,10 @@ def fits(path):
 d = json.loads(DESCRIBE.stdout) if DESCRIBE.returncode == 0 else {}
 check(d.get("protocol") == 2 and d.get("language") == "c" and "server" in d.get("modes", []), f"handshake: {DESCRIBE.stdout.strip()} {DESCRIBE.stderr.strip()}")
 check(d.get("target", {}).get("name") == "tinygrad" and d.get("target", {}).get("version"), "handshake: target tinygrad with a version")
-# the defaults are the front end's forms: tinygrad emulates long, bf16 and fp8e4m3 (so they are taken, and f64,
-# which a renderer emulating long lacks, is not); `--emulate none` is the toolchain's own set
-check({"vector", "mulacc", "f64"} <= set(d.get("without", [])) and not {"bf16", "fp8e4m3"} & set(d.get("without", [])),
+# the defaults are the front end's forms: tinygrad emulates long, bf16 and fp8e4m3 (so they are taken; f64 is
+# taken too, a kernel with one lowered with long native: tg_uops.emulation_for); integer POW is out, float POW
+# in; `--emulate none` is the toolchain's own set
+check({"vector", "mulacc", "pow:int"} <= set(d.get("without", [])) and not {"bf16", "fp8e4m3", "f64", "pow"} & set(d.get("without", [])),
       f"handshake: without {WITHOUT}")
 r = run(ADAPTER, "--emulate", "none", "--uopfuzz-describe")
 none = set(json.loads(r.stdout)["without"]) if r.returncode == 0 else set()
