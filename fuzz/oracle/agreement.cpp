@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "core/text.h"
+#include "fuzz/oracle/approx_verdict.h"
 #include "interp/approx.h"
 
 namespace uf {
@@ -16,12 +16,6 @@ namespace {
 bool same_result(double a, double b) {
   if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
   return a == b && std::signbit(a) == std::signbit(b);
-}
-
-std::string value_text(double v) {
-  char text[40];
-  std::snprintf(text, sizeof text, "%.17g", v);
-  return text;
 }
 
 bool approximates(const VersionRun& r, Op op) { return std::find(r.approx.begin(), r.approx.end(), op) != r.approx.end(); }
@@ -42,10 +36,7 @@ std::string Disagreement::signature() const {
 }
 
 std::string Disagreement::message() const {
-  const UOp* u = at.node;
-  std::string text = std::string(name(u->op)) + " " + name(u->dtype) + "(" + value_text(at.a.f) +
-                     (u->src.size() > 1 ? ", " + value_text(at.b.f) : "") + ") at p" + std::to_string(at.slot) + "[" +
-                     std::to_string(at.element) + "]:";
+  std::string text = approx_store_text(at) + ":";
   for (const Result& r : results) {
     std::string names;
     for (const std::string& n : r.names) names += (names.empty() ? "" : " and ") + n;

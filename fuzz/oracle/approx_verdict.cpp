@@ -22,22 +22,26 @@ std::string ulp_decade(double ulps) {
   return text;
 }
 
+std::string judgement_text(const ApproxStore& s, const ApproxJudgement& j, double got) {
+  std::string text = approx_store_text(s) + ": got " + value_text(got) + ", correctly rounded " + value_text(j.reference);
+  text += j.special_wrong ? " (a special value: exact)" : ", " + ulp_text(j.ulps) + " over the budget " + ulp_text(j.budget->ulps);
+  return text + " (" + j.budget->source + ")";
+}
+
+}  // namespace
+
 std::string value_text(double v) {
   char text[40];
   std::snprintf(text, sizeof text, "%.17g", v);
   return text;
 }
 
-std::string judgement_text(const ApproxStore& s, const ApproxJudgement& j, double got) {
+std::string approx_store_text(const ApproxStore& s) {
   const UOp* u = s.node;
-  std::string operands = value_text(s.a.f) + (u->src.size() > 1 ? ", " + value_text(s.b.f) : "");
-  std::string text = std::string(name(u->op)) + " " + name(u->dtype) + "(" + operands + ") at p" + std::to_string(s.slot) + "[" +
-                     std::to_string(s.element) + "]: got " + value_text(got) + ", correctly rounded " + value_text(j.reference);
-  text += j.special_wrong ? " (a special value: exact)" : ", " + ulp_text(j.ulps) + " over the budget " + ulp_text(j.budget->ulps);
-  return text + " (" + j.budget->source + ")";
+  const std::string operands = value_text(s.a.f) + (u->src.size() > 1 ? ", " + value_text(s.b.f) : "");
+  return std::string(name(u->op)) + " " + name(u->dtype) + "(" + operands + ") at p" + std::to_string(s.slot) + "[" +
+         std::to_string(s.element) + "]";
 }
-
-}  // namespace
 
 void judge_approximate(const Program& p, const RefResult& ref, const std::map<int64_t, Values>& got,
                        const std::vector<Op>& approx, Observation& o) {

@@ -13,6 +13,10 @@ namespace uf {
 
 struct Observation;
 
+// A float as the messages write it (17 significant digits), and an approximated store as `SIN f32(3.3) at p1[0]`.
+std::string value_text(double v);
+std::string approx_store_text(const ApproxStore& s);
+
 // Every element of `got` (the compiled run's buffers) stored straight from an approximated op is judged by
 // the budget, its error in o.approx_ulps. On a mismatch `o` of p, such elements within it are right; when
 // nothing else differs the verdict is ok. When only such
