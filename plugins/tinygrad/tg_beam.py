@@ -10,6 +10,7 @@
 # The rules that fire while candidates compile are not the program's (no candidate's result is checked), so
 # the reply's `used` is that of the chosen kernel's lowering alone; the lines of search.py are BEAM's own.
 import contextlib
+import hashlib
 import math
 
 import tinygrad.codegen.opt.search as tg_search
@@ -17,6 +18,14 @@ from tinygrad.codegen.opt import OptOps
 from tinygrad.uop.ops import Ops, sym_infer
 
 WIDTH = 0  # the adapter's --beam N: BEAM's width for programs without an opts line; 0: tinygrad's heuristic
+SHARE = 100  # the adapter's --beam-share P: the percent of those kernels BEAM optimizes (the rest: the heuristic)
+
+
+def chooses(ast):
+  """Whether BEAM optimizes this kernel: a width is set and the kernel falls in the share, by a hash of the
+  kernel (its UOp key: the same program and name give the same choice in any process, so a finding replays)."""
+  if not WIDTH or SHARE <= 0: return False
+  return SHARE >= 100 or int.from_bytes(hashlib.sha256(ast.key).digest()[:8], "little") % 100 < SHARE
 SECONDS_PER_UOP = 1e-7  # the model's unit: one executed uop counts more than search.py's min_progress (1e-8 s)
 
 

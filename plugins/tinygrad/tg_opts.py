@@ -8,6 +8,7 @@
 # and an opt tinygrad refuses (KernelOptError) is skipped and said; without the line it calls tinygrad's own
 # apply_opts and says what its heuristic applied. The report also names the coverage features of the lowering.
 import contextlib
+import dataclasses
 import re
 from dataclasses import dataclass, field
 
@@ -16,7 +17,7 @@ from tinygrad.codegen.opt import KernelOptError, Opt, OptOps
 from tinygrad.codegen.opt.postrange import Scheduler
 from tinygrad.dtype import AddrSpace
 from tinygrad.helpers import NUM_CPU_THREADS
-from tinygrad.uop.ops import AxisType, Ops
+from tinygrad.uop.ops import AxisType, KernelInfo, Ops
 import tg_beam
 from tg_rerun import RERUN, rerun_breaks, run_once
 from uopfuzz_plugin import format_opt
@@ -55,6 +56,7 @@ class Report:
   tinygrad: list = None
   trying: object = None
   prg: object = None  # the PROGRAM lowered (tg_uops.lower sets it)
+  optimizer: str = None  # without an opts line: which of tinygrad's optimizers chose, `beam` or `heuristic`
 
 
 LAST = None  # the report of the lowering that ran last in this process
@@ -63,13 +65,14 @@ LAST = None  # the report of the lowering that ran last in this process
 def reply(backend_features):
   """The last lowering's reply keys (the SDK's Rendered and Ran fields): opts_applied, opts_skipped and its
   features, those of its opts, `threads` (a kernel tinygrad threaded: a core_id), `grid` (one for a launch
-  grid, gidx/lidx: the python emulator's) and the backend's own of the PROGRAM (backend_features(prg))."""
+  grid, gidx/lidx: the python emulator's), `optimizer:beam` or `optimizer:heuristic` (which chose, for a
+  kernel without an opts line) and the backend's own of the PROGRAM (backend_features(prg))."""
   r = LAST
   if r is None or r.prg is None: return {}
   info = r.prg.arg
   threaded = "core_id" in info.runtimevars
   grid = not threaded and (tuple(info.global_size), tuple(info.local_size or (1, 1, 1))) != ((1, 1, 1), (1, 1, 1))
-  kernel = ["threads"] * threaded + ["grid"] * grid
+  kernel = ["threads"] * threaded + ["grid"] * grid + [f"optimizer:{r.optimizer}"] * bool(r.optimizer)
   return dict(opts_applied=list(r.applied), opts_skipped=list(r.skipped),
               features=list(dict.fromkeys(r.features + kernel + list(backend_features(r.prg)))))
 
@@ -85,9 +88,12 @@ def optimizing(opts, axes, why=None):
   def apply(ast, ren, beam=0):
     if ast.tag is not None: return ast  # already optimized, as tinygrad's own
     ast, once = run_once(ast, ren)  # (a renderer with locals: a grid range beside stores that cannot run again is a LOOP)
-    if opts is None and tg_beam.WIDTH:
+    if opts is None and tg_beam.chooses(ast):
+      report.optimizer = "beam"
       with tg_beam.deterministic(NUM_CPU_THREADS.value, thread_ok): return heuristic(ast, ren, tg_beam.WIDTH, report, axes)
-    if opts is None: return heuristic(ast, ren, beam, report, axes)
+    if opts is None:
+      report.optimizer = "heuristic"
+      return heuristic(ast, ren, beam, report, axes)
     return apply_listed(ast, ren, opts, report, {**once, **(why or {})})
   tg_codegen.apply_opts = apply
   try: yield report
@@ -99,10 +105,6 @@ def scheduler(ast, ren):
   k = Scheduler(ast, ren)
   k.convert_loop_to_global()
   return k
-
-
-def optimized(k, ast):
-  return k.get_optimized_ast(name_override=ast.arg.name if ast.arg is not None and ast.arg.name != "test" else None)
 
 
 def apply_listed(ast, ren, opts, report, why):
@@ -125,7 +127,9 @@ def apply_listed(ast, ren, opts, report, why):
     report.applied.append(format_opt(name, axis, arg))
     report.tinygrad.append(opt)
     report.features.append(feature)
-  return optimized(k, ast)
+  # The kernel itself through tinygrad's own apply_opts, given the steps it took as its opts_to_apply (as a
+  # kernel of tinygrad's optimizer tests is): the same steps from the same scheduler, so the same kernel.
+  return TINYGRAD_APPLY_OPTS(ast.replace(arg=dataclasses.replace(ast.arg or KernelInfo(), opts_to_apply=tuple(report.tinygrad))), ren)
 
 
 def heuristic(ast, ren, beam, report, axes):

@@ -64,7 +64,8 @@ SEEDS_OF = {"python": "clang"}
 # tinygrad's ops; `front`, x * -1 as tinygrad's front end writes them; `both`, each one of the two), and
 # whether each reply names the lines of tinygrad's optimizer and renderer its lowering executed (tg_lines.py:
 # default on under Python 3.12+, where it is cheap, off under 3.11, where it makes a render 2.8 times slower),
-# and BEAM's width for a program without an opts line (tg_beam.py: 0, tinygrad's default, its heuristic).
+# and BEAM's width and share for a kernel without an opts line (tg_beam.py: by default 2, for a quarter of such
+# kernels chosen by a hash of each; the rest, and every one with width 0, get tinygrad's heuristic).
 # The defaults are the front end's forms (issue 51); OLD_DEFAULTS are the defaults before, which a corpus file
 # found with them spells out in its `meta renderer`.
 from tg_uops import EMULABLE  # noqa: E402
@@ -74,8 +75,10 @@ OPTIONS = {"backend": ("clang", BACKENDS), "index": ("weak", ("i32", "weak")),
            "emulate": ("long,bfloat16,fp8e4m3", EMULABLE + (NO_EMULATION,)),
            "reduce": ("int", ("loop", "int")), "load": ("index", ("explicit", "index")),
            "store": ("both", ("index", "value", "both")), "neg": ("both", ("op", "front", "both")),
-           "lines": (tg_lines.DEFAULT, ("on", "off")), "beam": ("0", tuple(str(n) for n in range(9)))}
-OLD_DEFAULTS = {"index": "i32", "emulate": NO_EMULATION, "reduce": "loop", "load": "explicit", "store": "index", "neg": "op"}
+           "lines": (tg_lines.DEFAULT, ("on", "off")), "beam": ("2", tuple(str(n) for n in range(9))),
+           "beam-share": ("25", tuple(str(n) for n in range(101)))}
+OLD_DEFAULTS = {"index": "i32", "emulate": NO_EMULATION, "reduce": "loop", "load": "explicit", "store": "index", "neg": "op",
+                "beam": "0", "beam-share": "100"}
 THREADS = 8  # NUM_CPU_THREADS for every backend (apply)
 LISTS = {"emulate"}  # options that take a comma list of their values
 
@@ -174,7 +177,7 @@ def apply(options):
   EMULATED_DTYPES.value = options["emulate"]
   tg_lines.ENABLED = options["lines"] == "on"
   import tg_beam
-  tg_beam.WIDTH = int(options["beam"])
+  tg_beam.WIDTH, tg_beam.SHARE = int(options["beam"]), int(options["beam-share"])
   # The most threads a THREAD step may ask for (the renderers' global_max): the machine's core count by
   # default, which would make a kernel's shape, and so a finding, depend on where it runs; the adapter
   # runs threads one after another anyway. Fixed, as a user's NUM_CPU_THREADS=8 would set it.

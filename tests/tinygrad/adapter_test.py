@@ -54,7 +54,7 @@ check({"vector", "mulacc", "bf16", "fp8e4m3"} <= none and "f64" not in none, f"-
 
 # what the handshake suggests for a campaign: the policy, seeds and tracked findings of the backend (paths
 # relative to the working directory, which exist), and the four backends with every option of this process
-DEFAULTS = ["--index", "weak", "--emulate", "long,bfloat16,fp8e4m3", "--reduce", "int", "--load", "index", "--store", "both", "--neg", "both", "--beam", "0"]
+DEFAULTS = ["--index", "weak", "--emulate", "long,bfloat16,fp8e4m3", "--reduce", "int", "--load", "index", "--store", "both", "--neg", "both", "--beam", "2", "--beam-share", "25"]
 COMPILERS = {"clang": ("clang", ""), "llvm": ("clang-16", "-O2 -march=native")}
 
 
@@ -100,7 +100,7 @@ with tempfile.TemporaryDirectory() as elsewhere:
       keys, bad = suggestions(backend, [], cwd)
       check(not bad, f"--backend {backend}, from {'the repository' if cwd == '.' else 'another directory'}: the handshake suggests "
                      f"policy {keys.get('policy')}, seeds {keys.get('seeds')}, known {keys.get('known')}, the 4 backends with every option {bad}")
-  options = ["--index", "i32", "--emulate", "none", "--neg", "front", "--lines", "on", "--beam", "2"]
+  options = ["--index", "i32", "--emulate", "none", "--neg", "front", "--lines", "on", "--beam", "2", "--beam-share", "40"]
   keys, bad = suggestions("x86", options, ".")
   check(not bad, f"--backend x86 {' '.join(options)}: each backend's renderer has these options {bad}")
   llvm = next((b["renderer"] for b in keys.get("backends") or [] if b["name"] == "llvm"), "")

@@ -7,7 +7,8 @@
 # applied as written, BEAM or not; a THREAD BEAM would choose beside a store outside the range (a kernel
 # that cannot run once per core_id) is never chosen; the handshake's switches are those without --beam (its
 # warm-up runs no BEAM, which opens the device and makes its other renderers' matchers alive); with --lines
-# on, x86's reply names lines of search.py; and `uopfuzz run` through --beam 2 agrees. Run by CTest from the repository root; exit 77 without tinygrad
+# on, x86's reply names lines of search.py; --beam-share P gives BEAM that share of the kernels, by a
+# hash of each, the heuristic the rest, and the reply says which; and `uopfuzz run` through --beam 2 agrees. Run by CTest from the repository root; exit 77 without tinygrad
 # or clang (llvm needs clang-16).
 import json, os, shutil, subprocess, sys
 
@@ -18,7 +19,7 @@ sys.path.insert(0, "plugins")
 from adapter_client import ADAPTER, OUTSIDE_STORE, TMP, Adapter, global_loop  # noqa: E402
 
 BACKENDS = ["clang", "x86", "python"] + ["llvm"] * bool(shutil.which("clang-16"))
-BEAM = ("--beam", "2")
+BEAM = ("--beam", "2", "--beam-share", "100")  # every kernel without an opts line (the default is a quarter)
 NO_OPTS_LINE = OUTSIDE_STORE.replace("opts THREAD:0:2\n", "")
 
 for b in BACKENDS:
@@ -40,6 +41,23 @@ for b in BACKENDS:
   first.close()
   second.close()
 
+# --beam-share: BEAM for a share of the kernels without an opts line, chosen by a hash of each kernel (the
+# same choice from a second server), the heuristic for the rest; the reply says which (`optimizer:`).
+def optimizer(reply): return [f for f in reply.get("features", []) if f.startswith("optimizer:")]
+
+
+kernels = [global_loop(None, buffers=b).replace("CONST i32 16", f"CONST i32 {t}", 1) for b in (2, 3) for t in (4, 6, 8, 10, 12, 16)]
+for share, expected in (("0", {"optimizer:heuristic"}), ("50", {"optimizer:heuristic", "optimizer:beam"}), ("100", {"optimizer:beam"})):
+  first, second = Adapter("x86", "--beam", "2", "--beam-share", share), Adapter("x86", "--beam", "2", "--beam-share", share)
+  chosen = [optimizer(first.ask(k)[0]) for k in kernels]
+  check(set(sum(chosen, [])) == expected and all(len(c) == 1 for c in chosen),
+        f"--beam-share {share}: the optimizers of 12 kernels {chosen}, expected {sorted(expected)}")
+  check([optimizer(second.ask(k)[0]) for k in kernels] == chosen, f"--beam-share {share}: a second server chose otherwise")
+  check(optimizer(first.ask(global_loop("opts UPCAST:0:4"))[0]) == [], f"--beam-share {share}: an opts line names an optimizer")
+  first.close()
+  second.close()
+
+
 def switches(*options):
   r = subprocess.run([ADAPTER, "--backend", "x86", *options, "--uopfuzz-describe"], capture_output=True, text=True, timeout=120)
   d = json.loads(r.stdout) if r.returncode == 0 else {}
@@ -58,7 +76,7 @@ a.close()
 
 path = os.path.join(TMP, "global_loop.uop")
 with open(path, "w") as f: f.write(global_loop(None))
-r = subprocess.run([os.environ["UOPFUZZ"], "run", path, "--renderer-cmd", f"{ADAPTER} --backend x86 --beam 2"], capture_output=True, text=True, timeout=240)
+r = subprocess.run([os.environ["UOPFUZZ"], "run", path, "--renderer-cmd", f"{ADAPTER} --backend x86 {' '.join(BEAM)}"], capture_output=True, text=True, timeout=240)
 check(r.returncode == 0 and "verdict: ok" in r.stdout, f"uopfuzz run --beam 2: {(r.stdout + r.stderr).strip()[-300:]}")
 shutil.rmtree(TMP, ignore_errors=True)
 finish()
