@@ -179,6 +179,14 @@ const UOp* Gen::idiom_operand(Op op, DType d) {
   return nullptr;
 }
 
+// (x & -2^k) >> k or (x & -2^k) // 2^k, k in 1..4: the low bits cleared before a shift or a division drops
+// them anyway, as tinygrad's bit-level front end writes it (its symbolic folds the mask away).
+const UOp* Gen::cleared_low_bits(Op op, const UOp* x, DType d) {
+  const int64_t k = rng.range(1, 4);
+  const UOp* masked = make(Op::AND, {x, constant(d, normalize(d, Scalar::of_int(-(int64_t{1} << k))))});
+  return make(op, {masked, constant(d, normalize(d, Scalar::of_int(op == Op::SHR ? k : int64_t{1} << k)))});
+}
+
 // x != true: a logical not as tinygrad's front end writes it (UOp.logical_not).
 const UOp* Gen::logical_not(const UOp* x) { return make(Op::CMPNE, {x, constant(DType::Bool, Scalar::of_uint(1))}); }
 
@@ -215,6 +223,7 @@ const UOp* Gen::alu_node(Op op, DType d, const UOp* first) {
     }
     case Op::SHL:
     case Op::SHR: {
+      if (op == Op::SHR && is_signed(d) && !banned(Op::AND) && rng.chance(pol.p_clear_low_bits)) return cleared_low_bits(op, lead(), d);
       const UOp* a = lead();
       return make(op, {a, second([&] { return shift_amount(d); })});
     }
@@ -232,6 +241,8 @@ const UOp* Gen::alu_node(Op op, DType d, const UOp* first) {
     case Op::FLOORMOD:
     case Op::CDIV:
     case Op::CMOD: {
+      if (op == Op::FLOORDIV && is_signed(d) && !banned(Op::AND) && rng.chance(pol.p_clear_low_bits))
+        return cleared_low_bits(op, lead(), d);
       const UOp* a = !first && rng.chance(pol.p_nonneg_numerator) ? nonneg_numerator(d) : lead();
       return make(op, {a, second([&] { return divisor(d); })});
     }

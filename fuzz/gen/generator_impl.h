@@ -149,6 +149,7 @@ class Gen {
   const UOp* alu_node(Op op, DType d, const UOp* first);
   const UOp* idiom_operand(Op op, DType d);
   const UOp* logical_not(const UOp* x);
+  const UOp* cleared_low_bits(Op op, const UOp* x, DType d);
   const UOp* where_node(DType d, const UOp* t);
   // One more ALU op on v (its first operand), drawn by op_weight among those that accept v's dtype;
   // null when none does.
@@ -211,6 +212,8 @@ class Gen {
   const UOp* masked(const UOp* v, const UOp* j, int64_t P, int64_t k);
   const UOp* mask_once(const UOp* v, const UOp* j, int64_t P, int64_t k);
   const UOp* one_hot(const UOp* v, const UOp* r);
+  const UOp* arange_term(const LoopPlan& plan, const LoopNest& nest);
+  const UOp* affine_index(const UOp* r, Op op);
   const UOp* loop_store(const LoopPlan& plan, const LoopMemories& mem, const LoopNest& nest, const UOp* idx_flat, const UOp* v,
                         std::span<const UOp* const> ranges);
   // A reduction's END (a nest: the outer levels' store's) and, for a whole-nest one, its result: a

@@ -75,8 +75,9 @@ UF_POLICY_ENUM(LoopKind, UF_LOOP_KINDS)
 // names; a target's handshake `opts` says which of them it takes (the others get weight 0).
 #define UF_OPT_ACTIONS(X) X(UPCAST) X(UNROLL) X(THREAD) X(PADTO) X(NOLOCALS) X(LOCAL) X(GROUP) X(GROUPTOP) X(SWAP)
 UF_POLICY_ENUM(OptAction, UF_OPT_ACTIONS)
-// The trip count classes of a loop (vectorizer epilogues: 0, 1, around powers of two).
-inline constexpr std::array<int64_t, 10> kTripCounts = {0, 1, 3, 7, 15, 17, 31, 33, 63, 65};
+// The trip count classes of a loop: vectorizer epilogues (0, 1, around powers of two), then the powers of
+// two themselves, tinygrad's shapes, which its optimizer's amounts divide (appended: weight 0 by default).
+inline constexpr std::array<int64_t, 15> kTripCounts = {0, 1, 3, 7, 15, 17, 31, 33, 63, 65, 4, 8, 16, 32, 64};
 
 template <class E>
 constexpr size_t count_of() {

@@ -101,15 +101,16 @@ void count_kernel(const Program& p, KernelShapes& s) {
 }
 
 // (1 - weight) * base + weight * measured, the measured table scaled to the base's total; an entry the
-// base zeroes stays zero, and a table with nothing measured stays the base's.
+// base zeroes stays zero (a --without op), unless every_entry (a shape class the default leaves to the fit),
+// and a table with nothing measured stays the base's.
 template <class Table>
-void blend(Table& base, const Table& measured, double weight) {
+void blend(Table& base, const Table& measured, double weight, bool every_entry = false) {
   double base_total = 0, measured_total = 0;
   for (size_t k = 0; k < base.size(); ++k)
-    if (base[k] > 0) base_total += base[k], measured_total += measured[k];
+    if (base[k] > 0 || every_entry) base_total += base[k], measured_total += measured[k];
   if (measured_total <= 0) return;
   for (size_t k = 0; k < base.size(); ++k)
-    if (base[k] > 0) base[k] = (1 - weight) * base[k] + weight * measured[k] * base_total / measured_total;
+    if (base[k] > 0 || every_entry) base[k] = (1 - weight) * base[k] + weight * measured[k] * base_total / measured_total;
 }
 
 }  // namespace
@@ -128,7 +129,7 @@ GenPolicy fit_policy(const GenPolicy& base, const KernelShapes& shapes, double w
   blend(p.op_weight, shapes.ops, weight);
   blend(p.dtype_weight, shapes.dtypes, weight);
   blend(p.loop_depth_weight, shapes.depths, weight);
-  blend(p.trip_weight, shapes.trips, weight);
+  blend(p.trip_weight, shapes.trips, weight, /*every_entry=*/true);  // the powers of two, 0 by default
   blend(p.loop_read_weight, shapes.reads, weight);
   const auto share = [weight](double& knob, double part, double whole) {
     if (whole > 0) knob = (1 - weight) * knob + weight * part / whole;

@@ -17,7 +17,8 @@
 //   p_mask_twice       masks (WHEREs with a zero branch): the share on an AND or of another WHERE
 // fit_policy blends each table: (1 - weight) * base + weight * measured, the measured counts scaled to
 // the base table's total, so nothing the kernels lack is dropped and an entry the base zeroes (a
-// --without op) stays zero; each share the same way.
+// --without op) stays zero, but for trip counts (the powers of two are 0 by default, for the fit to weigh);
+// each share the same way.
 #pragma once
 #include <cstdint>
 #include <vector>

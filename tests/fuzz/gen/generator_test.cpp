@@ -197,6 +197,39 @@ TEST(Generator, LoopAndLogicIdiomsStayValidAndAppear) {
   EXPECT_GE(of_nots, 10) << of_nots << " of " << logic;
 }
 
+// The fold idioms tinygrad's policies weigh (plugins/tinygrad/policy/README.md) at 1: every reduction's body an
+// arange (a masked loop-invariant value, r or r * k against a bound), gathers compared against r + k, every
+// signed SHR and FLOORDIV of a power of two after a mask clearing the bits it drops. Valid, and there.
+TEST(Generator, FoldIdiomsStayValidAndAppear) {
+  GenPolicy idioms;
+  idioms.p_arange = 1;
+  idioms.p_one_hot = 0.5;
+  idioms.p_index_affine = 0.5;
+  idioms.p_clear_low_bits = 1;
+  const auto is_range = [](const UOp* u) { return u->op == Op::RANGE; };
+  const auto is_strided = [&](const UOp* u) { return u->op == Op::MUL && is_range(u->src[0]) && u->src[1]->op == Op::CONST; };
+  int arange = 0, strided = 0, two_bounds = 0, shifted_gather = 0, cleared = 0;
+  for (uint64_t s = 0; s < 300; ++s) {
+    check_valid(s, idioms);
+    if (HasFatalFailure()) return;
+    const Program p = generate(s, idioms);
+    for (const UOp* u : linearize(p)) {
+      const bool below_range = u->op == Op::CMPLT && (is_range(u->src[0]) || is_strided(u->src[0]));
+      arange += below_range;
+      strided += below_range && is_strided(u->src[0]);
+      two_bounds += u->op == Op::AND && u->src[1]->op == Op::CMPLT && is_range(u->src[1]->src[0]);
+      shifted_gather += u->op == Op::CMPNE && u->src[1]->op == Op::ADD && is_range(u->src[1]->src[0]);
+      cleared += (u->op == Op::SHR || u->op == Op::FLOORDIV) && u->src[0]->op == Op::AND && u->src[0]->src[1]->op == Op::CONST &&
+                 u->src[0]->src[1]->value.i < 0;
+    }
+  }
+  EXPECT_GT(arange, 50);
+  EXPECT_GT(strided, 10);
+  EXPECT_GT(two_bounds, 10);
+  EXPECT_GT(shifted_gather, 10);
+  EXPECT_GT(cleared, 10);
+}
+
 RC_GTEST_PROP(Generator, AnySeedIsValid, (uint64_t seed)) {
   const Program p = generate(seed);
   verify(p);

@@ -56,7 +56,7 @@ TEST(PolicyFit, CountsTheShapesOfAKernel) {
   EXPECT_EQ(s.dtypes[static_cast<size_t>(DType::I32)], 8) << "the comparison's and the WHERE's operands are i32";
   EXPECT_EQ(s.depths[1], 1) << "two RANGEs";
   EXPECT_EQ(s.trips[2], 1) << "3 iterations: kTripCounts[2]";
-  EXPECT_EQ(s.trips[3], 1) << "8 iterations: nearest (log scale) to kTripCounts[3] = 7";
+  EXPECT_EQ(s.trips[11], 1) << "8 iterations: kTripCounts[11] = 8, not the nearby 7";
   EXPECT_EQ(s.reads[at(LoopRead::Mod)], 2) << "both loads index i * 4 + j % 4";
   EXPECT_EQ(std::accumulate(s.reads.begin(), s.reads.end(), 0.0), 2);
   EXPECT_EQ(s.binary, 6) << "two MULs, two ADDs, the FLOORDIV and the FLOORMOD (not the comparison)";
