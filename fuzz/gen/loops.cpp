@@ -215,11 +215,15 @@ LoopNest Gen::open_loops(const LoopPlan& plan, const LoopMemories& mem, PoolMark
   const bool alloc_acc = mem.acc && mem.acc->op == Op::ALLOC;
   for (int l = 0; l < plan.s; ++l) nest.ranges.push_back(loop_range(plan.trips[l], mem.ends[l], plan.level_kind(l, alloc_acc)));
   outer = mark_pools();
+  const bool can_mask = !banned(Op::WHERE) && !banned(Op::CMPLT);  // --without OP bans it here too
+  // An arange or a gather is a sum (tinygrad folds only ADD reductions of them): drawn first, it fixes the op.
+  const bool arange = mem.acc && can_mask && !banned(Op::AND) && !banned(Op::CMPNE) && rng.chance(pol.p_arange);
+  const bool gather = can_mask && !banned(Op::CMPNE) && rng.chance(pol.p_one_hot);
   if (mem.acc) {
     std::vector<Op> ops;
     for (Op op : kReduceOps)
       if (usable(op, plan.d)) ops.push_back(op);
-    nest.rop = rng.pick(ops);
+    nest.rop = (arange || gather) && usable(Op::ADD, plan.d) ? Op::ADD : rng.pick(ops);
     const UOp* v = rng.chance(pol.p_identity_init) ? constant(plan.d, identity(nest.rop, plan.d)) : operand(plan.d);
     // In a nest the accumulator is initialised once per outer iteration: AFTER(acc, outer range).
     const UOp* at = plan.s > 0 ? make(Op::AFTER, {mem.acc, nest.ranges.back()}) : mem.acc;
@@ -228,7 +232,6 @@ LoopNest Gen::open_loops(const LoopPlan& plan, const LoopMemories& mem, PoolMark
   for (int l = plan.s; l < plan.depth(); ++l)
     nest.ranges.push_back(loop_range(plan.trips[l], mem.ends[l], plan.level_kind(l, alloc_acc)));
   nest.j = flat_index(nest.ranges, plan.widths);
-  const bool can_mask = !banned(Op::WHERE) && !banned(Op::CMPLT);  // --without OP bans it here too
   std::vector<const UOp*> loaded;
   for (const LoopAccess& r : plan.reads) {
     const UOp* gate = nullptr;
@@ -240,8 +243,8 @@ LoopNest Gen::open_loops(const LoopPlan& plan, const LoopMemories& mem, PoolMark
   if (can_mask && usable(Op::ADD, plan.d) && rng.chance(pol.p_masked_term))
     first = make(Op::ADD, {first, masked(operand(plan.d), nest.j, plan.P, plan.reads[0].k)});
   nest.f = loop_body_value(first, plan.d, nest.j);
-  if (can_mask && !banned(Op::CMPNE) && rng.chance(pol.p_one_hot)) nest.f = one_hot(nest.f, nest.ranges.back());
-  if (mem.acc && can_mask && !banned(Op::AND) && !banned(Op::CMPNE) && rng.chance(pol.p_arange)) nest.f = arange_term(plan, nest);
+  if (gather) nest.f = one_hot(nest.f, nest.ranges.back());
+  if (arange) nest.f = arange_term(plan, nest);
   return nest;
 }
 

@@ -22,10 +22,17 @@ SHARE = 100  # the adapter's --beam-share P: the percent of those kernels BEAM o
 
 
 def chooses(ast):
-  """Whether BEAM optimizes this kernel: a width is set and the kernel falls in the share, by a hash of the
-  kernel (its UOp key: the same program and name give the same choice in any process, so a finding replays)."""
+  """Whether BEAM optimizes this kernel: a width is set, the kernel falls in the share by a hash of its
+  stores (their UOp keys, not the kernel's name, which a batch numbers: the same program gets the same choice
+  in any process, batch and order, so a finding replays), and its loops are searchable: no RANGE ends at a
+  value loaded at run time: tinygrad's front end never makes one, and search.py's estimate of such a kernel's
+  op count (sym_infer) raised NameError: name 'UOp' is not defined on one a campaign made, a false finding."""
   if not WIDTH or SHARE <= 0: return False
-  return SHARE >= 100 or int.from_bytes(hashlib.sha256(ast.key).digest()[:8], "little") % 100 < SHARE
+  if any(u.op is Ops.RANGE and any(x.op in (Ops.INDEX, Ops.LOAD) for x in u.src[0].toposort()) for u in ast.toposort()): return False
+  stores = hashlib.sha256(b"".join(s.key for s in ast.src)).digest()
+  return SHARE >= 100 or int.from_bytes(stores[:8], "little") % 100 < SHARE
+
+
 SECONDS_PER_UOP = 1e-7  # the model's unit: one executed uop counts more than search.py's min_progress (1e-8 s)
 
 

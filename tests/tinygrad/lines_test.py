@@ -43,7 +43,8 @@ def lines_of(features, rel=None):
 
 class Adapter:
   def __init__(self, backend, lines):
-    self.p = subprocess.Popen([ADAPTER, "--backend", backend, "--lines", lines, "--uopfuzz-serve"], stdin=subprocess.PIPE,
+    # --beam 0: a kernel without an opts line gets the heuristic (the default gives BEAM a share of them)
+    self.p = subprocess.Popen([ADAPTER, "--backend", backend, "--lines", lines, "--beam", "0", "--uopfuzz-serve"], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True)
     self.backend, self.n = backend, 0
 
