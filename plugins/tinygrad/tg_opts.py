@@ -5,12 +5,13 @@
 # puts its own function in that name's place: with
 # the program's `opts` line it applies exactly those opts in order through tinygrad's Scheduler.apply_opt,
 # each one's axis (our RANGE's axis number) translated to the scheduler's axis at the moment it is applied,
-# and an opt tinygrad refuses (KernelOptError) is skipped and said; without the line it calls tinygrad's own
-# apply_opts and says what its heuristic applied. The report also names the coverage features of the lowering.
+# and an opt tinygrad refuses (KernelOptError) is skipped and said, then the kernel goes through tinygrad's own
+# apply_opts with the steps taken as its opts_to_apply; without the line it calls tinygrad's own apply_opts
+# (its heuristic, or BEAM for the share tg_beam.chooses) and says what it applied. The report also names the
+# coverage features of the lowering.
 import contextlib
-import dataclasses
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import tinygrad.codegen as tg_codegen
 from tinygrad.codegen.opt import KernelOptError, Opt, OptOps
@@ -129,7 +130,7 @@ def apply_listed(ast, ren, opts, report, why):
     report.features.append(feature)
   # The kernel itself through tinygrad's own apply_opts, given the steps it took as its opts_to_apply (as a
   # kernel of tinygrad's optimizer tests is): the same steps from the same scheduler, so the same kernel.
-  return TINYGRAD_APPLY_OPTS(ast.replace(arg=dataclasses.replace(ast.arg or KernelInfo(), opts_to_apply=tuple(report.tinygrad))), ren)
+  return TINYGRAD_APPLY_OPTS(ast.replace(arg=replace(ast.arg or KernelInfo(), opts_to_apply=tuple(report.tinygrad))), ren)
 
 
 def heuristic(ast, ren, beam, report, axes):
