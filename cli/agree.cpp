@@ -144,7 +144,7 @@ void check_program(const std::vector<Program>& sets, const std::vector<Backend>&
 
 std::vector<Program> with_data_sets(const Program& p, uint64_t seed, int inputs, const GenPolicy& policy) {
   std::vector<Program> sets{p};
-  for (int k = 1; k < inputs; ++k) {
+  for (int k = 1, n = data_sets_for(p, inputs); k < n; ++k) {
     Program q = p;
     q.data = input_data(p, seed, static_cast<uint64_t>(k), policy);
     sets.push_back(std::move(q));

@@ -155,12 +155,13 @@ class Worker {
     return p;
   }
 
-  // Data sets 1 .. inputs-1 of each program (set 0 is its own data). The generator's guards were chosen
-  // for set 0, so the reference may find some of these UNDEFINED: the oracle skips those.
+  // Data sets 1 .. inputs-1 of each program (set 0 is its own data; fewer for a workload-sized one,
+  // data_sets_for). The generator's guards were chosen for set 0, so the reference may find some of these
+  // UNDEFINED: the oracle skips those.
   std::vector<std::vector<DataSet>> extra_inputs(const std::vector<Guide::Pick>& picks) const {
     std::vector<std::vector<DataSet>> extra(picks.size());
     for (size_t k = 0; k < picks.size(); ++k)
-      for (int input = 1; input < o_.inputs; ++input)
+      for (int input = 1, n = data_sets_for(picks[k].program, o_.inputs); input < n; ++input)
         extra[k].push_back(input_data(picks[k].program, picks[k].choices, static_cast<uint64_t>(input), o_.policy));
     return extra;
   }

@@ -29,6 +29,12 @@ std::map<int64_t, Values> input_data(const Program& p, uint64_t seed, uint64_t i
   return input_data(p, Choices{seed, {}}, input, base);
 }
 
+int data_sets_for(const Program& p, int inputs) {
+  int64_t elements = 1;
+  for (const UOp* b : p.buffers) elements += b->len;
+  return static_cast<int>(std::clamp<int64_t>(kDataSetElements / elements, 1, inputs));
+}
+
 std::vector<std::map<int64_t, Values>> other_data_sets(const Program& p, int count, const GenPolicy& base) {
   const std::string* seed_text = p.meta_value("seed");
   const uint64_t seed = seed_text ? std::strtoull(seed_text->c_str(), nullptr, 10) : 1;

@@ -59,6 +59,13 @@ Program generate(uint64_t seed, const GenPolicy& base = {});
 // from (seed, input) alone, so a finding's data set is rebuilt from its meta `seed` and `input`.
 std::map<int64_t, Values> input_data(const Program& p, uint64_t seed, uint64_t input, const GenPolicy& base = {});
 
+// How many of `inputs` data sets (`--inputs K`, set 0 included) `p` runs on: all of them, unless its BUFFERs
+// hold so many elements that K copies would pass kDataSetElements (a workload-sized nest, p_big_nest: the
+// reference runs every iteration of every set, and drawing the data costs as much); then as many as fit, at
+// least the program's own.
+inline constexpr int64_t kDataSetElements = int64_t{1} << 20;
+int data_sets_for(const Program& p, int inputs);
+
 // `count` data sets other than p's own, to re-check a finding on (a culprit, fuzz/oracle/culprit.h):
 // input_data 1..count of its meta `seed` (1 without one), as `fuzz --inputs` would draw them.
 std::vector<std::map<int64_t, Values>> other_data_sets(const Program& p, int count, const GenPolicy& base = {});

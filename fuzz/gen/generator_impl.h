@@ -209,6 +209,7 @@ class Gen {
   // Sets `outer` to the pools after the outer levels' RANGEs (what an inner reduction truncates to).
   LoopNest open_loops(const LoopPlan& plan, const LoopMemories& mem, PoolMark& outer);
   const UOp* loop_index(const LoopAccess& a, int64_t len, const UOp* j, const UOp** gate);
+  const UOp* spelled_index(const LoopAccess& a, int64_t len, const UOp* j);
   const UOp* masked(const UOp* v, const UOp* j, int64_t P, int64_t k);
   const UOp* mask_once(const UOp* v, const UOp* j, int64_t P, int64_t k);
   const UOp* one_hot(const UOp* v, const UOp* r);
@@ -270,6 +271,7 @@ class Gen {
   int64_t next_buffer_slot_ = 0;  // slots of BUFFERs made after make_buffers (loops)
   int64_t next_axis_ = 0;         // RANGE axes: distinct, so no two loops are interned as one
   int64_t loop_iterations_ = 0;   // iterations of the loops made so far (max_loop_iterations)
+  bool big_nest_drawn_ = false;   // a program's one nest of p_big_nest
   int no_loads_ = 0;              // NoLoadsInside guards alive
   bool nesting_ = false;          // inside idiom_operand's inner node: no idiom of an idiom
   std::array<double, kNumOps> alu_weight_{};  // op weight x weight of the dtypes it accepts

@@ -23,6 +23,7 @@ namespace uf::gen {
 namespace {
 
 constexpr int64_t kDivisors[] = {2, 3, 4, 5, 7, 8, 16};
+constexpr int64_t kBigTrips[] = {32, 64, 128, 256};  // p_big_nest: a real workload's axes
 constexpr int64_t kMaxScaledReach = 512;  // a nest of more iterations reads at an offset instead of a stride
 
 // The stride S of a Scaled read S*(j+k): 2 or 3.
@@ -125,7 +126,8 @@ const UOp* Gen::close_loops(const UOp* effect, std::span<const UOp* const> range
 // The shape of a loop, drawn first: nest, trip counts, kind, dtype, reads and write. Null when the
 // program's iteration budget is spent. The plan's iterations are charged to the budget.
 std::optional<LoopPlan> Gen::draw_loop_plan() {
-  const int64_t budget = pol.max_loop_iterations - loop_iterations_;
+  const bool big = !big_nest_drawn_ && rng.chance(pol.p_big_nest);
+  const int64_t budget = big ? pol.max_big_nest_iterations : pol.max_loop_iterations - loop_iterations_;
   if (budget < 1) return std::nullopt;
   LoopPlan plan;
   const int depth = std::max(0, rng.weighted(pol.loop_depth_weight)) + 1;
@@ -135,7 +137,7 @@ std::optional<LoopPlan> Gen::draw_loop_plan() {
     cost = 0;
     int64_t prod = 1;
     for (int l = 0; l < depth; ++l) {
-      plan.trips[l] = kTripCounts[std::max(0, rng.weighted(pol.trip_weight))];
+      plan.trips[l] = big ? rng.pick(kBigTrips) : kTripCounts[std::max(0, rng.weighted(pol.trip_weight))];
       prod *= plan.trips[l];
       cost += prod;
     }
@@ -146,7 +148,8 @@ std::optional<LoopPlan> Gen::draw_loop_plan() {
     cost = depth;
     if (cost > budget) return std::nullopt;
   }
-  loop_iterations_ += cost;
+  if (big) big_nest_drawn_ = true;
+  else loop_iterations_ += cost;
   for (int64_t t : plan.trips) plan.P *= plan.widths.emplace_back(std::max<int64_t>(t, 1));
 
   plan.kind = static_cast<LoopKind>(std::max(0, rng.weighted(pol.loop_kind_weight)));
@@ -248,59 +251,31 @@ LoopNest Gen::open_loops(const LoopPlan& plan, const LoopMemories& mem, PoolMark
   return nest;
 }
 
-// A reduction's body as tinygrad's front end writes an arange or a cumsum, a loop-invariant x masked by the
-// innermost range r: r < U ? x : 0, r < L ? 0 : x, !(r < L) & r < U ? x : 0, or c & r < U ? x : 0 for a
-// loop-invariant bool c (the forms tinygrad's reduce collapse folds); a bound is a constant in 0..trips, or
-// an outer range plus 0..2 (a cumsum's); r may be strided, r * k (p_index_affine).
-const UOp* Gen::arange_term(const LoopPlan& plan, const LoopNest& nest) {
-  const UOp* r = nest.ranges.back();
-  auto below = [&] {
-    const UOp* bound = plan.s > 0 && rng.chance(pol.p_arange_outer)
-                           ? make(Op::ADD, {nest.ranges[plan.s - 1], i32(rng.range(0, 2))})
-                           : i32(rng.range(0, plan.widths.back()));
-    return make(Op::CMPLT, {affine_index(r, Op::MUL), bound});
-  };
-  const UOp* x = operand(plan.d);
-  const UOp* zero = constant(plan.d, Scalar::zero());
-  switch (rng.range(0, 3)) {
-    case 0: return make(Op::WHERE, {below(), x, zero});
-    case 1: return make(Op::WHERE, {below(), zero, x});
-    case 2: return make(Op::WHERE, {make(Op::AND, {logical_not(below()), below()}), x, zero});
-    default: return make(Op::WHERE, {make(Op::AND, {operand(DType::Bool), below()}), x, zero});
+// Shape a's index at j in a spelling that tinygrad's symbolic rules rewrite (`uop/symbolic.py`: (x//c1)//c2,
+// (x%y)%y, (y+x)+x*c and (y+x*c)+x, x//-1), else null: j // (a*b) as (j // a) // b, j % K as (j % K) % K,
+// S*(j+k) as (S*k + j) + j*(S-1) or (S*k + j*(S-1)) + j, and a flat access reversed, (len-1) + j // -1.
+const UOp* Gen::spelled_index(const LoopAccess& a, int64_t len, const UOp* j) {
+  switch (a.shape) {
+    case LoopRead::Flat: return make(Op::ADD, {i32(len - 1), make(Op::FLOORDIV, {j, i32(-1)})});
+    case LoopRead::Div:
+      if (a.K % 2 != 0 || a.K == 2) return nullptr;
+      return make(Op::FLOORDIV, {make(Op::FLOORDIV, {j, i32(2)}), i32(a.K / 2)});
+    case LoopRead::Mod: return make(Op::FLOORMOD, {make(Op::FLOORMOD, {j, i32(a.K)}), i32(a.K)});
+    case LoopRead::Scaled: {
+      const int64_t S = scale_of(a.K);
+      const UOp* rest = make(Op::MUL, {j, i32(S - 1)});
+      return a.k % 2 ? make(Op::ADD, {make(Op::ADD, {i32(S * a.k), j}), rest})  // the offset picks the spelling
+                     : make(Op::ADD, {make(Op::ADD, {i32(S * a.k), rest}), j});
+    }
+    default: return nullptr;
   }
-}
-
-// r, or with p_index_affine r + k or r * k (k in 1..3, by op): a shifted gather's or a strided arange's index.
-const UOp* Gen::affine_index(const UOp* r, Op op) {
-  return rng.chance(pol.p_index_affine) ? make(op, {r, i32(rng.range(1, 3))}) : r;
-}
-
-// v where a drawn x is r, else 0: x != r ? 0 : v, or v * (x == r) cast for an integer v (p_one_hot_mul); r
-// may be shifted, r + k (p_index_affine).
-const UOp* Gen::one_hot(const UOp* v, const UOp* r) {
-  const UOp* x = operand(DType::I32);
-  if (is_int(v->dtype) && usable(Op::MUL, v->dtype) && !banned(Op::CMPEQ) && rng.chance(pol.p_one_hot_mul))
-    return make(Op::MUL, {v, make(Op::CAST, {make(Op::CMPEQ, {x, r})}, v->dtype)});
-  return make(Op::WHERE, {make(Op::CMPNE, {x, affine_index(r, Op::ADD)}), constant(v->dtype, Scalar::zero()), v});
-}
-
-// v masked by the flat index, as tinygrad's front end pads: WHERE(j < M, v, 0) for an M in 1..P, or
-// WHERE(k-1 < j, 0, v); with p_mask_twice masked again by a second bound, as a pad of a pad.
-const UOp* Gen::masked(const UOp* v, const UOp* j, int64_t P, int64_t k) {
-  const UOp* once = mask_once(v, j, P, k);
-  return rng.chance(pol.p_mask_twice) ? mask_once(once, j, P, rng.range(1, std::max(pol.max_loop_offset, 1))) : once;
-}
-
-const UOp* Gen::mask_once(const UOp* v, const UOp* j, int64_t P, int64_t k) {
-  const UOp* zero = constant(v->dtype, Scalar::zero());
-  if (!rng.chance(pol.p_mask_below)) return make(Op::WHERE, {make(Op::CMPLT, {i32(k - 1), j}), zero, v});
-  const UOp* below = make(Op::CMPLT, {j, i32(rng.range(1, std::max<int64_t>(P, 1)))});
-  return make(Op::WHERE, {below, v, zero});
 }
 
 // The index of a read (or a map's write) of shape a at flat index j; a padded one sets *gate.
 const UOp* Gen::loop_index(const LoopAccess& a, int64_t len, const UOp* j, const UOp** gate) {
   const UOp* x = j;
+  if (rng.chance(pol.p_index_spelling))
+    if (const UOp* spelled = spelled_index(a, len, j)) return clamp_index(spelled, len);
   switch (a.shape) {
     case LoopRead::Offset: x = make(Op::ADD, {j, i32(a.k)}); break;
     case LoopRead::Div: x = make(Op::FLOORDIV, {j, i32(a.K)}); break;

@@ -109,6 +109,7 @@ TEST(GeneratorLoops, MostProgramsLoopAndEveryShapeOccurs) {
     ASSERT_NO_THROW(verify(p)) << "seed " << seed;
     const Shapes s = shapes_of(p);
     EXPECT_LE(s.iterations, pol.max_loop_iterations) << "seed " << seed;
+    EXPECT_EQ(data_sets_for(p, 16), 16) << "seed " << seed;  // an ordinary program runs on every data set
     const RefResult r = interpret(p);
     EXPECT_FALSE(r.over_budget);
     undefined += r.undefined.has_value();
@@ -188,6 +189,31 @@ TEST(GeneratorLoops, IterationBoundHolds) {
     ASSERT_NO_THROW(verify(p)) << "seed " << seed;
     EXPECT_LE(shapes_of(p).iterations, 40) << "seed " << seed;
   }
+}
+
+// p_big_nest: one nest per program the size of a real workload's kernel (trip counts 32 to 256), within its
+// own bound and beside the ordinary budget; some reach the 256K iterations tinygrad's heuristic threads.
+TEST(GeneratorLoops, BigNestsKeepTheirOwnBound) {
+  GenPolicy pol;
+  pol.p_big_nest = 1;
+  int big = 0, threadable = 0;
+  for (uint64_t seed = 0; seed < 60; ++seed) {
+    const Program p = generate(seed, pol);
+    ASSERT_NO_THROW(verify(p)) << "seed " << seed;
+    const Shapes s = shapes_of(p);
+    EXPECT_LE(s.iterations, pol.max_big_nest_iterations + pol.max_loop_iterations) << "seed " << seed;
+    big += s.trips.count(128) + s.trips.count(256) > 0;
+    threadable += s.iterations >= (int128{1} << 18);
+    int64_t elements = 0;
+    for (const UOp* b : p.buffers) elements += b->len;
+    const int sets = data_sets_for(p, 16);  // `--inputs 16` copies fit kDataSetElements, at least one
+    EXPECT_TRUE(sets >= 1 && sets <= 16 && (sets == 1 || sets * elements <= kDataSetElements)) << "seed " << seed;
+    EXPECT_EQ(sets < 16, 16 * (elements + 1) > kDataSetElements) << "seed " << seed;
+    if (seed % 10 == 0) EXPECT_FALSE(interpret(p).over_budget);
+  }
+  std::printf("of 60 programs: %d with a trip count of 128 or 256, %d of at least 2^18 iterations\n", big, threadable);
+  EXPECT_GE(big, 15);
+  EXPECT_GE(threadable, 2);
 }
 
 // The shapes of tinygrad's front end that its rewrite rules are written for, each in some programs (read

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "core/text.h"
@@ -206,9 +207,11 @@ TEST(Generator, FoldIdiomsStayValidAndAppear) {
   idioms.p_one_hot = 0.5;
   idioms.p_index_affine = 0.5;
   idioms.p_clear_low_bits = 1;
+  idioms.p_index_spelling = 0.5;
   const auto is_range = [](const UOp* u) { return u->op == Op::RANGE; };
   const auto is_strided = [&](const UOp* u) { return u->op == Op::MUL && is_range(u->src[0]) && u->src[1]->op == Op::CONST; };
   int arange = 0, strided = 0, two_bounds = 0, shifted_gather = 0, cleared = 0;
+  std::map<std::string, int> spelled;  // p_index_spelling's forms, by the symbolic rule each is for
   for (uint64_t s = 0; s < 300; ++s) {
     check_valid(s, idioms);
     if (HasFatalFailure()) return;
@@ -221,6 +224,12 @@ TEST(Generator, FoldIdiomsStayValidAndAppear) {
       shifted_gather += u->op == Op::CMPNE && u->src[1]->op == Op::ADD && is_range(u->src[1]->src[0]);
       cleared += (u->op == Op::SHR || u->op == Op::FLOORDIV) && u->src[0]->op == Op::AND && u->src[0]->src[1]->op == Op::CONST &&
                  u->src[0]->src[1]->value.i < 0;
+      const auto is_const = [](const UOp* x, int64_t v) { return x->op == Op::CONST && x->value.i == v; };
+      if (u->op == Op::FLOORDIV && is_const(u->src[1], -1)) ++spelled["x//-1"];
+      if (u->op == Op::FLOORDIV && u->src[0]->op == Op::FLOORDIV && u->src[1]->op == Op::CONST) ++spelled["(x//c1)//c2"];
+      if (u->op == Op::FLOORMOD && u->src[0]->op == Op::FLOORMOD && u->src[0]->src[1] == u->src[1]) ++spelled["(x%y)%y"];
+      if (u->op == Op::ADD && u->src[0]->op == Op::ADD && (u->src[1]->op == Op::MUL || u->src[0]->src[1]->op == Op::MUL))
+        ++spelled["(y+x)+x*c"];
     }
   }
   EXPECT_GT(arange, 50);
@@ -228,6 +237,7 @@ TEST(Generator, FoldIdiomsStayValidAndAppear) {
   EXPECT_GT(two_bounds, 10);
   EXPECT_GT(shifted_gather, 10);
   EXPECT_GT(cleared, 10);
+  for (const char* form : {"x//-1", "(x//c1)//c2", "(x%y)%y", "(y+x)+x*c"}) EXPECT_GT(spelled[form], 5) << form;
 }
 
 RC_GTEST_PROP(Generator, AnySeedIsValid, (uint64_t seed)) {
