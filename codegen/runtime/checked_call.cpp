@@ -18,7 +18,9 @@ __attribute__((visibility("hidden"))) uint64_t uf_call_state[10];
 __attribute__((visibility("hidden"))) void uf_checked_call(void* fn, void* const* args, size_t n);
 }
 
-// rbx, rbp, r12..r15 get 0x0b0b0b0b0b0b0b01 .. 06 before the call.
+// rbx, rbp, r12..r15 get 0x0b0b0b0b0b0b0b01 .. 06 before the call, and the 64 KiB below the call's rsp
+// (where the kernel's frame will be) the byte 0xa5: a kernel that reads a stack slot it never wrote
+// reads the same wrong value on every machine, instead of whatever the harness left there (often 0).
 __asm__(R"(
     .text
     .p2align 4
@@ -48,6 +50,13 @@ uf_checked_call:
     decq %r11
     jmp 2b
 3:  movq %rsp, uf_call_state+72(%rip)
+    movq %rax, %r11
+    leaq -65536(%rsp), %rdi
+    movl $65536, %ecx
+    movl $0xa5, %eax
+    cld
+    rep stosb
+    movq %r11, %rax
     movq 0(%r10), %rdi
     movq 8(%r10), %rsi
     movq 16(%r10), %rdx
