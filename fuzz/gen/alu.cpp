@@ -122,6 +122,8 @@ const UOp* Gen::alu_step() {
   if (k < 0) return nullptr;
   const Op op = static_cast<Op>(k);
   const DType d = pick_dtype([this, op](DType t) { return accepts(op, t); });
+  if (op == Op::MUL && is_float(d) && rng.chance(pol.p_exact_float_idiom))
+    if (const UOp* idiom = exact_float_idiom(d)) return idiom;
   return op == Op::WHERE ? where_node(d, operand(d)) : alu_node(op, d, nullptr);
 }
 
