@@ -259,7 +259,9 @@ Program Gen::run() {
   dead_code();
   prog.sink = make_sink();
   prog.collect_buffers();
-  uf::draw_opts(prog, pol, rng);  // opts.cpp: the program's optimization sequence
+  // opts.cpp: the program's optimization sequence; a workload-sized nest is mostly left to the target's own
+  // optimizer (tinygrad's heuristic branches on exactly those sizes)
+  if (!big_nest_drawn_ || !rng.chance(pol.p_big_nest_own_optimizer)) uf::draw_opts(prog, pol, rng);
   prog.set_meta("seed", std::to_string(seed));
   prog.set_meta("generator", std::to_string(kGeneratorVersion));
   if (observed) {

@@ -216,6 +216,28 @@ TEST(GeneratorLoops, BigNestsKeepTheirOwnBound) {
   EXPECT_GE(threadable, 2);
 }
 
+// p_big_nest_own_optimizer leaves a program with a workload-sized nest without a drawn sequence (the
+// target's heuristic or search picks); at 0 such programs get one as any other loop program.
+TEST(GeneratorLoops, BigNestsLeftToTheTargetsOptimizer) {
+  GenPolicy pol;
+  pol.p_big_nest = 1;
+  pol.p_opts = 1;
+  for (double own : {0.0, 1.0}) {
+    pol.p_big_nest_own_optimizer = own;
+    int looped = 0, with_opts = 0;
+    for (uint64_t seed = 0; seed < 40; ++seed) {
+      const Program p = generate(seed, pol);
+      const Shapes s = shapes_of(p);
+      if (!s.loop) continue;
+      ++looped;
+      with_opts += p.opts.has_value() && !p.opts->empty();
+    }
+    EXPECT_GE(looped, 20);
+    if (own == 0) EXPECT_GE(with_opts, looped * 3 / 4) << "of " << looped;
+    else EXPECT_EQ(with_opts, 0) << "of " << looped;
+  }
+}
+
 // The shapes of tinygrad's front end that its rewrite rules are written for, each in some programs (read
 // off the nodes): a load masked by a WHERE with a zero arm, a masked term added (j < M ? x : 0), a
 // strided index S*(j+k), a split division (x // c + a) // d, two selects of complementary zero arms
