@@ -64,7 +64,9 @@ TEST(LoopKinds, AGlobalLoopThatIsNotIndependentIsABadProgramAtItsRange) {
     } catch (const UserError& e) {
       EXPECT_EQ(e.line, 5);
       EXPECT_NE(std::string(e.what()).find("its iterations are not independent (use kind=loop)"), std::string::npos) << e.what();
-      if (!message.empty()) EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+      if (!message.empty()) {
+        EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+      }
     }
     // As a plain loop the same program is fine.
     EXPECT_NO_THROW(check_loop_kinds(parse_program(std::regex_replace(head + body, std::regex(" kind=global"), ""))));

@@ -133,7 +133,9 @@ TEST(GeneratorLoops, MostProgramsLoopAndEveryShapeOccurs) {
   for (int n : {depth2, depth3, acc, acc_outer, gl, gs, same, runtime}) EXPECT_GE(n, 5);
   EXPECT_GE(acc_outer, acc / 4);  // the nest shape that catches a once-per-kernel initialisation is common
   for (size_t k = 0; k < kTripCounts.size(); ++k) {  // the classes the default policy weighs
-    if (GenPolicy{}.trip_weight[k] > 0) EXPECT_GE(trips[kTripCounts[k]], 1) << "trip count " << kTripCounts[k];
+    if (GenPolicy{}.trip_weight[k] > 0) {
+      EXPECT_GE(trips[kTripCounts[k]], 1) << "trip count " << kTripCounts[k];
+    }
   }
   EXPECT_LE(undefined, static_cast<int>(kSeeds) / 20);
 }
@@ -209,7 +211,9 @@ TEST(GeneratorLoops, BigNestsKeepTheirOwnBound) {
     const int sets = data_sets_for(p, 16);  // `--inputs 16` copies fit kDataSetElements, at least one
     EXPECT_TRUE(sets >= 1 && sets <= 16 && (sets == 1 || sets * elements <= kDataSetElements)) << "seed " << seed;
     EXPECT_EQ(sets < 16, 16 * (elements + 1) > kDataSetElements) << "seed " << seed;
-    if (seed % 10 == 0) EXPECT_FALSE(interpret(p).over_budget);
+    if (seed % 10 == 0) {
+      EXPECT_FALSE(interpret(p).over_budget);
+    }
   }
   std::printf("of 60 programs: %d with a trip count of 128 or 256, %d of at least 2^18 iterations\n", big, threadable);
   EXPECT_GE(big, 15);
@@ -233,8 +237,11 @@ TEST(GeneratorLoops, BigNestsLeftToTheTargetsOptimizer) {
       with_opts += p.opts.has_value() && !p.opts->empty();
     }
     EXPECT_GE(looped, 20);
-    if (own == 0) EXPECT_GE(with_opts, looped * 3 / 4) << "of " << looped;
-    else EXPECT_EQ(with_opts, 0) << "of " << looped;
+    if (own == 0) {
+      EXPECT_GE(with_opts, looped * 3 / 4) << "of " << looped;
+    } else {
+      EXPECT_EQ(with_opts, 0) << "of " << looped;
+    }
   }
 }
 
