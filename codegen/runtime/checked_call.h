@@ -3,8 +3,8 @@
 // checked_call(fn, args, n) calls `void fn(void* a0, ..., void* a(n-1))`: the first six pointers in
 // rdi, rsi, rdx, rcx, r8, r9, the rest on the stack (16-byte aligned at the call), with rbx, rbp and
 // r12-r15 loaded with distinct canary values and the 64 KiB of stack below the call filled with 0xa5
-// first (so a read of an unwritten stack slot is the same on every machine). Afterwards it compares what came back: a kernel
-// that changed a callee-saved register, the stack pointer or MXCSR's control bits (rounding, FTZ/DAZ,
+// first (so a read of an unwritten stack slot is the same on every machine). Afterwards it compares what
+// came back: a kernel that changed a callee-saved register, the stack pointer or MXCSR's control bits (rounding, FTZ/DAZ,
 // exception masks) broke the ABI. Machine code from a plug-in (language x86-64) can do that; compiled
 // C should never. The harness's own registers are restored whatever the kernel did.
 #pragma once
