@@ -124,6 +124,8 @@ const UOp* Gen::alu_step() {
   const DType d = pick_dtype([this, op](DType t) { return accepts(op, t); });
   if (op == Op::MUL && is_float(d) && rng.chance(pol.p_exact_float_idiom))
     if (const UOp* idiom = exact_float_idiom(d)) return idiom;
+  if ((op == Op::OR || op == Op::ADD) && !is_float(d) && rng.chance(pol.p_exact_int_idiom))
+    if (const UOp* idiom = exact_int_idiom(d)) return idiom;
   return op == Op::WHERE ? where_node(d, operand(d)) : alu_node(op, d, nullptr);
 }
 

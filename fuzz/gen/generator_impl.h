@@ -151,6 +151,7 @@ class Gen {
   const UOp* logical_not(const UOp* x);
   const UOp* cleared_low_bits(Op op, const UOp* x, DType d);
   const UOp* exact_float_idiom(DType d);  // float_idioms.cpp
+  const UOp* exact_int_idiom(DType d);    // int_idioms.cpp
   const UOp* where_node(DType d, const UOp* t);
   // One more ALU op on v (its first operand), drawn by op_weight among those that accept v's dtype;
   // null when none does.
