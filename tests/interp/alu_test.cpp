@@ -7,16 +7,13 @@
 
 #include "interp/alu.h"
 #include "interp/alu_ops.h"
+#include "tests/support/alu.h"
 #include "tests/support/int_model.h"
 
 namespace uf::testing {
 namespace {
 
-Scalar run(Op op, DType result, DType operand, std::initializer_list<Scalar> operands) {
-  const AluResult r = exec_alu(op, result, operand, operands.begin());
-  EXPECT_TRUE(r.defined()) << name(op);
-  return r.value;
-}
+const auto run = exec_defined;
 Scalar f(double v) { return Scalar::of_float(v); }
 Scalar u(uint64_t v) { return Scalar::of_uint(v); }
 Scalar i(int64_t v) { return Scalar::of_int(v); }

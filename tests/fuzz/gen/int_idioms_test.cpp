@@ -5,21 +5,19 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <initializer_list>
 #include <vector>
 
 #include "core/text.h"
 #include "fuzz/gen/generator.h"
-#include "interp/alu.h"
+#include "tests/support/alu.h"
+#include "tests/support/generated_forms.h"
 
 namespace uf::testing {
 namespace {
 
-Scalar alu(Op op, DType d, DType operand, std::vector<Scalar> x) {
-  const AluResult r = exec_alu(op, d, operand, x.data());
-  EXPECT_TRUE(r.defined()) << name(op);
-  return r.value;
-}
-Scalar alu(Op op, DType d, std::vector<Scalar> x) { return alu(op, d, d, std::move(x)); }
+Scalar alu(Op op, DType d, DType operand, std::initializer_list<Scalar> x) { return exec_defined(op, d, operand, x); }
+Scalar alu(Op op, DType d, std::initializer_list<Scalar> x) { return exec_defined(op, d, d, x); }
 
 const std::vector<uint64_t> kEdges = {0, 1, 2, 0x7f, 0x80, 0xff, 0x7fffffff, 0x80000000, 0xffffffff, 0x100000000,
                                       0x8000000000000000, 0xffffffffffffffff, 0x123456789abcdef0};
@@ -76,15 +74,8 @@ std::map<std::string, int> forms_in(const Program& p) {
 TEST(IntIdioms, EveryFormAppearsAndStaysValid) {
   GenPolicy idioms;
   idioms.p_exact_int_idiom = 1;
-  std::map<std::string, int> total;
-  for (uint64_t s = 0; s < 1000; ++s) {
-    const Program p = generate(s, idioms);
-    ASSERT_NO_THROW(verify(p)) << "seed " << s;
-    const std::string text = print_program(p);
-    ASSERT_EQ(print_program(parse_program(text, "seed")), text) << "seed " << s;
-    for (const auto& [form, n] : forms_in(p)) total[form] += n;
-  }
-  for (const char* form : {"x|!x", "two selects", "pack", "unpack"}) EXPECT_GT(total[form], 3) << form;
+  const FormCounts total = forms_over_seeds(idioms, 1000, forms_in);
+  for (const char* form : {"x|!x", "two selects", "pack", "unpack"}) EXPECT_GT(total.count(form) ? total.at(form) : 0, 3) << form;
 }
 
 TEST(IntIdioms, OffByDefault) {
